@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# The test command: installs what is missing, then builds and runs every test twice, once in a
+# normal optimised build with warnings as errors and once under ASan+UBSan with clang, where the
+# fuzz targets also run for FUZZ_SECONDS (default 60) each on a generated seed corpus.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+scripts/install-deps.sh
+jobs=$(nproc)
+
+echo "== normal build (g++, RelWithDebInfo, -Werror)"
+cmake -S . -B build/release -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPERFHIVE_WERROR=ON >/dev/null
+cmake --build build/release -j "$jobs"
+ctest --test-dir build/release --output-on-failure -j "$jobs" --label-exclude fuzz
+
+echo "== sanitizer build (clang, ASan+UBSan, fuzz targets)"
+CC=clang CXX=clang++ cmake -S . -B build/sanitize -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+  -DPERFHIVE_WERROR=ON -DPERFHIVE_SANITIZE=ON -DPERFHIVE_FUZZ=ON \
+  -DPERFHIVE_FUZZ_SECONDS="${FUZZ_SECONDS:-60}" >/dev/null
+cmake --build build/sanitize -j "$jobs"
+ctest --test-dir build/sanitize --output-on-failure -j "$jobs"
