@@ -1,14 +1,25 @@
 #!/usr/bin/env bash
 # Installs, with apt, the Debian 12 packages perfhive's build and tests need that this machine
 # lacks. Idempotent: installs nothing when everything is present. Needs root (or sudo).
+# Usage: install-deps.sh [GROUP...]   groups: core (default), windows (MinGW-w64 + Wine)
 set -euo pipefail
 
-packages=(
-  build-essential cmake ninja-build pkg-config
-  clang libclang-rt-14-dev            # libFuzzer and the sanitizer runtimes
-  libgtest-dev libgmock-dev libbenchmark-dev
-  libcli11-dev nlohmann-json3-dev
-)
+groups=("${@:-core}")
+packages=()
+for group in "${groups[@]}"; do
+  case "$group" in
+    core)
+      packages+=(
+        build-essential cmake ninja-build pkg-config
+        clang libclang-rt-14-dev            # libFuzzer and the sanitizer runtimes
+        libgtest-dev libgmock-dev libbenchmark-dev googletest
+        libcli11-dev nlohmann-json3-dev
+      ) ;;
+    windows)
+      packages+=(g++-mingw-w64-x86-64-posix wine64 wine) ;;
+    *) echo "install-deps: unknown group '$group'" >&2; exit 2 ;;
+  esac
+done
 
 missing=()
 for p in "${packages[@]}"; do
