@@ -25,9 +25,8 @@ size_t Grow(std::vector<uint8_t>& out, size_t n) {
 }
 
 std::vector<uint8_t> EncodeName(std::string_view name, uint32_t code_page) {
-  std::vector<uint8_t> bytes = code_page == 0
-                                   ? Utf8ToUtf16Le(name)
-                                   : std::vector<uint8_t>(name.begin(), name.end());
+  std::vector<uint8_t> bytes =
+      code_page == 0 ? Utf8ToUtf16Le(name) : std::vector<uint8_t>(name.begin(), name.end());
   bytes.resize(bytes.size() + (code_page == 0 ? 2 : 1), 0);  // the terminator
   return bytes;
 }
@@ -120,7 +119,8 @@ void ObjectBuilder::AppendTo(std::vector<uint8_t>& out) const {
 
   for (uint32_t c = 0; c < counters_.size(); ++c) {
     const CounterSpec& spec = counters_[c];
-    uint8_t* p = out.data() + Grow(out, cd::kSize);
+    size_t at = Grow(out, cd::kSize);  // before data(): growing may move the buffer
+    uint8_t* p = out.data() + at;
     StoreU32(p + cd::kByteLength, cd::kSize);
     StoreU32(p + cd::kCounterNameTitleIndex, spec.name_index);
     StoreU32(p + cd::kCounterHelpTitleIndex,
@@ -137,7 +137,8 @@ void ObjectBuilder::AppendTo(std::vector<uint8_t>& out) const {
     if (has_definitions) {
       std::vector<uint8_t> name = EncodeName(instance.name, code_page_);
       uint32_t byte_length = Align8(id::kSize + name.size());
-      uint8_t* p = out.data() + Grow(out, byte_length);
+      size_t at = Grow(out, byte_length);
+      uint8_t* p = out.data() + at;
       StoreU32(p + id::kByteLength, byte_length);
       StoreU32(p + id::kParentObjectTitleIndex, instance.parent_object_index);
       StoreU32(p + id::kParentObjectInstance, instance.parent_instance);
@@ -146,7 +147,8 @@ void ObjectBuilder::AppendTo(std::vector<uint8_t>& out) const {
       StoreU32(p + id::kNameLength, static_cast<uint32_t>(name.size()));
       std::copy(name.begin(), name.end(), p + id::kSize);
     }
-    uint8_t* block = out.data() + Grow(out, block_length);
+    size_t block_at = Grow(out, block_length);
+    uint8_t* block = out.data() + block_at;
     StoreU32(block, block_length);
     for (uint32_t c = 0; c < counters_.size(); ++c) {
       uint8_t* value = block + offsets[c];
@@ -175,9 +177,8 @@ void ObjectBuilder::AppendTo(std::vector<uint8_t>& out) const {
   StoreU32(p + ot::kDetailLevel, detail_level_);
   StoreU32(p + ot::kNumCounters, num_counters());
   StoreI32(p + ot::kDefaultCounter, default_counter_);
-  StoreI32(p + ot::kNumInstances, special_instances_ != 0
-                                      ? special_instances_
-                                      : static_cast<int32_t>(instances_.size()));
+  StoreI32(p + ot::kNumInstances,
+           special_instances_ != 0 ? special_instances_ : static_cast<int32_t>(instances_.size()));
   StoreU32(p + ot::kCodePage, code_page_);
   StoreI64(p + ot::kPerfTime, perf_time_);
   StoreI64(p + ot::kPerfFreq, perf_freq_);
@@ -204,10 +205,9 @@ std::vector<uint8_t> SnapshotBuilder::Build() const {
   StoreU32(p + db::kHeaderLength, header_length);
   StoreU32(p + db::kNumObjectTypes, static_cast<uint32_t>(objects_.size()));
   StoreI32(p + db::kDefaultObject, default_object_);
-  const uint16_t time_fields[8] = {system_time_.year,   system_time_.month,
-                                   system_time_.day_of_week, system_time_.day,
-                                   system_time_.hour,   system_time_.minute,
-                                   system_time_.second, system_time_.milliseconds};
+  const uint16_t time_fields[8] = {
+      system_time_.year, system_time_.month,  system_time_.day_of_week, system_time_.day,
+      system_time_.hour, system_time_.minute, system_time_.second,      system_time_.milliseconds};
   for (int i = 0; i < 8; ++i) StoreU16(p + db::kSystemTime + 2 * i, time_fields[i]);
   StoreI64(p + db::kPerfTime, perf_time_);
   StoreI64(p + db::kPerfFreq, perf_freq_);

@@ -37,14 +37,32 @@ class ObjectBuilder {
  public:
   explicit ObjectBuilder(uint32_t name_index) : name_index_(name_index) {}
 
-  ObjectBuilder& set_help_index(uint32_t index) { help_index_ = index; return *this; }
-  ObjectBuilder& set_detail_level(uint32_t level) { detail_level_ = level; return *this; }
-  ObjectBuilder& set_default_counter(int32_t counter) { default_counter_ = counter; return *this; }
+  ObjectBuilder& set_help_index(uint32_t index) {
+    help_index_ = index;
+    return *this;
+  }
+  ObjectBuilder& set_detail_level(uint32_t level) {
+    detail_level_ = level;
+    return *this;
+  }
+  ObjectBuilder& set_default_counter(int32_t counter) {
+    default_counter_ = counter;
+    return *this;
+  }
   // 0 (the default) writes instance names in UTF-16; any other code page writes the names'
   // bytes as given.
-  ObjectBuilder& set_code_page(uint32_t code_page) { code_page_ = code_page; return *this; }
-  ObjectBuilder& set_perf_time(int64_t time) { perf_time_ = time; return *this; }
-  ObjectBuilder& set_perf_freq(int64_t freq) { perf_freq_ = freq; return *this; }
+  ObjectBuilder& set_code_page(uint32_t code_page) {
+    code_page_ = code_page;
+    return *this;
+  }
+  ObjectBuilder& set_perf_time(int64_t time) {
+    perf_time_ = time;
+    return *this;
+  }
+  ObjectBuilder& set_perf_freq(int64_t freq) {
+    perf_freq_ = freq;
+    return *this;
+  }
   // An object without instances (PERF_NO_INSTANCES) has one counter block, instance 0.
   ObjectBuilder& set_no_instances();
   // A metadata object (NumInstances −2 or −3): definitions, no values.
@@ -75,8 +93,8 @@ class ObjectBuilder {
     int32_t unique_id;
     uint32_t parent_object_index;
     uint32_t parent_instance;
-    std::vector<uint64_t> values;                       // by counter
-    std::map<uint32_t, std::vector<uint8_t>> bytes;     // text counters
+    std::vector<uint64_t> values;                    // by counter
+    std::map<uint32_t, std::vector<uint8_t>> bytes;  // text counters
     std::map<uint32_t, uint32_t> multi_counts;
   };
   Instance& InstanceAt(uint32_t instance);
@@ -99,12 +117,30 @@ class ObjectBuilder {
 
 class SnapshotBuilder {
  public:
-  SnapshotBuilder& set_system_name(std::string_view name) { system_name_ = name; return *this; }
-  SnapshotBuilder& set_system_time(const SystemTime& time) { system_time_ = time; return *this; }
-  SnapshotBuilder& set_perf_time(int64_t time) { perf_time_ = time; return *this; }
-  SnapshotBuilder& set_perf_freq(int64_t freq) { perf_freq_ = freq; return *this; }
-  SnapshotBuilder& set_perf_time_100ns(int64_t time) { perf_time_100ns_ = time; return *this; }
-  SnapshotBuilder& set_default_object(int32_t index) { default_object_ = index; return *this; }
+  SnapshotBuilder& set_system_name(std::string_view name) {
+    system_name_ = name;
+    return *this;
+  }
+  SnapshotBuilder& set_system_time(const SystemTime& time) {
+    system_time_ = time;
+    return *this;
+  }
+  SnapshotBuilder& set_perf_time(int64_t time) {
+    perf_time_ = time;
+    return *this;
+  }
+  SnapshotBuilder& set_perf_freq(int64_t freq) {
+    perf_freq_ = freq;
+    return *this;
+  }
+  SnapshotBuilder& set_perf_time_100ns(int64_t time) {
+    perf_time_100ns_ = time;
+    return *this;
+  }
+  SnapshotBuilder& set_default_object(int32_t index) {
+    default_object_ = index;
+    return *this;
+  }
   // Write TotalByteLength without the header, as Samba does (Windows includes it).
   SnapshotBuilder& set_total_length_excludes_header(bool excludes) {
     total_excludes_header_ = excludes;

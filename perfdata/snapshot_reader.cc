@@ -116,10 +116,11 @@ class ObjectChecker {
                     byte_length, cd::kSize);
       }
       if (at + byte_length > definitions_end) {
-        return Fail(where, "ByteLength %u runs past DefinitionLength %u of the object",
-                    byte_length, definition_length);
+        return Fail(where, "ByteLength %u runs past DefinitionLength %u of the object", byte_length,
+                    definition_length);
       }
-      uint64_t value_end = uint64_t{LoadU32(p + cd::kCounterOffset)} + LoadU32(p + cd::kCounterSize);
+      uint64_t value_end =
+          uint64_t{LoadU32(p + cd::kCounterOffset)} + LoadU32(p + cd::kCounterSize);
       if (value_end > max_value_end_) {
         max_value_end_ = value_end;
         widest_counter_ = c;
@@ -143,7 +144,9 @@ class ObjectChecker {
                   byte_length, end_);
     }
     if (max_value_end_ > byte_length) {
-      return Fail(where, "ByteLength %u is too short for counter %u (CounterOffset+CounterSize %" PRIu64 ")",
+      return Fail(where,
+                  "ByteLength %u is too short for counter %u (CounterOffset+CounterSize %" PRIu64
+                  ")",
                   byte_length, widest_counter_, max_value_end_);
     }
     return at + byte_length;
@@ -166,8 +169,8 @@ class ObjectChecker {
       return Fail(where, "ByteLength %u runs past the end of the object (byte %" PRIu64 ")",
                   byte_length, end_);
     }
-    if (name_length != 0 && (name_offset < id::kSize ||
-                             uint64_t{name_offset} + name_length > byte_length)) {
+    if (name_length != 0 &&
+        (name_offset < id::kSize || uint64_t{name_offset} + name_length > byte_length)) {
       return Fail(where, "name (NameOffset %u, NameLength %u) lies outside the instance's %u bytes",
                   name_offset, name_length, byte_length);
     }
@@ -221,8 +224,10 @@ Result<SnapshotReader> SnapshotReader::Open(std::span<const uint8_t> bytes) {
                 bytes.size());
   }
   if (name_length != 0 && uint64_t{name_offset} + name_length > bytes.size()) {
-    return Fail(where, "system name (SystemNameOffset %u, SystemNameLength %u) lies outside the "
-                "%zu bytes available", name_offset, name_length, bytes.size());
+    return Fail(where,
+                "system name (SystemNameOffset %u, SystemNameLength %u) lies outside the "
+                "%zu bytes available",
+                name_offset, name_length, bytes.size());
   }
   // Windows counts the header in TotalByteLength, some producers (Samba) do not: accept objects
   // up to HeaderLength + TotalByteLength, never past the buffer.
@@ -244,8 +249,9 @@ Result<SnapshotReader> SnapshotReader::Open(std::span<const uint8_t> bytes) {
                   object_length, ot::kSize);
     }
     if (at + object_length > end) {
-      return Fail(object_where, "TotalByteLength %u runs past the end of the data (byte %" PRIu64
-                  ")", object_length, end);
+      return Fail(object_where,
+                  "TotalByteLength %u runs past the end of the data (byte %" PRIu64 ")",
+                  object_length, end);
     }
     if (Status s = ObjectChecker(bytes, i, static_cast<uint32_t>(at)).Check(); !s.ok()) return s;
     at += object_length;
@@ -255,8 +261,8 @@ Result<SnapshotReader> SnapshotReader::Open(std::span<const uint8_t> bytes) {
 
 SystemTime SnapshotReader::system_time() const {
   const uint8_t* p = data() + db::kSystemTime;
-  return SystemTime{LoadU16(p),      LoadU16(p + 2),  LoadU16(p + 4),  LoadU16(p + 6),
-                    LoadU16(p + 8),  LoadU16(p + 10), LoadU16(p + 12), LoadU16(p + 14)};
+  return SystemTime{LoadU16(p),     LoadU16(p + 2),  LoadU16(p + 4),  LoadU16(p + 6),
+                    LoadU16(p + 8), LoadU16(p + 10), LoadU16(p + 12), LoadU16(p + 14)};
 }
 
 std::string SnapshotReader::system_name() const {

@@ -305,9 +305,7 @@ class SnapshotReader {
   // The computer's name as UTF-8 (allocates; for display, not for walking values).
   std::string system_name() const;
 
-  ObjectRange objects() const {
-    return ObjectRange(data(), {}, header_length(), num_objects());
-  }
+  ObjectRange objects() const { return ObjectRange(data(), {}, header_length(), num_objects()); }
   // The first object with this title index, if any.
   std::optional<ObjectView> FindObject(uint32_t name_index) const;
 

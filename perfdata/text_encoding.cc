@@ -21,7 +21,7 @@ char32_t DecodeUtf8(std::string_view text, size_t& i) {
     ++i;
     return lead;
   }
-  int extra = lead >= 0xF0 && lead <= 0xF4   ? 3
+  int extra = lead >= 0xF0 && lead <= 0xF4  ? 3
               : lead >= 0xE0 && lead < 0xF0 ? 2
               : lead >= 0xC2 && lead < 0xE0 ? 1
                                             : -1;

@@ -24,9 +24,15 @@ TEST(TextEncodingTest, UnpairedSurrogateAndOddByteBecomeReplacement) {
 
 TEST(TextEncodingTest, CodePage1252MapsEuroAndLatin1) {
   const uint8_t bytes[] = {0x80, 0xE9, 'a', 0, 'z'};
-  EXPECT_EQ(CodePageToUtf8(bytes, 1252), "\xE2\x82\xAC\xC3\xA9" "a");
-  EXPECT_EQ(CodePageToUtf8(bytes, 28591), "\xC2\x80\xC3\xA9" "a");
-  EXPECT_EQ(CodePageToUtf8(bytes, 932), "\xEF\xBF\xBD\xEF\xBF\xBD" "a");
+  EXPECT_EQ(CodePageToUtf8(bytes, 1252),
+            "\xE2\x82\xAC\xC3\xA9"
+            "a");
+  EXPECT_EQ(CodePageToUtf8(bytes, 28591),
+            "\xC2\x80\xC3\xA9"
+            "a");
+  EXPECT_EQ(CodePageToUtf8(bytes, 932),
+            "\xEF\xBF\xBD\xEF\xBF\xBD"
+            "a");
 }
 
 TEST(TextEncodingTest, InvalidUtf8BecomesReplacement) {
