@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cinttypes>
+#include <cstdarg>
 #include <cstdio>
 #include <string>
 
@@ -38,9 +39,12 @@ struct Where {
   }
 };
 
-Status Fail(const Where& where, const char* format, auto... args) {
+__attribute__((format(printf, 2, 3))) Status Fail(const Where& where, const char* format, ...) {
   char text[256];
-  std::snprintf(text, sizeof text, format, args...);
+  va_list args;
+  va_start(args, format);
+  std::vsnprintf(text, sizeof text, format, args);
+  va_end(args);
   return Status::Error(where.ToString() + ": " + text);
 }
 
