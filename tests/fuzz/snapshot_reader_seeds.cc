@@ -20,7 +20,8 @@ namespace wp = perfhive::winperf;
 void Write(const std::filesystem::path& dir, const std::string& name,
            const std::vector<uint8_t>& bytes) {
   std::ofstream out(dir / name, std::ios::binary);
-  out.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+  out.write(reinterpret_cast<const char*>(bytes.data()),
+            static_cast<std::streamsize>(bytes.size()));
 }
 
 }  // namespace

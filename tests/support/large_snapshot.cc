@@ -11,7 +11,7 @@ namespace {
 
 namespace wp = winperf;
 
-constexpr int64_t kFreq = 10'000'000;          // PerfFreq of a modern Windows host
+constexpr int64_t kFreq = 10'000'000;  // PerfFreq of a modern Windows host
 constexpr int64_t k100nsPerSecond = 10'000'000;
 constexpr int64_t kBootFiletime = 133'692'000'000'000'000;  // 2024-08-27 in 100 ns since 1601
 
@@ -26,7 +26,7 @@ void AddCounters(ObjectBuilder& object, std::initializer_list<Counter> counters)
 }
 
 const char* ProcessName(int p) {
-  static const char* kNames[] = {"svchost", "chrome", "explorer", "sqlservr", "w3wp",
+  static const char* kNames[] = {"svchost", "chrome",  "explorer",      "sqlservr",   "w3wp",
                                  "dllhost", "conhost", "RuntimeBroker", "powershell", "lsass"};
   if (p < 60) return "svchost";  // real servers run dozens of svchost.exe
   return kNames[p % 10];
@@ -86,8 +86,8 @@ std::vector<uint8_t> BuildLargeSnapshot(int sample) {
     int64_t idle_per_second = 7'500'000 + (cpu % 8) * 100'000;  // 25% busy, more on some
     for (uint32_t c = 0; c < 9; ++c) {
       uint64_t base = 1'000'000'000ull * (c + 1) + 12'345 * cpu;
-      processor.SetValue(i, c, base + static_cast<uint64_t>((c == 0 || c == 6 ? idle_per_second
-                                                                               : 1'000'000) * t));
+      processor.SetValue(
+          i, c, base + static_cast<uint64_t>((c == 0 || c == 6 ? idle_per_second : 1'000'000) * t));
     }
   }
 
@@ -109,7 +109,8 @@ std::vector<uint8_t> BuildLargeSnapshot(int sample) {
     uint64_t ops = 76'390'174 + 200 * static_cast<uint64_t>(t);
     disk.SetValue(i, 0, 0);
     disk.SetValue(i, 1, 129'203'443'492'420 + 2'000'000 * static_cast<uint64_t>(t));
-    disk.SetValue(i, 2, static_cast<uint64_t>(kBootFiletime + 35'307'054'165'451 + t * k100nsPerSecond));
+    disk.SetValue(i, 2,
+                  static_cast<uint64_t>(kBootFiletime + 35'307'054'165'451 + t * k100nsPerSecond));
     disk.SetValue(i, 3, 129'203'443'492'420 + 2'000'000 * static_cast<uint64_t>(t));
     disk.SetValue(i, 4, 2'237'294'148 + 10'000 * static_cast<uint64_t>(t));
     disk.SetValue(i, 5, ops);
@@ -123,20 +124,21 @@ std::vector<uint8_t> BuildLargeSnapshot(int sample) {
 
   constexpr int kProcesses = 400;
   constexpr int kThreadsPerProcess = 10;
-  const std::initializer_list<Counter> process_counters = {{6, wp::k100NsecTimer},       {142, wp::k100NsecTimer},
-                        {144, wp::k100NsecTimer},     {172, wp::kCounterLargeRawcount},
-                        {174, wp::kCounterLargeRawcount}, {28, wp::kCounterCounter},
-                        {178, wp::kCounterLargeRawcount}, {180, wp::kCounterLargeRawcount},
-                        {182, wp::kCounterLargeRawcount}, {184, wp::kCounterLargeRawcount},
-                        {186, wp::kCounterLargeRawcount}, {680, wp::kCounterRawcount},
-                        {682, wp::kCounterRawcount},  {684, wp::kElapsedTime},
-                        {784, wp::kCounterRawcount},  {1410, wp::kCounterRawcount},
-                        {56, wp::kCounterRawcount},   {58, wp::kCounterRawcount},
-                        {952, wp::kCounterRawcount},  {1412, wp::kCounterBulkCount},
-                        {1414, wp::kCounterBulkCount}, {1416, wp::kCounterBulkCount},
-                        {1418, wp::kCounterBulkCount}, {1420, wp::kCounterBulkCount},
-                        {1422, wp::kCounterBulkCount}, {1424, wp::kCounterBulkCount},
-                        {1426, wp::kCounterBulkCount}, {1478, wp::kCounterLargeRawcount}};
+  const std::initializer_list<Counter> process_counters = {
+      {6, wp::k100NsecTimer},           {142, wp::k100NsecTimer},
+      {144, wp::k100NsecTimer},         {172, wp::kCounterLargeRawcount},
+      {174, wp::kCounterLargeRawcount}, {28, wp::kCounterCounter},
+      {178, wp::kCounterLargeRawcount}, {180, wp::kCounterLargeRawcount},
+      {182, wp::kCounterLargeRawcount}, {184, wp::kCounterLargeRawcount},
+      {186, wp::kCounterLargeRawcount}, {680, wp::kCounterRawcount},
+      {682, wp::kCounterRawcount},      {684, wp::kElapsedTime},
+      {784, wp::kCounterRawcount},      {1410, wp::kCounterRawcount},
+      {56, wp::kCounterRawcount},       {58, wp::kCounterRawcount},
+      {952, wp::kCounterRawcount},      {1412, wp::kCounterBulkCount},
+      {1414, wp::kCounterBulkCount},    {1416, wp::kCounterBulkCount},
+      {1418, wp::kCounterBulkCount},    {1420, wp::kCounterBulkCount},
+      {1422, wp::kCounterBulkCount},    {1424, wp::kCounterBulkCount},
+      {1426, wp::kCounterBulkCount},    {1478, wp::kCounterLargeRawcount}};
   ObjectBuilder& process = builder.AddObject(230);
   AddCounters(process, process_counters);
   process.set_perf_time(35'307'054'165'451 + t * kFreq).set_perf_freq(kFreq);
@@ -156,8 +158,8 @@ std::vector<uint8_t> BuildLargeSnapshot(int sample) {
   AddCounters(job_details, process_counters);
   job_details.set_perf_time(35'307'054'165'451 + t * kFreq).set_perf_freq(kFreq);
   for (int p = 0; p < kProcesses; ++p) {
-    std::string name = "\\BaseNamedObjects\\ServiceGroup" + std::to_string(p % 40) + "/" +
-                       ProcessName(p);
+    std::string name =
+        "\\BaseNamedObjects\\ServiceGroup" + std::to_string(p % 40) + "/" + ProcessName(p);
     uint32_t i = job_details.AddInstance(name);
     for (uint32_t c = 0; c < job_details.num_counters(); ++c) {
       job_details.SetValue(i, c, 2'000'000ull * (p + 1) + 1'000ull * c + 50'000ull * (p % 5) * t);

@@ -19,7 +19,8 @@ int main(int argc, char** argv) {
     std::vector<uint8_t> bytes = perfhive::testing::BuildLargeSnapshot(sample);
     std::string path = std::string(argv[1]) + std::to_string(sample) + ".bin";
     std::ofstream out(path, std::ios::binary);
-    out.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+    out.write(reinterpret_cast<const char*>(bytes.data()),
+              static_cast<std::streamsize>(bytes.size()));
     if (!out) {
       std::perror(path.c_str());
       return 1;
