@@ -1,0 +1,130 @@
+#include "agent/linux/proc_files.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+
+#include "agent/linux/proc_text.h"
+
+namespace perfhive {
+namespace {
+
+constexpr long kProcSuperMagic = 0x9fa0;  // PROC_SUPER_MAGIC, <linux/magic.h>
+
+int OpenDirectory(int at, const char* path) {
+  return openat(at, path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+}
+
+std::string Describe(const std::string& root, const char* path, int error) {
+  return root + "/" + path + ": " + std::strerror(error);
+}
+
+// Calls `visit` with the name of every entry of the directory at `path`; false when the
+// directory cannot be opened.
+template <typename Visit>
+bool ForEachEntry(int at, const char* path, Visit visit) {
+  int fd = OpenDirectory(at, path);
+  if (fd < 0) return false;
+  DIR* dir = fdopendir(fd);
+  if (dir == nullptr) {
+    close(fd);
+    return false;
+  }
+  while (const dirent* entry = readdir(dir)) {
+    std::string_view name = entry->d_name;
+    if (name != "." && name != "..") visit(name);
+  }
+  closedir(dir);
+  return true;
+}
+
+}  // namespace
+
+Result<ProcFiles> ProcFiles::Open(std::string proc_root, std::string sys_root) {
+  int proc_fd = OpenDirectory(AT_FDCWD, proc_root.c_str());
+  if (proc_fd < 0) {
+    return Status::Error("cannot open the proc root " + proc_root + ": " + std::strerror(errno));
+  }
+  struct statfs fs {};
+  bool procfs = fstatfs(proc_fd, &fs) == 0 && fs.f_type == kProcSuperMagic;
+  int sys_fd = OpenDirectory(AT_FDCWD, sys_root.c_str());
+  return ProcFiles(std::move(proc_root), std::move(sys_root), proc_fd, sys_fd, procfs);
+}
+
+ProcFiles::ProcFiles(ProcFiles&& other) noexcept
+    : proc_root_(std::move(other.proc_root_)),
+      sys_root_(std::move(other.sys_root_)),
+      proc_fd_(std::exchange(other.proc_fd_, -1)),
+      sys_fd_(std::exchange(other.sys_fd_, -1)),
+      proc_is_procfs_(other.proc_is_procfs_) {}
+
+ProcFiles::~ProcFiles() {
+  if (proc_fd_ >= 0) close(proc_fd_);
+  if (sys_fd_ >= 0) close(sys_fd_);
+}
+
+Status ProcFiles::ReadAt(int dir_fd, const std::string& root, const char* path, std::string& out) {
+  out.clear();
+  if (dir_fd < 0) return Status::Error(Describe(root, path, ENOENT));
+  int fd = openat(dir_fd, path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return Status::Error(Describe(root, path, errno));
+  // /proc files report size 0, so read until end of file into a buffer that grows.
+  size_t used = 0;
+  out.resize(std::max<size_t>(out.capacity(), 4096));
+  while (true) {
+    if (used == out.size()) out.resize(out.size() * 2);
+    ssize_t n = read(fd, out.data() + used, out.size() - used);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      int error = errno;
+      close(fd);
+      out.clear();
+      return Status::Error(Describe(root, path, error));
+    }
+    if (n == 0) break;
+    used += static_cast<size_t>(n);
+  }
+  close(fd);
+  out.resize(used);
+  return Status();
+}
+
+Status ProcFiles::Read(const char* path, std::string& out) const {
+  return ReadAt(proc_fd_, proc_root_, path, out);
+}
+
+Status ProcFiles::ReadSys(const char* path, std::string& out) const {
+  return ReadAt(sys_fd_, sys_root_, path, out);
+}
+
+bool ProcFiles::SysExists(const char* path) const {
+  return sys_fd_ >= 0 && faccessat(sys_fd_, path, F_OK, 0) == 0;
+}
+
+std::vector<int32_t> ProcFiles::ListNumbered(const char* path) const {
+  std::vector<int32_t> ids;
+  ForEachEntry(proc_fd_, path, [&](std::string_view name) {
+    std::optional<uint64_t> id = ParseU64(name);
+    if (id && *id <= INT32_MAX) ids.push_back(static_cast<int32_t>(*id));
+  });
+  std::sort(ids.begin(), ids.end());
+  return ids;
+}
+
+std::optional<uint32_t> ProcFiles::CountEntries(const char* path) const {
+  struct stat st {};
+  if (proc_is_procfs_ && fstatat(proc_fd_, path, &st, 0) == 0 && st.st_size > 0) {
+    return static_cast<uint32_t>(st.st_size);
+  }
+  uint32_t count = 0;
+  if (!ForEachEntry(proc_fd_, path, [&](std::string_view) { ++count; })) return std::nullopt;
+  return count;
+}
+
+}  // namespace perfhive
