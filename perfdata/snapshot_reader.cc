@@ -194,12 +194,13 @@ class ObjectChecker {
 
 Result<SnapshotReader> SnapshotReader::Open(std::span<const uint8_t> bytes) {
   const Where where{"data block", -1, 0};
-  if (bytes.size() < db::kSize) {
-    return Fail(where, "%zu bytes are fewer than PERF_DATA_BLOCK needs (%u)", bytes.size(),
+  const uint64_t size = bytes.size();
+  if (size < db::kSize) {
+    return Fail(where, "%" PRIu64 " bytes are fewer than PERF_DATA_BLOCK needs (%u)", size,
                 db::kSize);
   }
-  if (bytes.size() > UINT32_MAX) {
-    return Fail(where, "%zu bytes are more than a DWORD length can describe", bytes.size());
+  if (size > UINT32_MAX) {
+    return Fail(where, "%" PRIu64 " bytes are more than a DWORD length can describe", size);
   }
   const uint8_t* p = bytes.data();
   static constexpr uint8_t kSignature[8] = {'P', 0, 'E', 0, 'R', 0, 'F', 0};
@@ -219,19 +220,19 @@ Result<SnapshotReader> SnapshotReader::Open(std::span<const uint8_t> bytes) {
     return Fail(where, "HeaderLength %u is smaller than PERF_DATA_BLOCK (%u bytes)", header_length,
                 db::kSize);
   }
-  if (header_length > bytes.size()) {
-    return Fail(where, "HeaderLength %u exceeds the %zu bytes available", header_length,
-                bytes.size());
+  if (header_length > size) {
+    return Fail(where, "HeaderLength %u exceeds the %" PRIu64 " bytes available", header_length,
+                size);
   }
-  if (total > bytes.size()) {
-    return Fail(where, "TotalByteLength %u exceeds the %zu bytes available (truncated?)", total,
-                bytes.size());
+  if (total > size) {
+    return Fail(where, "TotalByteLength %u exceeds the %" PRIu64 " bytes available (truncated?)",
+                total, size);
   }
-  if (name_length != 0 && uint64_t{name_offset} + name_length > bytes.size()) {
+  if (name_length != 0 && uint64_t{name_offset} + name_length > size) {
     return Fail(where,
                 "system name (SystemNameOffset %u, SystemNameLength %u) lies outside the "
-                "%zu bytes available",
-                name_offset, name_length, bytes.size());
+                "%" PRIu64 " bytes available",
+                name_offset, name_length, size);
   }
   // Windows counts the header in TotalByteLength, some producers (Samba) do not: accept objects
   // up to HeaderLength + TotalByteLength, never past the buffer.
