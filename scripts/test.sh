@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The test command: installs what is missing, then builds and runs every test twice, once in a
 # normal optimised build with warnings as errors and once under ASan+UBSan with clang, where the
-# fuzz targets also run for FUZZ_SECONDS (default 60) each on a generated seed corpus.
+# fuzz targets also run for FUZZ_SECONDS (default 60) each on a generated seed corpus; then
+# cross-builds for Windows and runs the Windows tests under Wine.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -20,3 +21,6 @@ CC=clang CXX=clang++ cmake -S . -B build/sanitize -G Ninja -DCMAKE_BUILD_TYPE=Re
   -DPERFHIVE_FUZZ_SECONDS="${FUZZ_SECONDS:-60}" >/dev/null
 cmake --build build/sanitize -j "$jobs"
 ctest --test-dir build/sanitize --output-on-failure -j "$jobs"
+
+echo "== Windows build (MinGW-w64), tests under Wine"
+scripts/test-windows.sh
