@@ -39,7 +39,11 @@ struct Where {
   }
 };
 
-__attribute__((format(printf, 2, 3))) Status Fail(const Where& where, const char* format, ...) {
+#if defined(__GNUC__)
+__attribute__((format(printf, 2, 3)))
+#endif
+Status
+Fail(const Where& where, const char* format, ...) {
   char text[256];
   va_list args;
   va_start(args, format);
