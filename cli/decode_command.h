@@ -1,0 +1,25 @@
+// `perfhive decode`: prints a raw snapshot file offline, every object, instance and counter with
+// names resolved through a title database, as a table for people or JSON for scripts.
+
+#ifndef PERFHIVE_CLI_DECODE_COMMAND_H_
+#define PERFHIVE_CLI_DECODE_COMMAND_H_
+
+#include <iosfwd>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace perfhive::cli {
+
+struct DecodeOptions {
+  std::string snapshot_path;
+  std::optional<std::string> titles_path;  // lodctr /S dump or "Counter 009" MULTI_SZ bytes
+  enum class Format { kTable, kJson } format = Format::kTable;
+};
+
+// Returns the process exit code; output goes to `out`, errors to `err`.
+int RunDecode(const DecodeOptions& options, std::ostream& out, std::ostream& err);
+
+}  // namespace perfhive::cli
+
+#endif  // PERFHIVE_CLI_DECODE_COMMAND_H_

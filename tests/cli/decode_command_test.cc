@@ -1,0 +1,170 @@
+// `perfhive decode` run in-process on files written by the test.
+
+#include "cli/decode_command.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "perfdata/byte_order.h"
+#include "perfdata/snapshot_builder.h"
+#include "perfdata/title_database.h"
+#include "perfdata/winperf.h"
+
+namespace perfhive::cli {
+namespace {
+
+using ::testing::HasSubstr;
+namespace wp = winperf;
+
+class DecodeCommandTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = std::filesystem::temp_directory_path() /
+           ("perfhive_decode_test_" + std::to_string(::getpid()));
+    std::filesystem::create_directories(dir_);
+  }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+
+  std::string Write(const std::string& name, const std::vector<uint8_t>& bytes) {
+    std::filesystem::path path = dir_ / name;
+    std::ofstream(path, std::ios::binary)
+        .write(reinterpret_cast<const char*>(bytes.data()),
+               static_cast<std::streamsize>(bytes.size()));
+    return path.string();
+  }
+
+  // Runs decode; returns the exit code, output in out_ and err_.
+  int Run(DecodeOptions options) {
+    out_.str("");
+    err_.str("");
+    return RunDecode(options, out_, err_);
+  }
+
+  std::filesystem::path dir_;
+  std::ostringstream out_, err_;
+};
+
+std::vector<uint8_t> ProcessSnapshot() {
+  SnapshotBuilder builder;
+  builder.set_system_name("WINHOST")
+      .set_perf_time(1000)
+      .set_perf_freq(10'000'000)
+      .set_perf_time_100ns(2000);
+  ObjectBuilder& system = builder.AddObject(2);
+  uint32_t processes = system.AddCounter({.name_index = 248, .type = wp::kCounterRawcount});
+  system.set_no_instances();
+  system.SetValue(0, processes, 123);
+  ObjectBuilder& process = builder.AddObject(230);
+  uint32_t cpu = process.AddCounter({.name_index = 6, .type = wp::k100NsecTimer});
+  uint32_t pid = process.AddCounter({.name_index = 784, .type = wp::kCounterRawcount});
+  uint32_t explorer = process.AddInstance("explorer", 77);
+  process.SetValue(explorer, cpu, 5'000'000'000);
+  process.SetValue(explorer, pid, 4242);
+  ObjectBuilder& thread = builder.AddObject(232);
+  uint32_t thread_cpu = thread.AddCounter({.name_index = 6, .type = wp::k100NsecTimer});
+  uint32_t t0 = thread.AddInstance("0", -1, 230, explorer);
+  thread.SetValue(t0, thread_cpu, 99);
+  return builder.Build();
+}
+
+std::vector<uint8_t> Titles() {
+  TitleDatabase titles;
+  titles.AddName(2, "System");
+  titles.AddName(230, "Process");
+  titles.AddName(232, "Thread");
+  titles.AddName(6, "% Processor Time");
+  titles.AddName(784, "ID Process");
+  return titles.EncodeNames();  // as "Counter 009" returns them
+}
+
+TEST_F(DecodeCommandTest, JsonHasTheDocumentedShape) {
+  DecodeOptions options{Write("s.bin", ProcessSnapshot()), Write("t.bin", Titles()),
+                        DecodeOptions::Format::kJson};
+  ASSERT_EQ(Run(options), 0) << err_.str();
+  nlohmann::json doc = nlohmann::json::parse(out_.str());
+  EXPECT_EQ(doc["system"], "WINHOST");
+  EXPECT_EQ(doc["perf_time"], 1000);
+  EXPECT_EQ(doc["perf_freq"], 10'000'000);
+  EXPECT_EQ(doc["perf_time_100ns"], 2000);
+  ASSERT_EQ(doc["objects"].size(), 3u);
+
+  const nlohmann::json& system = doc["objects"][0];
+  EXPECT_EQ(system["index"], 2);
+  EXPECT_EQ(system["name"], "System");
+  ASSERT_EQ(system["instances"].size(), 1u);
+  EXPECT_TRUE(system["instances"][0]["name"].is_null());
+  const nlohmann::json& processes = system["instances"][0]["counters"][0];
+  EXPECT_EQ(processes["index"], 248);
+  EXPECT_TRUE(processes["name"].is_null());  // not in the title database
+  EXPECT_EQ(processes["type"], "PERF_COUNTER_RAWCOUNT");
+  EXPECT_EQ(processes["size"], 4);
+  EXPECT_EQ(processes["raw"], 123);
+
+  const nlohmann::json& explorer = doc["objects"][1]["instances"][0];
+  EXPECT_EQ(explorer["name"], "explorer");
+  EXPECT_TRUE(explorer["parent"].is_null());
+  EXPECT_EQ(explorer["unique_id"], 77);
+  EXPECT_EQ(explorer["counters"][0]["name"], "% Processor Time");
+  EXPECT_EQ(explorer["counters"][0]["type"], "PERF_100NSEC_TIMER");
+  EXPECT_EQ(explorer["counters"][0]["raw"], 5'000'000'000);
+  EXPECT_EQ(explorer["counters"][1]["raw"], 4242);
+
+  const nlohmann::json& thread = doc["objects"][2]["instances"][0];
+  EXPECT_EQ(thread["name"], "0");
+  EXPECT_EQ(thread["parent"], "explorer");
+  EXPECT_EQ(thread["unique_id"], -1);
+}
+
+TEST_F(DecodeCommandTest, TableShowsNamesAndIndexesWhereNoNameExists) {
+  DecodeOptions options{Write("s.bin", ProcessSnapshot()), Write("t.bin", Titles()),
+                        DecodeOptions::Format::kTable};
+  ASSERT_EQ(Run(options), 0) << err_.str();
+  std::string table = out_.str();
+  EXPECT_THAT(table, HasSubstr("System WINHOST"));
+  EXPECT_THAT(table, HasSubstr("Process (object 230): 2 counters, 1 instances"));
+  EXPECT_THAT(table, HasSubstr("System (object 2): 1 counters, no instances"));
+  EXPECT_THAT(table, ::testing::ContainsRegex(
+                         "explorer/0 +% Processor Time +6 +PERF_100NSEC_TIMER +8 +99"));
+  EXPECT_THAT(table, ::testing::ContainsRegex("- +#248 +248 +PERF_COUNTER_RAWCOUNT +4 +123"));
+}
+
+TEST_F(DecodeCommandTest, WithoutTitlesNamesAreNull) {
+  DecodeOptions options{Write("s.bin", ProcessSnapshot()), std::nullopt,
+                        DecodeOptions::Format::kJson};
+  ASSERT_EQ(Run(options), 0) << err_.str();
+  nlohmann::json doc = nlohmann::json::parse(out_.str());
+  EXPECT_TRUE(doc["objects"][1]["name"].is_null());
+  EXPECT_EQ(doc["objects"][1]["index"], 230);
+}
+
+TEST_F(DecodeCommandTest, MalformedSnapshotPrintsTheReadersErrorAndFails) {
+  std::vector<uint8_t> bytes = ProcessSnapshot();
+  uint32_t first_object = LoadU32(&bytes[wp::data_block::kHeaderLength]);
+  StoreU32(&bytes[first_object + wp::object_type::kDefinitionLength], 9000);
+  DecodeOptions options{Write("bad.bin", bytes), std::nullopt, DecodeOptions::Format::kJson};
+  EXPECT_EQ(Run(options), 1);
+  EXPECT_EQ(out_.str(), "");
+  EXPECT_THAT(err_.str(), HasSubstr("bad.bin: object 0 at byte " + std::to_string(first_object) +
+                                    ": DefinitionLength 9000 exceeds TotalByteLength"));
+}
+
+TEST_F(DecodeCommandTest, MissingFileIsNamed) {
+  DecodeOptions options{(dir_ / "nope.bin").string(), std::nullopt, DecodeOptions::Format::kTable};
+  EXPECT_EQ(Run(options), 1);
+  EXPECT_THAT(err_.str(), HasSubstr("nope.bin: No such file or directory"));
+}
+
+TEST_F(DecodeCommandTest, TitlesFileThatIsNeitherFormFails) {
+  DecodeOptions options{Write("s.bin", ProcessSnapshot()), Write("t.bin", {0xFF, 0xFE, 0x01}),
+                        DecodeOptions::Format::kTable};
+  EXPECT_EQ(Run(options), 1);
+  EXPECT_THAT(err_.str(), HasSubstr("t.bin: "));
+}
+
+}  // namespace
+}  // namespace perfhive::cli
