@@ -132,7 +132,10 @@ std::string Cell(const Json& value) {
 }
 
 std::string Label(const Json& name, const Json& index) {
-  return name.is_null() ? "#" + index.dump() : name.get<std::string>();
+  if (!name.is_null()) return name.get<std::string>();
+  std::string label = "#";  // appended, not "#" + ...: GCC 12 -O3 warns falsely on that
+  label += index.dump();
+  return label;
 }
 
 // The table: one section per object, one row per instance and counter, columns aligned.
