@@ -21,7 +21,7 @@ int OpenDirectory(int at, const char* path) {
   return openat(at, path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 }
 
-std::string Describe(const std::string& root, const char* path, int error) {
+std::string DescribePath(const std::string& root, const char* path, int error) {
   return root + "/" + path + ": " + std::strerror(error);
 }
 
@@ -51,10 +51,14 @@ Result<ProcFiles> ProcFiles::Open(std::string proc_root, std::string sys_root) {
   if (proc_fd < 0) {
     return Status::Error("cannot open the proc root " + proc_root + ": " + std::strerror(errno));
   }
+  // This process has descriptors open (proc_fd at least), so its fd directory has a size
+  // exactly when the kernel reports counts.
   struct statfs fs {};
-  bool procfs = fstatfs(proc_fd, &fs) == 0 && fs.f_type == kProcSuperMagic;
+  struct stat self {};
+  bool fd_size_is_count = fstatfs(proc_fd, &fs) == 0 && fs.f_type == kProcSuperMagic &&
+                          fstatat(proc_fd, "self/fd", &self, 0) == 0 && self.st_size > 0;
   int sys_fd = OpenDirectory(AT_FDCWD, sys_root.c_str());
-  return ProcFiles(std::move(proc_root), std::move(sys_root), proc_fd, sys_fd, procfs);
+  return ProcFiles(std::move(proc_root), std::move(sys_root), proc_fd, sys_fd, fd_size_is_count);
 }
 
 ProcFiles::ProcFiles(ProcFiles&& other) noexcept
@@ -62,45 +66,50 @@ ProcFiles::ProcFiles(ProcFiles&& other) noexcept
       sys_root_(std::move(other.sys_root_)),
       proc_fd_(std::exchange(other.proc_fd_, -1)),
       sys_fd_(std::exchange(other.sys_fd_, -1)),
-      proc_is_procfs_(other.proc_is_procfs_) {}
+      fd_size_is_count_(other.fd_size_is_count_) {}
 
 ProcFiles::~ProcFiles() {
   if (proc_fd_ >= 0) close(proc_fd_);
   if (sys_fd_ >= 0) close(sys_fd_);
 }
 
-Status ProcFiles::ReadAt(int dir_fd, const std::string& root, const char* path, std::string& out) {
-  out.clear();
-  if (dir_fd < 0) return Status::Error(Describe(root, path, ENOENT));
+Status ProcFiles::ReadAt(int dir_fd, const std::string& root, const char* path, ReadBuffer& out) {
+  out.Clear();
+  if (dir_fd < 0) return Status::Error(DescribePath(root, path, ENOENT));
   int fd = openat(dir_fd, path, O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return Status::Error(Describe(root, path, errno));
+  if (fd < 0) return Status::Error(DescribePath(root, path, errno));
   // /proc files report size 0, so read until end of file into a buffer that grows.
-  size_t used = 0;
-  out.resize(std::max<size_t>(out.capacity(), 4096));
   while (true) {
-    if (used == out.size()) out.resize(out.size() * 2);
-    ssize_t n = read(fd, out.data() + used, out.size() - used);
+    if (out.spare() == 0) out.Grow();
+    ssize_t n = read(fd, out.end(), out.spare());
     if (n < 0 && errno == EINTR) continue;
     if (n < 0) {
       int error = errno;
       close(fd);
-      out.clear();
-      return Status::Error(Describe(root, path, error));
+      out.Clear();
+      return Status::Error(DescribePath(root, path, error));
     }
     if (n == 0) break;
-    used += static_cast<size_t>(n);
+    out.Commit(static_cast<size_t>(n));
   }
   close(fd);
-  out.resize(used);
   return Status();
 }
 
-Status ProcFiles::Read(const char* path, std::string& out) const {
+Status ProcFiles::Read(const char* path, ReadBuffer& out) const {
   return ReadAt(proc_fd_, proc_root_, path, out);
 }
 
-Status ProcFiles::ReadSys(const char* path, std::string& out) const {
+Status ProcFiles::ReadSys(const char* path, ReadBuffer& out) const {
   return ReadAt(sys_fd_, sys_root_, path, out);
+}
+
+int ProcFiles::OpenFile(const char* path, int flags) const {
+  return openat(proc_fd_, path, O_RDONLY | O_CLOEXEC | flags);
+}
+
+std::string ProcFiles::Describe(const char* path, int error) const {
+  return DescribePath(proc_root_, path, error);
 }
 
 bool ProcFiles::SysExists(const char* path) const {
@@ -118,10 +127,6 @@ std::vector<int32_t> ProcFiles::ListNumbered(const char* path) const {
 }
 
 std::optional<uint32_t> ProcFiles::CountEntries(const char* path) const {
-  struct stat st {};
-  if (proc_is_procfs_ && fstatat(proc_fd_, path, &st, 0) == 0 && st.st_size > 0) {
-    return static_cast<uint32_t>(st.st_size);
-  }
   uint32_t count = 0;
   if (!ForEachEntry(proc_fd_, path, [&](std::string_view) { ++count; })) return std::nullopt;
   return count;

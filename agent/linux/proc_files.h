@@ -11,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include "agent/linux/read_buffer.h"
 #include "perfdata/status.h"
 
 namespace perfhive {
@@ -29,34 +30,43 @@ class ProcFiles {
 
   // Replaces `out` with the whole file at `path` (relative to the root); the error names the
   // full path and the reason.
-  Status Read(const char* path, std::string& out) const;
-  Status ReadSys(const char* path, std::string& out) const;
+  Status Read(const char* path, ReadBuffer& out) const;
+  Status ReadSys(const char* path, ReadBuffer& out) const;
   bool SysExists(const char* path) const;
+
+  // Opens a file under the proc root for reading (with `flags` added to O_RDONLY | O_CLOEXEC):
+  // a descriptor, or -1 with errno set.
+  int OpenFile(const char* path, int flags = 0) const;
+  // "<proc root>/<path>: <reason>", for errors.
+  std::string Describe(const char* path, int error) const;
 
   // The entries of a directory under the proc root whose names are decimal numbers (process
   // and thread ids), in increasing order. Empty when the directory cannot be read.
   std::vector<int32_t> ListNumbered(const char* path) const;
   // How many entries (other than . and ..) a directory under the proc root holds; nullopt when
-  // it cannot be read. Used for open descriptors: on procfs the size of /proc/<pid>/fd is that
-  // count (Linux 6.2 and later), which saves reading the directory.
+  // it cannot be read.
   std::optional<uint32_t> CountEntries(const char* path) const;
 
   const std::string& proc_root() const { return proc_root_; }
+  // Whether the size of /proc/<pid>/fd is its number of open descriptors: true on procfs since
+  // Linux 6.2 (false for a test's fake tree).
+  bool fd_directory_size_is_count() const { return fd_size_is_count_; }
 
  private:
-  ProcFiles(std::string proc_root, std::string sys_root, int proc_fd, int sys_fd, bool procfs)
+  ProcFiles(std::string proc_root, std::string sys_root, int proc_fd, int sys_fd,
+            bool fd_size_is_count)
       : proc_root_(std::move(proc_root)),
         sys_root_(std::move(sys_root)),
         proc_fd_(proc_fd),
         sys_fd_(sys_fd),
-        proc_is_procfs_(procfs) {}
-  static Status ReadAt(int dir_fd, const std::string& root, const char* path, std::string& out);
+        fd_size_is_count_(fd_size_is_count) {}
+  static Status ReadAt(int dir_fd, const std::string& root, const char* path, ReadBuffer& out);
 
   std::string proc_root_;
   std::string sys_root_;
   int proc_fd_ = -1;
   int sys_fd_ = -1;
-  bool proc_is_procfs_ = false;
+  bool fd_size_is_count_ = false;
 };
 
 }  // namespace perfhive

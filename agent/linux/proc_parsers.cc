@@ -237,8 +237,9 @@ Result<ProcessStat> ParseProcessStat(std::string_view text) {
   stat.state = state[0];
   // The fields kept, by their number in proc(5); some skipped ones can be negative (tty,
   // priority, nice).
-  uint64_t ppid = 0;
+  uint64_t ppid = 0, flags = 0;
   const std::pair<int, uint64_t*> kept[] = {{4, &ppid},
+                                            {9, &flags},
                                             {10, &stat.minor_faults},
                                             {12, &stat.major_faults},
                                             {14, &stat.user_ticks},
@@ -261,6 +262,8 @@ Result<ProcessStat> ParseProcessStat(std::string_view text) {
     *target = *value;
   }
   stat.ppid = static_cast<int32_t>(ppid);
+  constexpr uint64_t kPfKthread = 0x00200000;  // <linux/sched.h>
+  stat.kernel_thread = (flags & kPfKthread) != 0;
   return stat;
 }
 

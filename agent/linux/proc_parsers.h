@@ -69,6 +69,7 @@ struct ProcessStat {
   std::string name;  // comm: at most 15 bytes, may hold spaces and parentheses
   char state = '?';
   int32_t ppid = 0;
+  bool kernel_thread = false;  // PF_KTHREAD in the flags: no memory map, no descriptors
   uint64_t minor_faults = 0, major_faults = 0;
   uint64_t user_ticks = 0, system_ticks = 0;
   uint64_t num_threads = 0;

@@ -12,15 +12,15 @@ std::string_view NextLine(std::string_view& text) {
 }
 
 std::string_view NextField(std::string_view& line) {
-  size_t start = line.find_first_not_of(" \t");
-  if (start == std::string_view::npos) {
-    line = {};
-    return {};
-  }
-  line.remove_prefix(start);
-  size_t end = line.find_first_of(" \t");
-  std::string_view field = line.substr(0, end);
-  line.remove_prefix(field.size());
+  // A plain loop: find_first_of(" \t") calls memchr once per character, which showed in
+  // profiles of a snapshot.
+  auto is_blank = [](char c) { return c == ' ' || c == '\t'; };
+  size_t start = 0;
+  while (start < line.size() && is_blank(line[start])) ++start;
+  size_t end = start;
+  while (end < line.size() && !is_blank(line[end])) ++end;
+  std::string_view field = line.substr(start, end - start);
+  line.remove_prefix(end);
   return field;
 }
 

@@ -243,6 +243,18 @@ TEST(ProcessStatTest, ReadsTheFieldsOfProcFive) {
   EXPECT_EQ(stat->num_threads, 3u);
   EXPECT_EQ(stat->start_ticks, 4567u);
   EXPECT_EQ(stat->virtual_bytes, 10485760u);
+  EXPECT_FALSE(stat->kernel_thread);  // flags 0x400100
+}
+
+TEST(ProcessStatTest, KernelThreadsCarryPfKthread) {
+  // A kworker of Linux 6.18, verbatim: flags 69238880 is 0x4208060, with PF_KTHREAD 0x200000.
+  Result<ProcessStat> stat = ParseProcessStat(
+      "7 (kworker/R-slub_flushwq) I 2 0 0 0 -1 69238880 0 0 0 0 0 0 0 0 0 -20 1 0 24 0 0 "
+      "18446744073709551615 0 0 0 0 0 0 0 2147483647 0 1 0 0 17 0 0 0 0 0 0 0 0 0 0 0 0 0 0\n");
+  ASSERT_TRUE(stat.ok()) << stat.error();
+  EXPECT_EQ(stat->name, "kworker/R-slub_flushwq");
+  EXPECT_TRUE(stat->kernel_thread);
+  EXPECT_EQ(stat->ppid, 2);
 }
 
 TEST(ProcessStatTest, RejectsTruncatedAndNamelessText) {

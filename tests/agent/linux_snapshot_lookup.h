@@ -1,0 +1,100 @@
+// Test helpers: take a snapshot, and find values in it by object index, instance name and
+// counter index, as a person reading the bytes would.
+
+#ifndef PERFHIVE_TESTS_AGENT_LINUX_SNAPSHOT_LOOKUP_H_
+#define PERFHIVE_TESTS_AGENT_LINUX_SNAPSHOT_LOOKUP_H_
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "agent/snapshot_source.h"
+#include "perfdata/snapshot_builder.h"
+#include "perfdata/snapshot_reader.h"
+
+namespace perfhive::testing {
+
+// One snapshot and the reader over it; a failed snapshot is a test failure and reads as an
+// empty snapshot.
+class TakenSnapshot {
+ public:
+  TakenSnapshot(SnapshotSource& source, std::string_view query)
+      : bytes_(TakeOrEmpty(source, query)), reader_(*SnapshotReader::Open(bytes_)) {}
+  TakenSnapshot(const TakenSnapshot&) = delete;
+  TakenSnapshot& operator=(const TakenSnapshot&) = delete;
+
+  const SnapshotReader& reader() const { return reader_; }
+  const std::vector<uint8_t>& bytes() const { return bytes_; }
+
+ private:
+  static std::vector<uint8_t> TakeOrEmpty(SnapshotSource& source, std::string_view query) {
+    Result<std::vector<uint8_t>> bytes = source.TakeSnapshot(query);
+    EXPECT_TRUE(bytes.ok()) << query << ": " << bytes.error();
+    return bytes.ok() ? std::move(bytes).value() : SnapshotBuilder().Build();
+  }
+
+  std::vector<uint8_t> bytes_;
+  SnapshotReader reader_;
+};
+
+inline std::vector<uint32_t> ObjectIndexes(const SnapshotReader& reader) {
+  std::vector<uint32_t> indexes;
+  for (ObjectView object : reader.objects()) indexes.push_back(object.name_index());
+  return indexes;
+}
+
+// The counter definition with title index `counter`; occurrence 1 is the second definition
+// with that index (a base counter, which carries its counter's index).
+inline std::optional<CounterDefinitionView> FindCounter(const ObjectView& object, uint32_t counter,
+                                                        int occurrence = 0) {
+  for (CounterDefinitionView definition : object.counters()) {
+    if (definition.name_index() == counter && occurrence-- == 0) return definition;
+  }
+  return std::nullopt;
+}
+
+inline std::vector<std::string> InstanceNames(const ObjectView& object) {
+  std::vector<std::string> names;
+  for (InstanceView instance : object.instances()) names.push_back(InstanceName(object, instance));
+  return names;
+}
+
+// The value in the first instance named `instance` (any instance when it is empty: objects
+// without instances).
+inline std::optional<uint64_t> ValueOf(const SnapshotReader& snapshot, uint32_t object_index,
+                                       std::string_view instance, uint32_t counter,
+                                       int occurrence = 0) {
+  std::optional<ObjectView> object = snapshot.FindObject(object_index);
+  if (!object) return std::nullopt;
+  std::optional<CounterDefinitionView> definition = FindCounter(*object, counter, occurrence);
+  if (!definition) return std::nullopt;
+  for (InstanceView view : object->instances()) {
+    if (instance.empty() || InstanceName(*object, view) == instance) {
+      return view.counters().Value(*definition);
+    }
+  }
+  return std::nullopt;
+}
+
+// The value in the instance whose counter `key_counter` equals `key` (a process by its ID
+// Process).
+inline std::optional<uint64_t> ValueWhere(const SnapshotReader& snapshot, uint32_t object_index,
+                                          uint32_t key_counter, uint64_t key, uint32_t counter) {
+  std::optional<ObjectView> object = snapshot.FindObject(object_index);
+  if (!object) return std::nullopt;
+  std::optional<CounterDefinitionView> key_definition = FindCounter(*object, key_counter);
+  std::optional<CounterDefinitionView> definition = FindCounter(*object, counter);
+  if (!key_definition || !definition) return std::nullopt;
+  for (InstanceView view : object->instances()) {
+    if (view.counters().Value(*key_definition) == key) return view.counters().Value(*definition);
+  }
+  return std::nullopt;
+}
+
+}  // namespace perfhive::testing
+
+#endif  // PERFHIVE_TESTS_AGENT_LINUX_SNAPSHOT_LOOKUP_H_
