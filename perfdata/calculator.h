@@ -1,0 +1,42 @@
+// The counter calculator: turns one or two RawCounters into the value a person expects, for
+// every counter type, with PDH's status semantics. docs/counter_math.md lists each formula,
+// the time base it uses, and the status of every case without a value.
+
+#ifndef PERFHIVE_PERFDATA_CALCULATOR_H_
+#define PERFHIVE_PERFDATA_CALCULATOR_H_
+
+#include <cstdint>
+
+#include "perfdata/pdh_status.h"
+#include "perfdata/raw_counter.h"
+
+namespace perfhive {
+
+// PDH's format flags that change the number (PDH_FMT_NOSCALE, PDH_FMT_1000, and the cap that
+// PDH applies unless PDH_FMT_NOCAP100; perfhive does not cap unless asked: multi-core process
+// CPU legitimately exceeds 100%).
+struct FormatOptions {
+  bool no_scale = false;    // ignore the counter's DefaultScale
+  bool times_1000 = false;  // multiply by 1000
+  bool cap_100 = false;     // cap percentages at 100
+};
+
+struct CounterValue {
+  PdhStatus status = PdhStatus::kInvalidData;
+  double value = 0;  // meaningful only when IsSuccess(status)
+
+  // PDH_FMT_LONG / PDH_FMT_LARGE: the value truncated toward zero.
+  int32_t AsLong() const { return static_cast<int32_t>(value); }
+  int64_t AsLarge() const { return static_cast<int64_t>(value); }
+};
+
+// Whether the type needs two samples (a delta, or an average over an interval).
+bool NeedsTwoSamples(uint32_t type);
+
+// The value of `newer`, against `older` (nullptr for the first sample) for two-sample types.
+CounterValue ComputeCounterValue(const RawCounter& newer, const RawCounter* older,
+                                 const FormatOptions& format = {});
+
+}  // namespace perfhive
+
+#endif  // PERFHIVE_PERFDATA_CALCULATOR_H_

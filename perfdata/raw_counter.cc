@@ -1,0 +1,64 @@
+#include "perfdata/raw_counter.h"
+
+#include "perfdata/winperf.h"
+
+namespace perfhive {
+
+namespace wp = winperf;
+
+bool NeedsBase(uint32_t type) {
+  switch (type) {
+    case wp::kSampleFraction:
+    case wp::kRawFraction:
+    case wp::kLargeRawFraction:
+    case wp::kAverageTimer:
+    case wp::kAverageBulk:
+    case wp::kPrecisionSystemTimer:
+    case wp::kPrecision100NsTimer:
+    case wp::kPrecisionObjectTimer:
+      return true;
+    default:
+      return false;
+  }
+}
+
+bool IsBaseType(uint32_t type) {
+  return type == wp::kSampleBase || type == wp::kAverageBase || type == wp::kRawBase ||
+         type == wp::kLargeRawBase || type == wp::kCounterMultiBase;
+}
+
+RawCounter ReadRawCounter(const SampleTimes& times, const CounterDefinitionView& definition,
+                          const CounterDefinitionView* next, const CounterBlockView& block) {
+  RawCounter raw;
+  raw.type = definition.type();
+  raw.size = definition.size();
+  raw.default_scale = definition.default_scale();
+  raw.times = times;
+  if (std::optional<uint64_t> value = block.Value(definition)) {
+    raw.has_value = true;
+    raw.value = *value;
+  }
+  bool next_is_base = next != nullptr && IsBaseType(next->type());
+  if (NeedsBase(raw.type) && next_is_base) {
+    if (std::optional<uint64_t> base = block.Value(*next)) {
+      raw.has_base = true;
+      raw.base = *base;
+      raw.base_size = next->size();
+    }
+  }
+  if (raw.type & wp::kMultiCounter) {
+    if (next_is_base && next->type() == wp::kCounterMultiBase) {
+      if (std::optional<uint64_t> count = block.Value(*next)) {
+        raw.has_multi_count = true;
+        raw.multi_count = *count;
+      }
+    } else if (std::optional<uint32_t> count =
+                   block.DwordAt(uint64_t{definition.offset()} + definition.size())) {
+      raw.has_multi_count = true;
+      raw.multi_count = *count;
+    }
+  }
+  return raw;
+}
+
+}  // namespace perfhive
