@@ -1,0 +1,45 @@
+// CounterPath: a PDH counter path, \\Machine\Object(Parent/Instance#Index)\Counter, with its
+// optional parts. Every component may hold '*' wildcards. docs/counter_paths.md gives the
+// grammar, the escaping that lets any name round-trip, and what is accepted unescaped.
+
+#ifndef PERFHIVE_PERFDATA_COUNTER_PATH_H_
+#define PERFHIVE_PERFDATA_COUNTER_PATH_H_
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "perfdata/status.h"
+
+namespace perfhive {
+
+// Components are patterns: '*' matches any run of characters; "`*" is a literal star and "``"
+// a literal backtick. EscapePattern turns a plain name into the pattern matching only itself.
+struct CounterPath {
+  std::string machine;  // without the leading "\\"; empty: any machine / the local one
+  std::string object;
+  std::optional<std::string> parent;
+  std::optional<std::string> instance;
+  std::optional<uint32_t> index;  // #Index of duplicate instances
+  std::string counter;
+
+  bool operator==(const CounterPath&) const = default;
+};
+
+Result<CounterPath> ParseCounterPath(std::string_view text);
+std::string FormatCounterPath(const CounterPath& path);
+
+// The pattern that matches exactly `name`.
+std::string EscapePattern(std::string_view name);
+// Whether `pattern` has a wildcard.
+bool HasWildcard(std::string_view pattern);
+// Whether `name` matches `pattern`, ignoring case as PDH does (ASCII and Latin-1 letters).
+bool MatchesPattern(std::string_view pattern, std::string_view name);
+
+// A parse error shown under the path: the path, then a caret under the bad character.
+std::string PointAtError(std::string_view text, size_t column);
+
+}  // namespace perfhive
+
+#endif  // PERFHIVE_PERFDATA_COUNTER_PATH_H_

@@ -1,0 +1,164 @@
+// Counter paths: PDH's forms, names with hostile characters, errors that point at the bad
+// character, and parse ∘ format round trips over random names.
+
+#include "perfdata/counter_path.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <random>
+
+namespace perfhive {
+namespace {
+
+using ::testing::HasSubstr;
+
+CounterPath Parse(std::string_view text) {
+  Result<CounterPath> path = ParseCounterPath(text);
+  EXPECT_TRUE(path.ok()) << text << ": " << path.error();
+  return path.ok() ? *path : CounterPath{};
+}
+
+TEST(CounterPathTest, FullPath) {
+  CounterPath p = Parse("\\\\WEB01\\Thread(explorer/3#2)\\% Processor Time");
+  EXPECT_EQ(p.machine, "WEB01");
+  EXPECT_EQ(p.object, "Thread");
+  EXPECT_EQ(p.parent, "explorer");
+  EXPECT_EQ(p.instance, "3");
+  EXPECT_EQ(p.index, 2u);
+  EXPECT_EQ(p.counter, "% Processor Time");
+}
+
+TEST(CounterPathTest, OptionalParts) {
+  CounterPath memory = Parse("\\Memory\\Available Bytes");
+  EXPECT_EQ(memory.machine, "");
+  EXPECT_EQ(memory.object, "Memory");
+  EXPECT_FALSE(memory.instance.has_value());
+  EXPECT_FALSE(memory.parent.has_value());
+  EXPECT_EQ(memory.counter, "Available Bytes");
+  CounterPath total = Parse("\\Processor(_Total)\\% Processor Time");
+  EXPECT_EQ(total.instance, "_Total");
+  EXPECT_FALSE(total.index.has_value());
+  CounterPath disk = Parse("\\LogicalDisk(C:)\\Avg. Disk sec/Read");
+  EXPECT_EQ(disk.counter, "Avg. Disk sec/Read");  // '/' in a counter name needs nothing
+}
+
+TEST(CounterPathTest, PlainNamesThatPdhAcceptsStayPlain) {
+  // Balanced parentheses inside an instance name, a '#' not followed by digits only, a '\'.
+  CounterPath chrome = Parse("\\Process(chrome (1))\\ID Process");
+  EXPECT_EQ(chrome.instance, "chrome (1)");
+  EXPECT_EQ(FormatCounterPath(chrome), "\\Process(chrome (1))\\ID Process");
+  CounterPath hash = Parse("\\Process(foo#bar)\\ID Process");
+  EXPECT_EQ(hash.instance, "foo#bar");
+  EXPECT_FALSE(hash.index.has_value());
+  CounterPath job = Parse("\\Job Object Details(\\BaseNamedObjects\\Group1/svchost)\\Thread Count");
+  EXPECT_EQ(job.parent, "\\BaseNamedObjects\\Group1");
+  EXPECT_EQ(job.instance, "svchost");
+  CounterPath evictions = Parse("\\Database\\Database Page Evictions (k=1)/sec");
+  EXPECT_EQ(evictions.counter, "Database Page Evictions (k=1)/sec");
+}
+
+TEST(CounterPathTest, EscapesMakeAmbiguousNamesExact) {
+  CounterPath p;
+  p.object = "Process";
+  p.instance = "a/b#12";  // a slash and a trailing #digits that are part of the name
+  p.counter = "ID Process";
+  std::string text = FormatCounterPath(p);
+  EXPECT_EQ(text, "\\Process(a`/b`#12)\\ID Process");
+  EXPECT_EQ(Parse(text), p);
+  p.instance = "unbalanced)(";
+  EXPECT_EQ(FormatCounterPath(p), "\\Process(unbalanced`)`()\\ID Process");
+  EXPECT_EQ(Parse(FormatCounterPath(p)), p);
+}
+
+TEST(CounterPathTest, WildcardsAndPatterns) {
+  CounterPath p = Parse("\\\\*\\Thread(*/*)\\*");
+  EXPECT_EQ(p.machine, "*");
+  EXPECT_EQ(p.parent, "*");
+  EXPECT_EQ(p.instance, "*");
+  EXPECT_TRUE(HasWildcard(p.counter));
+  EXPECT_TRUE(MatchesPattern("svc*", "svchost"));
+  EXPECT_TRUE(MatchesPattern("SVC*HOST", "svcXhost"));
+  EXPECT_TRUE(MatchesPattern("*", ""));
+  EXPECT_TRUE(MatchesPattern("% processor time", "% Processor Time"));
+  EXPECT_TRUE(MatchesPattern("\xC3\x89tat", "\xC3\xA9tat"));  // État ~ état
+  EXPECT_FALSE(MatchesPattern("svc*", "lsass"));
+  EXPECT_FALSE(MatchesPattern("a`*", "abc"));  // a literal star
+  EXPECT_TRUE(MatchesPattern("a`*", "a*"));
+  EXPECT_TRUE(MatchesPattern(EscapePattern("x*y`z"), "x*y`z"));
+  EXPECT_FALSE(HasWildcard(EscapePattern("x*y")));
+}
+
+TEST(CounterPathTest, ErrorsPointAtTheBadCharacter) {
+  Result<CounterPath> missing = ParseCounterPath("\\Processor(_Total\\% Processor Time");
+  ASSERT_FALSE(missing.ok());
+  EXPECT_EQ(missing.error(),
+            "bad counter path at column 11: '(' is never closed: expected ')'\n"
+            "  \\Processor(_Total\\% Processor Time\n"
+            "            ^");
+  Result<CounterPath> no_counter = ParseCounterPath("\\Memory");
+  ASSERT_FALSE(no_counter.ok());
+  EXPECT_THAT(no_counter.error(),
+              HasSubstr("column 8: expected '\\' and a counter name after the object"));
+  EXPECT_THAT(ParseCounterPath("Memory\\Available Bytes").error(),
+              HasSubstr("column 1: expected '\\' to start the path"));
+  EXPECT_THAT(ParseCounterPath("\\\\\\Memory\\x").error(),
+              HasSubstr("column 3: expected a machine name"));
+  EXPECT_THAT(ParseCounterPath("\\Process()\\x").error(),
+              HasSubstr("column 10: expected an instance name inside '(' ')'"));
+  EXPECT_THAT(ParseCounterPath("\\Process(a)x").error(),
+              HasSubstr("column 12: expected '\\' and a counter name"));
+  EXPECT_THAT(ParseCounterPath("\\Memory\\").error(), HasSubstr("expected a counter name"));
+  EXPECT_THAT(ParseCounterPath("").error(), HasSubstr("empty"));
+}
+
+std::string RandomName(std::mt19937& rng, bool allow_empty) {
+  static const char* kPieces[] = {"a",
+                                  "Z",
+                                  "0",
+                                  "7",
+                                  " ",
+                                  "#",
+                                  "/",
+                                  "\\",
+                                  "(",
+                                  ")",
+                                  "*",
+                                  "`",
+                                  "\"",
+                                  "'",
+                                  "%",
+                                  "\xC3\xA9",
+                                  "\xF0\x9F\x98\x80",
+                                  "_Total"};
+  std::string name;
+  int length = std::uniform_int_distribution<int>(allow_empty ? 0 : 1, 8)(rng);
+  for (int i = 0; i < length; ++i) {
+    name += kPieces[std::uniform_int_distribution<size_t>(0, std::size(kPieces) - 1)(rng)];
+  }
+  return name;
+}
+
+TEST(CounterPathTest, ParseOfFormatRoundTripsOverHostileNames) {
+  std::mt19937 rng(20261122);
+  for (int round = 0; round < 5000; ++round) {
+    CounterPath p;
+    if (rng() % 2) p.machine = EscapePattern(RandomName(rng, false));
+    p.object = EscapePattern(RandomName(rng, false));
+    int shape = static_cast<int>(rng() % 4);
+    if (shape >= 1) p.instance = EscapePattern(RandomName(rng, shape == 3));
+    if (shape >= 2) p.parent = EscapePattern(RandomName(rng, true));
+    if (shape >= 1 && rng() % 3 == 0) p.index = static_cast<uint32_t>(rng() % 100);
+    if (shape == 3 && p.instance->empty() && !p.index) p.index = 0;
+    p.counter = EscapePattern(RandomName(rng, false));
+    // A machine name cannot hold '\', and an object name cannot start empty.
+    if (p.machine.find('\\') != std::string::npos) p.machine.clear();
+    std::string text = FormatCounterPath(p);
+    Result<CounterPath> back = ParseCounterPath(text);
+    ASSERT_TRUE(back.ok()) << text << "\n" << back.error();
+    ASSERT_EQ(*back, p) << text;
+  }
+}
+
+}  // namespace
+}  // namespace perfhive
