@@ -1,0 +1,54 @@
+// PathExpander: resolves a counter path with wildcards against one snapshot and its host's
+// title database, like PdhExpandCounterPath. Names are resolved in scope: object names among the
+// objects present, counter names among that object's own definitions (names repeat across
+// indexes), in English or in the host's own language.
+
+#ifndef PERFHIVE_PERFDATA_PATH_EXPANDER_H_
+#define PERFHIVE_PERFDATA_PATH_EXPANDER_H_
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "perfdata/counter_path.h"
+#include "perfdata/instance_names.h"
+#include "perfdata/snapshot_reader.h"
+#include "perfdata/title_database.h"
+
+namespace perfhive {
+
+// One concrete counter a path selects, with what is needed to read its value directly.
+struct CounterMatch {
+  std::string path;  // the full path, names resolved: \\HOST\Process(svchost#2)\ID Process
+  ObjectView object;
+  CounterDefinitionView counter;
+  std::optional<CounterDefinitionView> next;  // the definition after it: a base, perhaps
+  InstanceView instance;
+  uint32_t instance_position = 0;
+};
+
+class PathExpander {
+ public:
+  // `localized` (optional) is the host's own language; English names always work. Both
+  // databases and the snapshot must outlive the expander.
+  PathExpander(const SnapshotReader& snapshot, const TitleDatabase& english,
+               const TitleDatabase* localized = nullptr);
+
+  // Every counter the path selects, in snapshot order. Base counters are never selected. A
+  // path without a wildcard selects at most one counter.
+  std::vector<CounterMatch> Expand(const CounterPath& path) const;
+
+  // The name shown for an object or counter index: English, else the index in decimal.
+  std::string DisplayName(uint32_t index) const;
+
+ private:
+  bool NameMatches(const std::string& pattern, uint32_t index) const;
+
+  const SnapshotReader& snapshot_;
+  const TitleDatabase& english_;
+  const TitleDatabase* localized_;
+};
+
+}  // namespace perfhive
+
+#endif  // PERFHIVE_PERFDATA_PATH_EXPANDER_H_

@@ -1,0 +1,157 @@
+// Instance naming as PDH does it and wildcard expansion against a snapshot and its titles.
+
+#include "perfdata/path_expander.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "perfdata/instance_names.h"
+#include "perfdata/snapshot_builder.h"
+#include "perfdata/winperf.h"
+
+namespace perfhive {
+namespace {
+
+using ::testing::ElementsAre;
+namespace wp = winperf;
+
+// Process: svchost, explorer, svchost, svchost, an unnamed instance with UniqueID 4242;
+// Thread: 0 and 1 of explorer, 0 of the second svchost, and one naming a parent out of range.
+std::vector<uint8_t> HostSnapshot() {
+  SnapshotBuilder builder;
+  builder.set_system_name("WEB01");
+  ObjectBuilder& memory = builder.AddObject(4);
+  memory.AddCounter({.name_index = 24, .type = wp::kCounterLargeRawcount});
+  memory.set_no_instances();
+  memory.SetValue(0, 0, 123456);
+  ObjectBuilder& process = builder.AddObject(230);
+  process.AddCounter({.name_index = 6, .type = wp::k100NsecTimer});
+  process.AddCounter({.name_index = 784, .type = wp::kCounterRawcount});
+  for (const char* name : {"svchost", "explorer", "svchost", "svchost"}) process.AddInstance(name);
+  process.AddInstance("", 4242);
+  for (uint32_t i = 0; i < 5; ++i) process.SetValue(i, 1, 100 + i);
+  ObjectBuilder& thread = builder.AddObject(232);
+  thread.AddCounter({.name_index = 6, .type = wp::k100NsecTimer});
+  thread.AddCounter({.name_index = 804, .type = wp::kCounterRawcount});
+  thread.AddInstance("0", -1, 230, 1);
+  thread.AddInstance("1", -1, 230, 1);
+  thread.AddInstance("0", -1, 230, 2);
+  thread.AddInstance("7", -1, 230, 99);
+  ObjectBuilder& disk = builder.AddObject(236);
+  disk.AddCounter({.name_index = 408, .type = wp::kRawFraction});
+  disk.AddCounter({.name_index = 408, .type = wp::kRawBase});
+  disk.AddInstance("C:");
+  return builder.Build();
+}
+
+TitleDatabase English() {
+  TitleDatabase db;
+  db.AddName(4, "Memory");
+  db.AddName(24, "Available Bytes");
+  db.AddName(230, "Process");
+  db.AddName(232, "Thread");
+  db.AddName(236, "LogicalDisk");
+  db.AddName(6, "% Processor Time");
+  db.AddName(784, "ID Process");
+  db.AddName(804, "ID Thread");
+  db.AddName(408, "% Free Space");
+  db.AddName(9000, "ID Process");  // the same name elsewhere: must not leak into Process
+  return db;
+}
+
+TitleDatabase German() {
+  TitleDatabase db;
+  db.AddName(230, "Prozess");
+  db.AddName(6, "Prozessorzeit (%)");
+  return db;
+}
+
+class PathExpanderTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    bytes_ = HostSnapshot();
+    Result<SnapshotReader> reader = SnapshotReader::Open(bytes_);
+    ASSERT_TRUE(reader.ok()) << reader.error();
+    snapshot_.emplace(*reader);
+  }
+
+  std::vector<std::string> Paths(std::string_view text) {
+    Result<CounterPath> path = ParseCounterPath(text);
+    EXPECT_TRUE(path.ok()) << path.error();
+    PathExpander expander(*snapshot_, english_, &german_);
+    std::vector<std::string> paths;
+    for (const CounterMatch& match : expander.Expand(*path)) paths.push_back(match.path);
+    return paths;
+  }
+
+  std::vector<uint8_t> bytes_;
+  std::optional<SnapshotReader> snapshot_;
+  TitleDatabase english_ = English();
+  TitleDatabase german_ = German();
+};
+
+TEST_F(PathExpanderTest, InstanceNamesFollowPdh) {
+  std::vector<std::string> process, thread;
+  for (ObjectView object : snapshot_->objects()) {
+    for (const PdhInstanceName& name : NameInstances(*snapshot_, object)) {
+      if (object.name_index() == 230) process.push_back(name.ToString());
+      if (object.name_index() == 232) thread.push_back(name.ToString());
+    }
+  }
+  EXPECT_THAT(process, ElementsAre("svchost", "explorer", "svchost#1", "svchost#2", "4242"));
+  // A parent position out of range names no parent.
+  EXPECT_THAT(thread, ElementsAre("explorer/0", "explorer/1", "svchost/0", "7"));
+}
+
+TEST_F(PathExpanderTest, ExactPathSelectsOneCounter) {
+  EXPECT_THAT(Paths("\\Process(svchost#1)\\ID Process"),
+              ElementsAre("\\\\WEB01\\Process(svchost#1)\\ID Process"));
+  EXPECT_THAT(Paths("\\Process(svchost)\\ID Process"),
+              ElementsAre("\\\\WEB01\\Process(svchost)\\ID Process"));
+  EXPECT_THAT(Paths("\\\\web01\\memory\\available bytes"),
+              ElementsAre("\\\\WEB01\\Memory\\Available Bytes"));
+  EXPECT_TRUE(Paths("\\\\OTHER\\Memory\\Available Bytes").empty());
+  EXPECT_TRUE(Paths("\\Process(nosuch)\\ID Process").empty());
+  EXPECT_TRUE(Paths("\\Memory(x)\\Available Bytes").empty());  // Memory has no instances
+}
+
+TEST_F(PathExpanderTest, WildcardsExpandEveryPart) {
+  EXPECT_THAT(Paths("\\Process(svc*)\\ID Process"),
+              ElementsAre("\\\\WEB01\\Process(svchost)\\ID Process",
+                          "\\\\WEB01\\Process(svchost#1)\\ID Process",
+                          "\\\\WEB01\\Process(svchost#2)\\ID Process"));
+  EXPECT_THAT(Paths("\\Thread(explorer/*)\\ID Thread"),
+              ElementsAre("\\\\WEB01\\Thread(explorer/0)\\ID Thread",
+                          "\\\\WEB01\\Thread(explorer/1)\\ID Thread"));
+  EXPECT_EQ(Paths("\\Thread(*/*)\\*").size(), 6u);          // 3 threads with parents × 2 counters
+  EXPECT_EQ(Paths("\\Thread(*)\\*").size(), 8u);            // every thread
+  EXPECT_EQ(Paths("\\*(*)\\% Processor Time").size(), 9u);  // 5 processes + 4 threads
+  EXPECT_THAT(Paths("\\\\*\\Process(explorer)\\*"),
+              ElementsAre("\\\\WEB01\\Process(explorer)\\% Processor Time",
+                          "\\\\WEB01\\Process(explorer)\\ID Process"));
+}
+
+TEST_F(PathExpanderTest, BaseCountersAreNeverSelected) {
+  EXPECT_THAT(Paths("\\LogicalDisk(*)\\*"),
+              ElementsAre("\\\\WEB01\\LogicalDisk(C:)\\% Free Space"));
+}
+
+TEST_F(PathExpanderTest, LocalizedNamesAndIndexesWork) {
+  EXPECT_THAT(Paths("\\Prozess(explorer)\\Prozessorzeit (%)"),
+              ElementsAre("\\\\WEB01\\Process(explorer)\\% Processor Time"));
+  EXPECT_THAT(Paths("\\230(explorer)\\784"),
+              ElementsAre("\\\\WEB01\\Process(explorer)\\ID Process"));
+}
+
+TEST_F(PathExpanderTest, MatchesCarryWhatIsNeededToReadTheValue) {
+  Result<CounterPath> path = ParseCounterPath("\\Process(svchost#2)\\ID Process");
+  PathExpander expander(*snapshot_, english_);
+  std::vector<CounterMatch> matches = expander.Expand(*path);
+  ASSERT_EQ(matches.size(), 1u);
+  EXPECT_EQ(matches[0].instance_position, 3u);
+  EXPECT_EQ(matches[0].instance.counters().Value(matches[0].counter), 103u);
+  EXPECT_FALSE(matches[0].next.has_value());
+}
+
+}  // namespace
+}  // namespace perfhive
