@@ -1,14 +1,23 @@
 #include "cli/decode_command.h"
 
 #include <algorithm>
+#include <array>
 #include <cstdio>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <ostream>
+#include <set>
 #include <span>
+#include <tuple>
 
 #include "cli/file_bytes.h"
+#include "perfdata/counter_path.h"
 #include "perfdata/counter_type.h"
+#include "perfdata/instance_names.h"
+#include "perfdata/path_expander.h"
+#include "perfdata/pdh_status.h"
 #include "perfdata/snapshot_reader.h"
+#include "perfdata/snapshot_values.h"
 #include "perfdata/text_encoding.h"
 #include "perfdata/title_database.h"
 #include "perfdata/winperf.h"
@@ -44,18 +53,54 @@ Json RawValue(const CounterBlockView& block, const CounterDefinitionView& counte
   return nullptr;
 }
 
-// Names of the instances of the object with title index `object_index`, in position order, for
-// children that name their parent by position.
-std::vector<std::string> InstanceNamesOf(const SnapshotReader& snapshot, uint32_t object_index) {
-  std::vector<std::string> names;
-  if (std::optional<ObjectView> parent = snapshot.FindObject(object_index)) {
-    for (InstanceView instance : parent->instances())
-      names.push_back(InstanceName(*parent, instance));
+// The full path of a counter, names from the title database (indexes where it has none).
+std::string PathOf(const std::string& machine, const TitleDatabase* titles, uint32_t object_index,
+                   const PdhInstanceName* instance, uint32_t counter_index) {
+  auto shown = [&](uint32_t index) {
+    std::optional<std::string_view> name = titles ? titles->Name(index) : std::nullopt;
+    return EscapePattern(name ? std::string(*name) : std::to_string(index));
+  };
+  CounterPath path;
+  path.machine = EscapePattern(machine);
+  path.object = shown(object_index);
+  if (instance != nullptr) {
+    if (!instance->parent.empty()) path.parent = EscapePattern(instance->parent);
+    path.instance = EscapePattern(instance->name);
+    if (instance->duplicate != 0) path.index = instance->duplicate;
   }
-  return names;
+  path.counter = shown(counter_index);
+  return FormatCounterPath(path);
 }
 
-Json Decode(const SnapshotReader& snapshot, const TitleDatabase* titles) {
+// The counters --path selects, as (object position, instance position, counter position).
+using Selection = std::set<std::tuple<uint32_t, uint32_t, uint32_t>>;
+
+Result<Selection> Select(const SnapshotReader& snapshot, const TitleDatabase* titles,
+                         const std::vector<std::string>& patterns) {
+  TitleDatabase empty;
+  PathExpander expander(snapshot, titles ? *titles : empty);
+  std::map<uint32_t, uint32_t> object_positions;  // byte offset → position
+  uint32_t position = 0;
+  for (ObjectView object : snapshot.objects()) object_positions[object.position()] = position++;
+  Selection selection;
+  for (const std::string& pattern : patterns) {
+    Result<CounterPath> path = ParseCounterPath(pattern);
+    if (!path.ok()) return path.status();
+    for (const CounterMatch& match : expander.Expand(*path)) {
+      uint32_t counter = 0;
+      for (CounterDefinitionView c : match.object.counters()) {
+        if (c.position() == match.counter.position()) break;
+        ++counter;
+      }
+      selection.insert(
+          {object_positions[match.object.position()], match.instance_position, counter});
+    }
+  }
+  return selection;
+}
+
+Json Decode(const SnapshotReader& snapshot, const SnapshotReader* previous,
+            const TitleDatabase* titles, const Selection* selection) {
   Json doc;
   doc["system"] = snapshot.system_name();
   doc["system_time"] = FormatSystemTime(snapshot.system_time());
@@ -65,8 +110,10 @@ Json Decode(const SnapshotReader& snapshot, const TitleDatabase* titles) {
   doc["version"] = snapshot.version();
   doc["revision"] = snapshot.revision();
   Json& objects = doc["objects"] = Json::array();
-  std::map<uint32_t, std::vector<std::string>> parent_names;
+  const std::string machine = snapshot.system_name();
+  std::map<uint32_t, size_t> object_at;  // byte offset → position in "objects"
   for (ObjectView object : snapshot.objects()) {
+    object_at[object.position()] = objects.size();
     Json o;
     o["index"] = object.name_index();
     o["name"] = NameOf(titles, object.name_index());
@@ -86,20 +133,16 @@ Json Decode(const SnapshotReader& snapshot, const TitleDatabase* titles) {
                              {"default_scale", counter.default_scale()},
                              {"detail_level", counter.detail_level()}});
     }
+    std::vector<PdhInstanceName> names = NameInstances(snapshot, object);
     Json& instances = o["instances"] = Json::array();
+    uint32_t position = 0;
     for (InstanceView instance : object.instances()) {
+      const PdhInstanceName& name = names[position++];
       Json i;
       if (instance.has_definition()) {
         i["name"] = InstanceName(object, instance);
-        Json parent = nullptr;
-        if (instance.parent_object_index() != 0) {
-          auto [it, inserted] = parent_names.try_emplace(instance.parent_object_index());
-          if (inserted) it->second = InstanceNamesOf(snapshot, instance.parent_object_index());
-          if (instance.parent_instance() < it->second.size()) {
-            parent = it->second[instance.parent_instance()];
-          }
-        }
-        i["parent"] = parent;
+        i["parent"] = name.parent.empty() ? Json(nullptr) : Json(name.parent);
+        i["pdh_name"] = name.ToString();
         i["parent_object"] = instance.parent_object_index();
         i["parent_instance"] = instance.parent_instance();
       } else {
@@ -108,19 +151,54 @@ Json Decode(const SnapshotReader& snapshot, const TitleDatabase* titles) {
       }
       i["unique_id"] = instance.unique_id();
       Json& counters = i["counters"] = Json::array();
-      CounterBlockView block = instance.counters();
       size_t c = 0;
       for (CounterDefinitionView counter : object.counters()) {
         const Json& definition = definitions[c++];
-        counters.push_back({{"index", definition["index"]},
-                            {"name", definition["name"]},
-                            {"type", definition["type"]},
-                            {"size", definition["size"]},
-                            {"raw", RawValue(block, counter)}});
+        counters.push_back(
+            {{"index", definition["index"]},
+             {"name", definition["name"]},
+             {"type", definition["type"]},
+             {"size", definition["size"]},
+             {"raw", RawValue(instance.counters(), counter)},
+             {"path", PathOf(machine, titles, object.name_index(),
+                             instance.has_definition() ? &name : nullptr, counter.name_index())}});
       }
       instances.push_back(std::move(i));
     }
     objects.push_back(std::move(o));
+  }
+
+  if (previous != nullptr) {
+    ComputeSnapshotValues(previous, snapshot, {}, [&](const ComputedValue& v) {
+      Json& counter = objects[object_at[v.object.position()]]["instances"][v.instance_position]
+                             ["counters"][v.counter_position];
+      counter["value"] = IsSuccess(v.value.status) ? Json(v.value.value) : Json(nullptr);
+      counter["status"] = std::string(PdhStatusName(v.value.status));
+    });
+  }
+
+  if (selection != nullptr) {  // keep only what --path selected, and what holds it
+    Json kept = Json::array();
+    for (size_t o = 0; o < objects.size(); ++o) {
+      Json instances = Json::array();
+      Json& all = objects[o]["instances"];
+      for (size_t i = 0; i < all.size(); ++i) {
+        Json counters = Json::array();
+        for (size_t c = 0; c < all[i]["counters"].size(); ++c) {
+          if (selection->contains(
+                  {static_cast<uint32_t>(o), static_cast<uint32_t>(i), static_cast<uint32_t>(c)})) {
+            counters.push_back(std::move(all[i]["counters"][c]));
+          }
+        }
+        if (counters.empty()) continue;
+        all[i]["counters"] = std::move(counters);
+        instances.push_back(std::move(all[i]));
+      }
+      if (instances.empty()) continue;
+      objects[o]["instances"] = std::move(instances);
+      kept.push_back(std::move(objects[o]));
+    }
+    objects = std::move(kept);
   }
   return doc;
 }
@@ -138,8 +216,15 @@ std::string Label(const Json& name, const Json& index) {
   return label;
 }
 
-// The table: one section per object, one row per instance and counter, columns aligned.
-void PrintTable(const Json& doc, std::ostream& out) {
+std::string FormatValue(double value) {
+  char text[64];
+  std::snprintf(text, sizeof text, "%.3f", value);
+  return text;
+}
+
+// The table: one section per object, one row per instance and counter, columns aligned; values
+// and statuses when they were computed.
+void PrintTable(const Json& doc, bool with_values, std::ostream& out) {
   out << "System " << Cell(doc["system"]) << "  " << Cell(doc["system_time"]) << "  PerfTime "
       << doc["perf_time"] << "  PerfFreq " << doc["perf_freq"] << "  PerfTime100nSec "
       << doc["perf_time_100ns"] << "\n";
@@ -153,17 +238,31 @@ void PrintTable(const Json& doc, std::ostream& out) {
     } else {
       out << (num_instances == winperf::kNoInstances ? "no instances\n" : "metadata only\n");
     }
-    std::vector<std::array<std::string, 6>> rows = {
+    std::vector<std::vector<std::string>> rows = {
         {"INSTANCE", "COUNTER", "INDEX", "TYPE", "SIZE", "RAW"}};
+    if (with_values) {
+      rows[0].push_back("VALUE");
+      rows[0].push_back("STATUS");
+    }
     for (const Json& instance : object["instances"]) {
-      std::string name = instance["name"].is_null() ? "-" : instance["name"].get<std::string>();
-      if (instance["parent"].is_string()) name = instance["parent"].get<std::string>() + "/" + name;
+      std::string name = instance.contains("pdh_name") ? instance["pdh_name"].get<std::string>()
+                                                       : std::string("-");
       for (const Json& counter : instance["counters"]) {
-        rows.push_back({name, Label(counter["name"], counter["index"]), counter["index"].dump(),
-                        Cell(counter["type"]), counter["size"].dump(), Cell(counter["raw"])});
+        std::vector<std::string> row = {name,
+                                        Label(counter["name"], counter["index"]),
+                                        counter["index"].dump(),
+                                        Cell(counter["type"]),
+                                        counter["size"].dump(),
+                                        Cell(counter["raw"])};
+        if (with_values) {
+          row.push_back(counter["value"].is_number() ? FormatValue(counter["value"].get<double>())
+                                                     : "-");
+          row.push_back(Cell(counter["status"]));
+        }
+        rows.push_back(std::move(row));
       }
     }
-    std::array<size_t, 6> widths{};
+    std::vector<size_t> widths(rows[0].size());
     for (const auto& row : rows) {
       for (size_t k = 0; k < row.size(); ++k) widths[k] = std::max(widths[k], row[k].size());
     }
@@ -178,38 +277,57 @@ void PrintTable(const Json& doc, std::ostream& out) {
   }
 }
 
+// A snapshot file read and checked; the bytes stay with the reader.
+struct LoadedSnapshot {
+  std::vector<uint8_t> bytes;
+  std::optional<SnapshotReader> reader;
+};
+
+Status Load(const std::string& path, LoadedSnapshot& loaded) {
+  Result<std::vector<uint8_t>> bytes = ReadFileBytes(path);
+  if (!bytes.ok()) return bytes.status();
+  loaded.bytes = std::move(bytes).value();
+  Result<SnapshotReader> reader = SnapshotReader::Open(loaded.bytes);
+  if (!reader.ok()) return Status::Error(path + ": " + reader.error());
+  loaded.reader.emplace(*reader);
+  return Status();
+}
+
 }  // namespace
 
 int RunDecode(const DecodeOptions& options, std::ostream& out, std::ostream& err) {
+  auto fail = [&](const std::string& message) {
+    err << "perfhive decode: " << message << "\n";
+    return 1;
+  };
   std::optional<TitleDatabase> titles;
   if (options.titles_path) {
     Result<std::vector<uint8_t>> bytes = ReadFileBytes(*options.titles_path);
-    if (!bytes.ok()) {
-      err << "perfhive decode: " << bytes.error() << "\n";
-      return 1;
-    }
+    if (!bytes.ok()) return fail(bytes.error());
     Result<TitleDatabase> parsed = LoadTitleDatabase(*bytes);
-    if (!parsed.ok()) {
-      err << "perfhive decode: " << *options.titles_path << ": " << parsed.error() << "\n";
-      return 1;
-    }
+    if (!parsed.ok()) return fail(*options.titles_path + ": " + parsed.error());
     titles = std::move(parsed).value();
   }
-  Result<std::vector<uint8_t>> bytes = ReadFileBytes(options.snapshot_path);
-  if (!bytes.ok()) {
-    err << "perfhive decode: " << bytes.error() << "\n";
-    return 1;
+  // With NEXT, what is printed is NEXT, with values computed from SNAPSHOT to NEXT.
+  LoadedSnapshot first, second;
+  if (Status s = Load(options.snapshot_path, first); !s.ok()) return fail(s.message());
+  if (options.next_path) {
+    if (Status s = Load(*options.next_path, second); !s.ok()) return fail(s.message());
   }
-  Result<SnapshotReader> snapshot = SnapshotReader::Open(*bytes);
-  if (!snapshot.ok()) {
-    err << "perfhive decode: " << options.snapshot_path << ": " << snapshot.error() << "\n";
-    return 1;
+  const SnapshotReader& shown = options.next_path ? *second.reader : *first.reader;
+  const SnapshotReader* previous = options.next_path ? &*first.reader : nullptr;
+  const TitleDatabase* names = titles ? &*titles : nullptr;
+  std::optional<Selection> selection;
+  if (!options.paths.empty()) {
+    Result<Selection> selected = Select(shown, names, options.paths);
+    if (!selected.ok()) return fail(selected.error());
+    selection = std::move(selected).value();
   }
-  Json doc = Decode(*snapshot, titles ? &*titles : nullptr);
+  Json doc = Decode(shown, previous, names, selection ? &*selection : nullptr);
   if (options.format == DecodeOptions::Format::kJson) {
     out << doc.dump(2) << "\n";
   } else {
-    PrintTable(doc, out);
+    PrintTable(doc, previous != nullptr, out);
   }
   return out.good() ? 0 : 1;
 }

@@ -13,7 +13,11 @@ namespace perfhive::cli {
 
 struct DecodeOptions {
   std::string snapshot_path;
+  // A later sample of the same host: then NEXT is printed, with each counter's value and status
+  // computed from SNAPSHOT to NEXT.
+  std::optional<std::string> next_path;
   std::optional<std::string> titles_path;  // lodctr /S dump or "Counter 009" MULTI_SZ bytes
+  std::vector<std::string> paths;          // counter paths (wildcards allowed) to print only
   enum class Format { kTable, kJson } format = Format::kTable;
 };
 

@@ -13,6 +13,12 @@ int main(int argc, char** argv) {
   CLI::App* decode_cmd = app.add_subcommand(
       "decode", "Print a raw snapshot file (PERF_DATA_BLOCK) with names resolved");
   decode_cmd->add_option("SNAPSHOT", decode.snapshot_path, "Raw snapshot file")->required();
+  decode_cmd->add_option("NEXT", decode.next_path,
+                         "A later snapshot of the same host: print it with each counter's value "
+                         "and status computed from SNAPSHOT to NEXT");
+  decode_cmd->add_option("--path", decode.paths,
+                         "Print only the counters this counter path selects (wildcards allowed; "
+                         "repeatable), e.g. '\\Processor(*)\\% Processor Time'");
   decode_cmd->add_option("--titles", decode.titles_path,
                          "Title database: a `lodctr /S` dump or the bytes of \"Counter 009\"");
   std::map<std::string, perfhive::cli::DecodeOptions::Format> formats = {

@@ -39,6 +39,15 @@ class DecodeCommandTest : public ::testing::Test {
   }
 
   // Runs decode; returns the exit code, output in out_ and err_.
+  static DecodeOptions Options(std::string snapshot, std::optional<std::string> titles,
+                               DecodeOptions::Format format) {
+    DecodeOptions options;
+    options.snapshot_path = std::move(snapshot);
+    options.titles_path = std::move(titles);
+    options.format = format;
+    return options;
+  }
+
   int Run(DecodeOptions options) {
     out_.str("");
     err_.str("");
@@ -83,8 +92,8 @@ std::vector<uint8_t> Titles() {
 }
 
 TEST_F(DecodeCommandTest, JsonHasTheDocumentedShape) {
-  DecodeOptions options{Write("s.bin", ProcessSnapshot()), Write("t.bin", Titles()),
-                        DecodeOptions::Format::kJson};
+  DecodeOptions options = Options(Write("s.bin", ProcessSnapshot()), Write("t.bin", Titles()),
+                                  DecodeOptions::Format::kJson);
   ASSERT_EQ(Run(options), 0) << err_.str();
   nlohmann::json doc = nlohmann::json::parse(out_.str());
   EXPECT_EQ(doc["system"], "WINHOST");
@@ -121,8 +130,8 @@ TEST_F(DecodeCommandTest, JsonHasTheDocumentedShape) {
 }
 
 TEST_F(DecodeCommandTest, TableShowsNamesAndIndexesWhereNoNameExists) {
-  DecodeOptions options{Write("s.bin", ProcessSnapshot()), Write("t.bin", Titles()),
-                        DecodeOptions::Format::kTable};
+  DecodeOptions options = Options(Write("s.bin", ProcessSnapshot()), Write("t.bin", Titles()),
+                                  DecodeOptions::Format::kTable);
   ASSERT_EQ(Run(options), 0) << err_.str();
   std::string table = out_.str();
   EXPECT_THAT(table, HasSubstr("System WINHOST"));
@@ -134,8 +143,8 @@ TEST_F(DecodeCommandTest, TableShowsNamesAndIndexesWhereNoNameExists) {
 }
 
 TEST_F(DecodeCommandTest, WithoutTitlesNamesAreNull) {
-  DecodeOptions options{Write("s.bin", ProcessSnapshot()), std::nullopt,
-                        DecodeOptions::Format::kJson};
+  DecodeOptions options =
+      Options(Write("s.bin", ProcessSnapshot()), std::nullopt, DecodeOptions::Format::kJson);
   ASSERT_EQ(Run(options), 0) << err_.str();
   nlohmann::json doc = nlohmann::json::parse(out_.str());
   EXPECT_TRUE(doc["objects"][1]["name"].is_null());
@@ -146,7 +155,8 @@ TEST_F(DecodeCommandTest, MalformedSnapshotPrintsTheReadersErrorAndFails) {
   std::vector<uint8_t> bytes = ProcessSnapshot();
   uint32_t first_object = LoadU32(&bytes[wp::data_block::kHeaderLength]);
   StoreU32(&bytes[first_object + wp::object_type::kDefinitionLength], 9000);
-  DecodeOptions options{Write("bad.bin", bytes), std::nullopt, DecodeOptions::Format::kJson};
+  DecodeOptions options =
+      Options(Write("bad.bin", bytes), std::nullopt, DecodeOptions::Format::kJson);
   EXPECT_EQ(Run(options), 1);
   EXPECT_EQ(out_.str(), "");
   EXPECT_THAT(err_.str(), HasSubstr("bad.bin: object 0 at byte " + std::to_string(first_object) +
@@ -154,16 +164,94 @@ TEST_F(DecodeCommandTest, MalformedSnapshotPrintsTheReadersErrorAndFails) {
 }
 
 TEST_F(DecodeCommandTest, MissingFileIsNamed) {
-  DecodeOptions options{(dir_ / "nope.bin").string(), std::nullopt, DecodeOptions::Format::kTable};
+  DecodeOptions options;
+  options.snapshot_path = (dir_ / "nope.bin").string();
+  options.format = DecodeOptions::Format::kTable;
   EXPECT_EQ(Run(options), 1);
   EXPECT_THAT(err_.str(), HasSubstr("nope.bin: No such file or directory"));
 }
 
 TEST_F(DecodeCommandTest, TitlesFileThatIsNeitherFormFails) {
-  DecodeOptions options{Write("s.bin", ProcessSnapshot()), Write("t.bin", {0xFF, 0xFE, 0x01}),
-                        DecodeOptions::Format::kTable};
+  DecodeOptions options =
+      Options(Write("s.bin", ProcessSnapshot()), Write("t.bin", {0xFF, 0xFE, 0x01}),
+              DecodeOptions::Format::kTable);
   EXPECT_EQ(Run(options), 1);
   EXPECT_THAT(err_.str(), HasSubstr("t.bin: "));
+}
+
+// Two samples one second apart: explorer used 0.5 s of CPU (50%); a new process appeared and
+// the instance order changed.
+std::vector<uint8_t> Sample(int n) {
+  SnapshotBuilder builder;
+  builder.set_system_name("WINHOST")
+      .set_perf_time(1000 + 10'000'000 * n)
+      .set_perf_freq(10'000'000)
+      .set_perf_time_100ns(2000 + 10'000'000 * n);
+  ObjectBuilder& process = builder.AddObject(230);
+  uint32_t cpu = process.AddCounter({.name_index = 6, .type = wp::k100NsecTimer});
+  uint32_t pid = process.AddCounter({.name_index = 784, .type = wp::kCounterRawcount});
+  if (n == 1) {
+    uint32_t fresh = process.AddInstance("notepad");
+    process.SetValue(fresh, cpu, 100);
+    process.SetValue(fresh, pid, 99);
+  }
+  uint32_t explorer = process.AddInstance("explorer");
+  process.SetValue(explorer, cpu, 5'000'000'000 + 5'000'000 * n);
+  process.SetValue(explorer, pid, 4242);
+  return builder.Build();
+}
+
+TEST_F(DecodeCommandTest, NextSnapshotAddsValuesAndStatuses) {
+  DecodeOptions options =
+      Options(Write("a.bin", Sample(0)), Write("t.bin", Titles()), DecodeOptions::Format::kJson);
+  options.next_path = Write("b.bin", Sample(1));
+  ASSERT_EQ(Run(options), 0) << err_.str();
+  nlohmann::json doc = nlohmann::json::parse(out_.str());
+  const nlohmann::json& instances = doc["objects"][0]["instances"];
+  ASSERT_EQ(instances.size(), 2u);
+  EXPECT_EQ(instances[0]["name"], "notepad");
+  // notepad has no earlier sample: a rate has no value yet; a raw count does.
+  EXPECT_TRUE(instances[0]["counters"][0]["value"].is_null());
+  EXPECT_EQ(instances[0]["counters"][0]["status"], "PDH_CSTATUS_INVALID_DATA");
+  EXPECT_EQ(instances[0]["counters"][1]["value"], 99.0);
+  EXPECT_EQ(instances[0]["counters"][1]["status"], "PDH_CSTATUS_VALID_DATA");
+  // explorer: 5,000,000 of 10,000,000 100ns units → 50%.
+  EXPECT_EQ(instances[1]["counters"][0]["value"], 50.0);
+  EXPECT_EQ(instances[1]["counters"][0]["status"], "PDH_CSTATUS_VALID_DATA");
+  EXPECT_EQ(instances[1]["counters"][0]["path"],
+            "\\\\WINHOST\\Process(explorer)\\% Processor Time");
+  EXPECT_EQ(instances[1]["counters"][0]["raw"], 5'005'000'000);
+
+  options.format = DecodeOptions::Format::kTable;
+  ASSERT_EQ(Run(options), 0) << err_.str();
+  EXPECT_THAT(out_.str(), ::testing::ContainsRegex(
+                              "explorer +% Processor Time +6 +PERF_100NSEC_TIMER +8 +5005000000 "
+                              "+50.000 +PDH_CSTATUS_VALID_DATA"));
+}
+
+TEST_F(DecodeCommandTest, PathSelectsCountersWithWildcards) {
+  DecodeOptions options = Options(Write("s.bin", ProcessSnapshot()), Write("t.bin", Titles()),
+                                  DecodeOptions::Format::kJson);
+  options.paths = {"\\Thread(*/*)\\% Processor Time", "\\Process(explorer)\\ID Process"};
+  ASSERT_EQ(Run(options), 0) << err_.str();
+  nlohmann::json doc = nlohmann::json::parse(out_.str());
+  std::vector<std::string> paths;
+  for (const auto& object : doc["objects"]) {
+    for (const auto& instance : object["instances"]) {
+      for (const auto& counter : instance["counters"]) paths.push_back(counter["path"]);
+    }
+  }
+  EXPECT_THAT(paths, ::testing::ElementsAre("\\\\WINHOST\\Process(explorer)\\ID Process",
+                                            "\\\\WINHOST\\Thread(explorer/0)\\% Processor Time"));
+}
+
+TEST_F(DecodeCommandTest, BadPathIsReportedWithACaret) {
+  DecodeOptions options =
+      Options(Write("s.bin", ProcessSnapshot()), std::nullopt, DecodeOptions::Format::kJson);
+  options.paths = {"\\Process(explorer\\ID Process"};
+  EXPECT_EQ(Run(options), 1);
+  EXPECT_THAT(err_.str(), HasSubstr("bad counter path at column 9: '(' is never closed"));
+  EXPECT_THAT(err_.str(), HasSubstr("\n          ^"));
 }
 
 }  // namespace
