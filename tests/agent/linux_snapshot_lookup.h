@@ -13,6 +13,8 @@
 #include <vector>
 
 #include "agent/snapshot_source.h"
+#include "perfdata/calculator.h"
+#include "perfdata/raw_counter.h"
 #include "perfdata/snapshot_builder.h"
 #include "perfdata/snapshot_reader.h"
 
@@ -93,6 +95,50 @@ inline std::optional<uint64_t> ValueWhere(const SnapshotReader& snapshot, uint32
     if (view.counters().Value(*key_definition) == key) return view.counters().Value(*definition);
   }
   return std::nullopt;
+}
+
+// Picks one instance of an object: by name, or by the value of a key counter (a process by its
+// ID Process), the first that matches.
+struct InstanceKey {
+  std::string name;
+  uint32_t key_counter = 0;
+  uint64_t key = 0;
+};
+inline InstanceKey Named(std::string name) { return {std::move(name)}; }
+inline InstanceKey Where(uint32_t key_counter, uint64_t key) { return {{}, key_counter, key}; }
+
+// The raw counter `counter` of the instance `which` picks, as the calculator reads it.
+inline std::optional<RawCounter> RawCounterOf(const SnapshotReader& snapshot, uint32_t object_index,
+                                              const InstanceKey& which, uint32_t counter) {
+  std::optional<ObjectView> object = snapshot.FindObject(object_index);
+  if (!object) return std::nullopt;
+  std::optional<CounterDefinitionView> definition, next, key_definition;
+  for (CounterDefinitionView view : object->counters()) {
+    if (definition && !next) next = view;
+    if (!definition && view.name_index() == counter) definition = view;
+    if (!key_definition && view.name_index() == which.key_counter) key_definition = view;
+  }
+  if (!definition) return std::nullopt;
+  for (InstanceView instance : object->instances()) {
+    bool match = which.key_counter != 0
+                     ? key_definition && instance.counters().Value(*key_definition) == which.key
+                     : InstanceName(*object, instance) == which.name;
+    if (!match) continue;
+    return ReadRawCounter(SampleTimes::Of(snapshot, *object), *definition, next ? &*next : nullptr,
+                          instance.counters());
+  }
+  return std::nullopt;
+}
+
+// The value PDH shows for the counter between two snapshots (or in `newer` alone for types that
+// need one sample); status NO_INSTANCE when an instance or counter is missing.
+inline CounterValue ValueBetween(const SnapshotReader& older, const SnapshotReader& newer,
+                                 uint32_t object_index, const InstanceKey& which,
+                                 uint32_t counter) {
+  std::optional<RawCounter> before = RawCounterOf(older, object_index, which, counter);
+  std::optional<RawCounter> after = RawCounterOf(newer, object_index, which, counter);
+  if (!before || !after) return CounterValue{PdhStatus::kNoInstance, 0};
+  return ComputeCounterValue(*after, &*before);
 }
 
 }  // namespace perfhive::testing
