@@ -204,7 +204,7 @@ TEST_F(CheckmkFixtureTest, ValuesFromRealRawCounters) {
   EXPECT_DOUBLE_EQ(value("238/_Total/148/PERF_COUNTER_COUNTER"), 1000);
   // Raw counts are the real values themselves: TCPv4 Connections Established (638 + 4) = 1.
   EXPECT_DOUBLE_EQ(value("638//642/PERF_COUNTER_RAWCOUNT"), 1);
-  // Unchanged counters in an interval (238 + 1516, DPCs Queued/sec): 0 per second, not an error.
+  // Unchanged counters in an interval (index 238 + 1516): 0 per second, not an error.
   EXPECT_DOUBLE_EQ(value("238/1/1754/PERF_COUNTER_BULK_COUNT"), 0);
 }
 
