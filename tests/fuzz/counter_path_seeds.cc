@@ -1,17 +1,12 @@
 // Writes the seed corpus for counter_path_fuzzer into the directory given as argument.
 
-#include <cstdio>
-#include <filesystem>
-#include <fstream>
 #include <string>
 
+#include "tests/fuzz/seed_corpus.h"
+
 int main(int argc, char** argv) {
-  if (argc != 2) {
-    std::fprintf(stderr, "usage: %s CORPUS_DIR\n", argv[0]);
-    return 2;
-  }
-  std::filesystem::path dir = argv[1];
-  std::filesystem::create_directories(dir);
+  perfhive::testing::SeedCorpus corpus;
+  if (!corpus.Open(argc, argv)) return 2;
   const char* seeds[] = {
       "\\\\WEB01\\Processor(_Total)\\% Processor Time",
       "\\Thread(explorer/3#2)\\Context Switches/sec",
@@ -22,6 +17,6 @@ int main(int argc, char** argv) {
       "\\Memory\\Available Bytes",
   };
   int n = 0;
-  for (const char* seed : seeds) std::ofstream(dir / ("seed" + std::to_string(n++))) << seed;
+  for (const char* seed : seeds) corpus.Write("seed" + std::to_string(n++), seed);
   return 0;
 }

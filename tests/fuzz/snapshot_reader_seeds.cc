@@ -2,14 +2,9 @@
 // builder-made snapshots of several shapes (instances with parents, no instances, metadata,
 // code-page names, a header-excluding TotalByteLength) and a slice of the large snapshot.
 
-#include <cstdio>
-#include <filesystem>
-#include <fstream>
-#include <string>
-#include <vector>
-
 #include "perfdata/snapshot_builder.h"
 #include "perfdata/winperf.h"
+#include "tests/fuzz/seed_corpus.h"
 
 namespace {
 
@@ -17,24 +12,13 @@ using perfhive::ObjectBuilder;
 using perfhive::SnapshotBuilder;
 namespace wp = perfhive::winperf;
 
-void Write(const std::filesystem::path& dir, const std::string& name,
-           const std::vector<uint8_t>& bytes) {
-  std::ofstream out(dir / name, std::ios::binary);
-  out.write(reinterpret_cast<const char*>(bytes.data()),
-            static_cast<std::streamsize>(bytes.size()));
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc != 2) {
-    std::fprintf(stderr, "usage: %s CORPUS_DIR\n", argv[0]);
-    return 2;
-  }
-  std::filesystem::path dir = argv[1];
-  std::filesystem::create_directories(dir);
+  perfhive::testing::SeedCorpus corpus;
+  if (!corpus.Open(argc, argv)) return 2;
 
-  Write(dir, "empty", SnapshotBuilder().set_system_name("WINEHOST").Build());
+  corpus.Write("empty", SnapshotBuilder().set_system_name("WINEHOST").Build());
 
   SnapshotBuilder processes;
   processes.set_system_name("HOST").set_perf_time(123456789).set_perf_time_100ns(987654321);
@@ -52,7 +36,7 @@ int main(int argc, char** argv) {
   thread.AddCounter({.name_index = 6, .type = wp::k100NsecTimer});
   thread.AddInstance("0", -1, 230, 0);
   thread.AddInstance("1", -1, 230, 1);
-  Write(dir, "process_thread", processes.Build());
+  corpus.Write("process_thread", processes.Build());
 
   SnapshotBuilder mixed;
   mixed.set_total_length_excludes_header(true);
@@ -71,6 +55,6 @@ int main(int argc, char** argv) {
   latin.AddCounter({.name_index = 408, .type = wp::kRawBase});
   latin.AddInstance("C:");
   latin.AddInstance("caf\xE9");
-  Write(dir, "mixed", mixed.Build());
+  corpus.Write("mixed", mixed.Build());
   return 0;
 }

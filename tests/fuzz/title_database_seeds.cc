@@ -1,32 +1,16 @@
 // Writes the seed corpus for title_database_fuzzer into the directory given as argument: a
 // UTF-16 "Counter" list, an 8-bit list, and lodctr /S dumps in UTF-16 with BOM and in Latin-1.
 
-#include <cstdio>
-#include <filesystem>
-#include <fstream>
 #include <string>
 #include <vector>
 
 #include "perfdata/text_encoding.h"
 #include "perfdata/title_database.h"
-
-namespace {
-
-void Write(const std::filesystem::path& path, const std::vector<uint8_t>& bytes) {
-  std::ofstream(path, std::ios::binary)
-      .write(reinterpret_cast<const char*>(bytes.data()),
-             static_cast<std::streamsize>(bytes.size()));
-}
-
-}  // namespace
+#include "tests/fuzz/seed_corpus.h"
 
 int main(int argc, char** argv) {
-  if (argc != 2) {
-    std::fprintf(stderr, "usage: %s CORPUS_DIR\n", argv[0]);
-    return 2;
-  }
-  std::filesystem::path dir = argv[1];
-  std::filesystem::create_directories(dir);
+  perfhive::testing::SeedCorpus corpus;
+  if (!corpus.Open(argc, argv)) return 2;
 
   perfhive::TitleDatabase db;
   db.AddName(1, "1847");
@@ -34,15 +18,15 @@ int main(int argc, char** argv) {
   db.AddName(238, "Processor");
   db.AddName(6, "% Processor Time");
   db.AddHelp(3, "The System object.");
-  Write(dir / "counter_utf16", db.EncodeNames());
-  Write(dir / "help_utf16", db.EncodeHelps());
+  corpus.Write("counter_utf16", db.EncodeNames());
+  corpus.Write("help_utf16", db.EncodeHelps());
   std::string ansi(
       "1\0"
       "1847\0"
       "2\0System\0"
       "238\0Processor\0",
       33);
-  Write(dir / "counter_ansi", std::vector<uint8_t>(ansi.begin(), ansi.end()));
+  corpus.Write("counter_ansi", std::vector<uint8_t>(ansi.begin(), ansi.end()));
 
   std::string dump =
       "\r\n[Perflib]\r\nBase Index=1847\r\nLast Counter=2910\r\nLast Help=2911\r\n\r\n"
@@ -51,10 +35,10 @@ int main(int argc, char** argv) {
   std::vector<uint8_t> utf16 = {0xFF, 0xFE};
   std::vector<uint8_t> body = perfhive::Utf8ToUtf16Le(dump);
   utf16.insert(utf16.end(), body.begin(), body.end());
-  Write(dir / "lodctr_utf16", utf16);
+  corpus.Write("lodctr_utf16", utf16);
   std::string latin1 = dump +
                        "[PerfStrings_007]\r\n238=Prozessor\r\n240=Gr\xF6\xDF"
                        "e\r\n";
-  Write(dir / "lodctr_latin1", std::vector<uint8_t>(latin1.begin(), latin1.end()));
+  corpus.Write("lodctr_latin1", std::vector<uint8_t>(latin1.begin(), latin1.end()));
   return 0;
 }
