@@ -20,7 +20,10 @@ CC=clang CXX=clang++ cmake -S . -B build/sanitize -G Ninja -DCMAKE_BUILD_TYPE=Re
   -DPERFHIVE_WERROR=ON -DPERFHIVE_SANITIZE=ON -DPERFHIVE_FUZZ=ON \
   -DPERFHIVE_FUZZ_SECONDS="${FUZZ_SECONDS:-60}" >/dev/null
 cmake --build build/sanitize -j "$jobs"
-ctest --test-dir build/sanitize --output-on-failure -j "$jobs"
+# Unit tests first, then the fuzz targets: fuzzers use whole cores, and tests that measure CPU
+# time should not share the machine with them.
+ctest --test-dir build/sanitize --output-on-failure -j "$jobs" --label-exclude fuzz
+ctest --test-dir build/sanitize --output-on-failure -j "$jobs" --label-regex fuzz
 
 echo "== Windows build (MinGW-w64), tests under Wine"
 scripts/test-windows.sh
