@@ -20,13 +20,13 @@ int main(int argc, char** argv) {
   db.AddHelp(3, "The System object.");
   corpus.Write("counter_utf16", db.EncodeNames());
   corpus.Write("help_utf16", db.EncodeHelps());
-  std::string ansi(
+  // The 8-bit list: "index\0name\0" pairs; the literal's own NUL ends the list.
+  static constexpr char kAnsi[] =
       "1\0"
       "1847\0"
       "2\0System\0"
-      "238\0Processor\0",
-      33);
-  corpus.Write("counter_ansi", std::vector<uint8_t>(ansi.begin(), ansi.end()));
+      "238\0Processor\0";
+  corpus.Write("counter_ansi", std::vector<uint8_t>(kAnsi, kAnsi + sizeof kAnsi));
 
   std::string dump =
       "\r\n[Perflib]\r\nBase Index=1847\r\nLast Counter=2910\r\nLast Help=2911\r\n\r\n"
