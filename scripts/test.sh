@@ -9,11 +9,18 @@ cd "$(dirname "$0")/.."
 scripts/install-deps.sh
 scripts/check-format.sh
 jobs=$(nproc)
+summary=$(mktemp)
+trap 'rm -f "$summary"' EXIT
+
+# Runs ctest, keeping its summary line for the total at the end.
+run_ctest() {
+  ctest "$@" | tee >(grep -E "tests passed, [0-9]+ tests? failed out of" >>"$summary")
+}
 
 echo "== normal build (g++, RelWithDebInfo, -Werror)"
 cmake -S . -B build/release -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPERFHIVE_WERROR=ON >/dev/null
 cmake --build build/release -j "$jobs"
-ctest --test-dir build/release --output-on-failure -j "$jobs" --label-exclude fuzz
+run_ctest --test-dir build/release --output-on-failure -j "$jobs" --label-exclude fuzz
 
 echo "== sanitizer build (clang, ASan+UBSan, fuzz targets)"
 CC=clang CXX=clang++ cmake -S . -B build/sanitize -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
@@ -22,8 +29,12 @@ CC=clang CXX=clang++ cmake -S . -B build/sanitize -G Ninja -DCMAKE_BUILD_TYPE=Re
 cmake --build build/sanitize -j "$jobs"
 # Unit tests first, then the fuzz targets: fuzzers use whole cores, and tests that measure CPU
 # time should not share the machine with them.
-ctest --test-dir build/sanitize --output-on-failure -j "$jobs" --label-exclude fuzz
-ctest --test-dir build/sanitize --output-on-failure -j "$jobs" --label-regex fuzz
+run_ctest --test-dir build/sanitize --output-on-failure -j "$jobs" --label-exclude fuzz
+run_ctest --test-dir build/sanitize --output-on-failure -j "$jobs" --label-regex fuzz
 
 echo "== Windows build (MinGW-w64), tests under Wine"
-scripts/test-windows.sh
+scripts/test-windows.sh | tee >(grep -E "tests passed, [0-9]+ tests? failed out of" >>"$summary")
+
+sleep 1  # let the last tee's summary line land
+awk '{ total += $NF; failed += $(NF-5) } END {
+  printf "\nTotal: %d passed, %d failed\n", total - failed, failed }' "$summary"
