@@ -24,6 +24,7 @@ namespace {
 
 namespace ti = title_index;
 using ::testing::AllOf;
+using testing::ClockIn100ns;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using testing::InstanceNames;
@@ -134,12 +135,6 @@ std::unique_ptr<ProcfsSource> SourceFor(const FakeTree& tree) {
                             .page_size = 4096});
   EXPECT_TRUE(source.ok()) << source.error();
   return source.ok() ? std::move(source).value() : nullptr;
-}
-
-int64_t ClockIn100ns(clockid_t clock) {
-  timespec now{};
-  clock_gettime(clock, &now);
-  return static_cast<int64_t>(now.tv_sec) * 10'000'000 + now.tv_nsec / 100;
 }
 
 class FakeTreeTest : public ::testing::Test {

@@ -5,6 +5,7 @@
 #define PERFHIVE_TESTS_AGENT_LINUX_SNAPSHOT_LOOKUP_H_
 
 #include <gtest/gtest.h>
+#include <time.h>
 
 #include <cstdint>
 #include <optional>
@@ -42,6 +43,13 @@ class TakenSnapshot {
   std::vector<uint8_t> bytes_;
   SnapshotReader reader_;
 };
+
+// A clock's time in 100 ns units, to compare with a snapshot's times.
+inline int64_t ClockIn100ns(clockid_t clock) {
+  timespec now{};
+  clock_gettime(clock, &now);
+  return static_cast<int64_t>(now.tv_sec) * 10'000'000 + now.tv_nsec / 100;
+}
 
 inline std::vector<uint32_t> ObjectIndexes(const SnapshotReader& reader) {
   std::vector<uint32_t> indexes;
