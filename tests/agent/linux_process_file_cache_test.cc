@@ -11,6 +11,7 @@
 
 #include "agent/linux/proc_parsers.h"
 #include "agent/linux/process_file_cache.h"
+#include "tests/agent/linux_test_util.h"
 
 namespace perfhive {
 namespace {
@@ -46,7 +47,7 @@ TEST_F(ProcessFileCacheTest, ReadsTheProcessFiles) {
 
 TEST_F(ProcessFileCacheTest, AFileHeldOpenFailsOnceItsProcessHasEnded) {
   ProcessFileCache cache(*files_, 100);
-  pid_t child = fork();
+  pid_t child = testing::ForkBoundChild();
   ASSERT_GE(child, 0);
   if (child == 0) {
     while (true) pause();

@@ -15,7 +15,7 @@
 
 #include "agent/linux/procfs_source.h"
 #include "perfdata/counter_type.h"
-#include "tests/agent/linux_snapshot_lookup.h"
+#include "tests/agent/linux_test_util.h"
 
 namespace perfhive {
 namespace {

@@ -17,7 +17,7 @@
 #include "agent/linux/procfs_source.h"
 #include "perfdata/snapshot_reader.h"
 #include "perfdata/winperf.h"
-#include "tests/agent/linux_snapshot_lookup.h"
+#include "tests/agent/linux_test_util.h"
 
 namespace perfhive {
 namespace {

@@ -30,7 +30,7 @@
 #include "agent/linux/counter_indexes.h"
 #include "agent/linux/procfs_source.h"
 #include "agent/linux/procfs_titles.h"
-#include "tests/agent/linux_snapshot_lookup.h"
+#include "tests/agent/linux_test_util.h"
 
 namespace perfhive {
 namespace {
@@ -146,7 +146,7 @@ TEST_F(HostTest, HandleCountFollowsOpenDescriptors) {
   int go[2], done[2];
   ASSERT_EQ(pipe(go), 0);
   ASSERT_EQ(pipe(done), 0);
-  pid_t child = fork();
+  pid_t child = testing::ForkBoundChild();
   ASSERT_GE(child, 0);
   if (child == 0) {
     char byte;
@@ -209,7 +209,7 @@ TEST_F(HostTest, IoWriteBytesCountWrites) {
 
 TEST_F(HostTest, ElapsedTimeOfAChild) {
   auto started = std::chrono::steady_clock::now();
-  pid_t child = fork();
+  pid_t child = testing::ForkBoundChild();
   ASSERT_GE(child, 0);
   if (child == 0) {
     while (true) pause();

@@ -34,7 +34,7 @@
 #include "perfdata/calculator.h"
 #include "perfdata/raw_counter.h"
 #include "perfdata/winperf.h"
-#include "tests/agent/linux_snapshot_lookup.h"
+#include "tests/agent/linux_test_util.h"
 
 namespace perfhive {
 namespace {
@@ -51,7 +51,7 @@ constexpr auto kInterval = std::chrono::seconds(1);
 // A child process that spins on one CPU until the object is destroyed (killed by its pid).
 class BusyChild {
  public:
-  BusyChild() : pid_(fork()) {
+  BusyChild() : pid_(testing::ForkBoundChild()) {
     if (pid_ == 0) {
       volatile uint64_t spins = 0;
       while (true) spins = spins + 1;

@@ -7,6 +7,7 @@
 
 #include <benchmark/benchmark.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -24,9 +25,12 @@ class SleepingChildren {
  public:
   explicit SleepingChildren(size_t count) {
     for (size_t i = 0; i < count; ++i) {
+      pid_t parent = getpid();
       pid_t pid = fork();
       if (pid == 0) {
-        while (true) pause();
+        prctl(PR_SET_PDEATHSIG, SIGKILL);  // never outlive the benchmark
+        while (getppid() == parent) pause();
+        _exit(0);
       }
       if (pid > 0) pids_.push_back(pid);
     }

@@ -1,11 +1,15 @@
-// Test helpers: take a snapshot, and find values in it by object index, instance name and
-// counter index, as a person reading the bytes would.
+// Helpers for the Linux source's tests: take a snapshot, find values in it by object index,
+// instance name and counter index as a person reading the bytes would, and start child
+// processes that cannot outlive the test.
 
-#ifndef PERFHIVE_TESTS_AGENT_LINUX_SNAPSHOT_LOOKUP_H_
-#define PERFHIVE_TESTS_AGENT_LINUX_SNAPSHOT_LOOKUP_H_
+#ifndef PERFHIVE_TESTS_AGENT_LINUX_TEST_UTIL_H_
+#define PERFHIVE_TESTS_AGENT_LINUX_TEST_UTIL_H_
 
 #include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/prctl.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <cstdint>
 #include <optional>
@@ -43,6 +47,18 @@ class TakenSnapshot {
   std::vector<uint8_t> bytes_;
   SnapshotReader reader_;
 };
+
+// fork(), with the child killed when the test process ends, however it ends: a test that
+// crashes must not leave a spinning child behind. Returns as fork() does.
+inline pid_t ForkBoundChild() {
+  pid_t parent = getpid();
+  pid_t pid = fork();
+  if (pid == 0) {
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (getppid() != parent) _exit(0);  // the parent ended before prctl()
+  }
+  return pid;
+}
 
 // A clock's time in 100 ns units, to compare with a snapshot's times.
 inline int64_t ClockIn100ns(clockid_t clock) {
@@ -151,4 +167,4 @@ inline CounterValue ValueBetween(const SnapshotReader& older, const SnapshotRead
 
 }  // namespace perfhive::testing
 
-#endif  // PERFHIVE_TESTS_AGENT_LINUX_SNAPSHOT_LOOKUP_H_
+#endif  // PERFHIVE_TESTS_AGENT_LINUX_TEST_UTIL_H_
