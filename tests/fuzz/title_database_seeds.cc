@@ -1,6 +1,9 @@
-// Writes the seed corpus for title_database_fuzzer into the directory given as argument: a
-// UTF-16 "Counter" list, an 8-bit list, and lodctr /S dumps in UTF-16 with BOM and in Latin-1.
+// Writes the seed corpus for title_database_fuzzer into the directory given as argument, all
+// made from one small table: the UTF-16LE "Counter" and "Help" lists EncodeNames/EncodeHelps
+// write, an 8-bit "Counter" list in Latin-1, and a lodctr /S dump in UTF-16LE with a byte order
+// mark and in Latin-1 with CR LF.
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -8,37 +11,73 @@
 #include "perfdata/title_database.h"
 #include "tests/fuzz/seed_corpus.h"
 
+namespace {
+
+struct Entry {
+  uint32_t index;
+  const char* latin1;
+};
+
+// Odd indexes are help texts, but 1 (the count) is a name.
+constexpr Entry kEnglish[] = {
+    {1, "1847"},
+    {2, "System"},
+    {3, "The System object."},
+    {6, "% Processor Time"},
+    {7, "Help with = and\na line break."},
+    {238, "Processor"},
+    {1846, "End Marker"},
+    {1847, "End Marker"},
+};
+constexpr Entry kGerman[] = {{238, "Prozessor"}, {234, "Physikalischer Datentr\xE4ger"}};
+
+std::string Utf8(const char* latin1) {
+  return perfhive::CodePageToUtf8(
+      std::span(reinterpret_cast<const uint8_t*>(latin1), std::char_traits<char>::length(latin1)),
+      28591);
+}
+
+template <size_t N>
+std::string StringsSection(const char* language, const Entry (&entries)[N]) {
+  std::string section = std::string("[PerfStrings_") + language + "]\r\n";
+  for (const Entry& entry : entries) {
+    section += std::to_string(entry.index) + "=" + entry.latin1 + "\r\n";
+  }
+  return section + "\r\n";
+}
+
+}  // namespace
+
 int main(int argc, char** argv) {
   perfhive::testing::SeedCorpus corpus;
   if (!corpus.Open(argc, argv)) return 2;
 
-  perfhive::TitleDatabase db;
-  db.AddName(1, "1847");
-  db.AddName(2, "System");
-  db.AddName(238, "Processor");
-  db.AddName(6, "% Processor Time");
-  db.AddHelp(3, "The System object.");
-  corpus.Write("counter_utf16", db.EncodeNames());
-  corpus.Write("help_utf16", db.EncodeHelps());
-  // The 8-bit list: "index\0name\0" pairs; the literal's own NUL ends the list.
-  static constexpr char kAnsi[] =
-      "1\0"
-      "1847\0"
-      "2\0System\0"
-      "238\0Processor\0";
-  corpus.Write("counter_ansi", std::vector<uint8_t>(kAnsi, kAnsi + sizeof kAnsi));
+  perfhive::TitleDatabase english;
+  for (const Entry& entry : kEnglish) {
+    if (entry.index % 2 == 1 && entry.index != 1) {
+      english.AddHelp(entry.index, Utf8(entry.latin1));
+    } else {
+      english.AddName(entry.index, Utf8(entry.latin1));
+    }
+  }
+  corpus.Write("counter_utf16", english.EncodeNames());
+  corpus.Write("help_utf16", english.EncodeHelps());
+  // What the ANSI call returns on a German host: "index\0name\0" pairs, an empty string last.
+  std::string ansi_counter;
+  for (const Entry& entry : kGerman) {
+    ansi_counter += std::to_string(entry.index) + '\0' + entry.latin1 + '\0';
+  }
+  corpus.Write("counter_latin1", ansi_counter + '\0');
 
   std::string dump =
-      "\r\n[Perflib]\r\nBase Index=1847\r\nLast Counter=2910\r\nLast Help=2911\r\n\r\n"
-      "[PERF_Svc]\r\nFirst Counter=2900\r\nFirst Help=2901\r\nLast Counter=2910\r\n"
-      "Last Help=2911\r\n\r\n[PerfStrings_009]\r\n2=System\r\n3=Help\r\n238=Processor\r\n";
+      "\r\n\r\n[Perflib]\r\nBase Index=1847\r\nLast Counter=1846\r\nLast Help=1847\r\n\r\n"
+      "[PERF_My Service]\r\nFirst Counter=1000\r\nFirst Help=1001\r\nLast Counter=1002\r\n"
+      "Last Help=1003\r\n\r\n" +
+      StringsSection("009", kEnglish) + StringsSection("007", kGerman);
+  corpus.Write("lodctr_latin1", dump);
   std::vector<uint8_t> utf16 = {0xFF, 0xFE};
-  std::vector<uint8_t> body = perfhive::Utf8ToUtf16Le(dump);
+  std::vector<uint8_t> body = perfhive::Utf8ToUtf16Le(Utf8(dump.c_str()));
   utf16.insert(utf16.end(), body.begin(), body.end());
-  corpus.Write("lodctr_utf16", utf16);
-  std::string latin1 = dump +
-                       "[PerfStrings_007]\r\n238=Prozessor\r\n240=Gr\xF6\xDF"
-                       "e\r\n";
-  corpus.Write("lodctr_latin1", std::vector<uint8_t>(latin1.begin(), latin1.end()));
+  corpus.Write("lodctr_utf16_bom", utf16);
   return 0;
 }
