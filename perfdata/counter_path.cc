@@ -1,205 +1,224 @@
 #include "perfdata/counter_path.h"
 
 #include <charconv>
-#include <vector>
 
 namespace perfhive {
 namespace {
 
 constexpr char kEscape = '`';
 
+bool IsContinuationByte(char c) { return (static_cast<unsigned char>(c) & 0xC0) == 0x80; }
+
+// The 1-based column of byte `at`, counting characters (UTF-8 code points), not bytes.
+size_t ColumnOf(std::string_view text, size_t at) {
+  size_t column = 1;
+  for (size_t i = 0; i < at && i < text.size(); ++i) column += !IsContinuationByte(text[i]);
+  return column;
+}
+
 Status ErrorAt(std::string_view text, size_t at, std::string_view what) {
-  return Status::Error("bad counter path at column " + std::to_string(at + 1) + ": " +
+  return Status::Error("bad counter path at column " + std::to_string(ColumnOf(text, at)) + ": " +
                        std::string(what) + "\n" + PointAtError(text, at));
 }
 
-// Reads a component from `at` up to (not including) an unescaped character in `stops` at
-// parenthesis depth 0. Escapes other than "`*" and "``" are removed; those two stay (pattern
-// syntax). Advances `at` to the stop character (or the end).
-std::string ReadComponent(std::string_view text, size_t& at, std::string_view stops,
-                          bool track_parens) {
-  std::string out;
+// The position of the first character of `stops` at or after `at` that is neither escaped nor,
+// with `track_parens`, inside parentheses opened after `at`; text.size() if there is none.
+size_t FindStop(std::string_view text, size_t at, std::string_view stops, bool track_parens) {
   int depth = 0;
-  while (at < text.size()) {
+  for (; at < text.size(); ++at) {
     char c = text[at];
-    if (c == kEscape && at + 1 < text.size()) {
-      char next = text[at + 1];
-      if (next == '*' || next == kEscape) out += kEscape;
-      out += next;
-      at += 2;
+    if (c == kEscape) {
+      ++at;
       continue;
     }
     if (depth == 0 && stops.find(c) != std::string_view::npos) break;
     if (track_parens && c == '(') ++depth;
     if (track_parens && c == ')') --depth;
-    out += c;
-    ++at;
+  }
+  return at < text.size() ? at : text.size();
+}
+
+// The position of the last unescaped `wanted` in `text`, or npos.
+size_t FindLastUnescaped(std::string_view text, char wanted) {
+  size_t found = std::string_view::npos;
+  for (size_t i = 0; i < text.size(); ++i) {
+    if (text[i] == kEscape) {
+      ++i;
+    } else if (text[i] == wanted) {
+      found = i;
+    }
+  }
+  return found;
+}
+
+bool AllDigits(std::string_view text) {
+  return !text.empty() && text.find_first_not_of("0123456789") == std::string_view::npos;
+}
+
+// Turns path text into a pattern: escapes of path syntax are dropped ("`/" is "/"), those of
+// pattern syntax stay ("`*", "``"), and a lone backtick at the end becomes "``".
+std::string Unescape(std::string_view raw) {
+  std::string out;
+  out.reserve(raw.size());
+  for (size_t i = 0; i < raw.size(); ++i) {
+    char c = raw[i];
+    if (c != kEscape) {
+      out += c;
+    } else if (i + 1 == raw.size()) {
+      out += "``";
+    } else {
+      char next = raw[++i];
+      if (next == '*' || next == kEscape) out += kEscape;
+      out += next;
+    }
   }
   return out;
 }
 
-// Escapes the characters that would end or split `pattern` where it stands. Parentheses are
-// left alone when balanced, and a '#' only when it would read as an #Index, so names print as
-// PDH prints them whenever that is unambiguous.
-std::string EscapeFor(std::string_view pattern, std::string_view specials,
-                      bool parens_may_balance = false) {
+// What a component's text must escape where it stands in a path.
+struct Specials {
+  std::string_view always;       // escaped wherever they appear
+  bool parens = false;           // '(' and ')', unless they balance
+  bool index_like_hash = false;  // a '#' followed by digits alone, which would read as #Index
+};
+
+// Escapes what would end or split `pattern` where it stands, and nothing else, so names print
+// as PDH prints them whenever that is unambiguous. Escape pairs already in the pattern ("`*",
+// "``") are copied as they are.
+std::string EscapeFor(std::string_view pattern, const Specials& specials) {
   bool balanced = true;
   int depth = 0;
-  for (char c : pattern) {
-    depth += c == '(' ? 1 : c == ')' ? -1 : 0;
-    if (depth < 0) balanced = false;
+  for (size_t i = 0; i < pattern.size(); ++i) {
+    if (pattern[i] == kEscape) {
+      ++i;
+    } else if (pattern[i] == '(' || pattern[i] == ')') {
+      depth += pattern[i] == '(' ? 1 : -1;
+      balanced = balanced && depth >= 0;
+    }
   }
-  balanced = parens_may_balance && balanced && depth == 0;
-  size_t index_hash = pattern.rfind('#');
-  if (index_hash != std::string_view::npos) {
-    std::string_view tail = pattern.substr(index_hash + 1);
-    bool digits = !tail.empty() && tail.find_first_not_of("0123456789") == std::string_view::npos;
-    if (!digits) index_hash = std::string_view::npos;
+  bool escape_parens = specials.parens && !(balanced && depth == 0);
+  size_t index_hash = std::string_view::npos;
+  if (specials.index_like_hash) {
+    size_t hash = FindLastUnescaped(pattern, '#');
+    if (hash != std::string_view::npos && AllDigits(pattern.substr(hash + 1))) index_hash = hash;
   }
   std::string out;
+  out.reserve(pattern.size() + 2);
   for (size_t i = 0; i < pattern.size(); ++i) {
     char c = pattern[i];
-    if (c == kEscape && i + 1 < pattern.size()) {  // already pattern-escaped: "`*" or "``"
-      out += c;
-      out += pattern[++i];
+    if (c == kEscape) {
+      out += kEscape;
+      out += i + 1 < pattern.size() ? pattern[++i] : kEscape;
       continue;
     }
-    bool special = specials.find(c) != std::string_view::npos;
-    if ((c == '(' || c == ')') && balanced) special = false;
-    if (c == '#') special = special && i == index_hash;
+    bool special = specials.always.find(c) != std::string_view::npos ||
+                   (escape_parens && (c == '(' || c == ')')) || i == index_hash;
     if (special) out += kEscape;
     out += c;
   }
   return out;
 }
 
-unsigned char Fold(unsigned char c) { return c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c; }
-
-// Decodes a pattern into units: a literal byte, or a star.
-struct Unit {
-  bool star;
-  unsigned char c;
-};
-std::vector<Unit> Units(std::string_view pattern) {
-  std::vector<Unit> units;
-  for (size_t i = 0; i < pattern.size(); ++i) {
-    if (pattern[i] == kEscape && i + 1 < pattern.size()) {
-      units.push_back({false, static_cast<unsigned char>(pattern[++i])});
-    } else if (pattern[i] == '*') {
-      units.push_back({true, 0});
-    } else {
-      units.push_back({false, static_cast<unsigned char>(pattern[i])});
-    }
+// Reads "(Parent/Instance#Index)" starting at the '(' at `at`; leaves `at` after the ')'.
+Status ParseInstancePart(std::string_view text, size_t& at, CounterPath& path) {
+  size_t open = at++;
+  size_t close = FindStop(text, at, ")", true);
+  if (close == text.size()) return ErrorAt(text, open, "'(' is never closed: expected ')'");
+  std::string_view raw = text.substr(at, close - at);
+  size_t instance_at = at;
+  at = close + 1;
+  if (size_t slash = FindStop(raw, 0, "/", true); slash < raw.size()) {
+    path.parent = Unescape(raw.substr(0, slash));
+    raw.remove_prefix(slash + 1);
+    instance_at += slash + 1;
   }
-  return units;
+  // A '#' is an index only when digits alone follow it: "foo#bar" is a name.
+  if (size_t hash = FindLastUnescaped(raw, '#');
+      hash != std::string_view::npos && AllDigits(raw.substr(hash + 1))) {
+    std::string_view digits = raw.substr(hash + 1);
+    uint32_t index = 0;
+    auto [end, error] = std::from_chars(digits.data(), digits.data() + digits.size(), index);
+    if (error != std::errc() || end != digits.data() + digits.size()) {
+      return ErrorAt(text, instance_at + hash + 1,
+                     "expected an #Index below 4294967296 (write `# for a '#' in the name)");
+    }
+    path.index = index;
+    raw = raw.substr(0, hash);
+  }
+  path.instance = Unescape(raw);
+  return Status();
 }
 
-// Latin-1 upper-case letters in UTF-8 (C3 80..C3 9E, not × C3 97) fold to lower case.
-std::string FoldUtf8(std::string_view text) {
-  std::string out(text);
-  for (size_t i = 0; i < out.size(); ++i) {
-    unsigned char c = static_cast<unsigned char>(out[i]);
-    out[i] = static_cast<char>(Fold(c));
-    if (c == 0xC3 && i + 1 < out.size()) {
-      unsigned char next = static_cast<unsigned char>(out[i + 1]);
-      if (next >= 0x80 && next <= 0x9E && next != 0x97) out[i + 1] = static_cast<char>(next + 0x20);
-      ++i;
-    }
-  }
-  return out;
+// Case folding of one byte for matching: ASCII letters, and the second byte of the UTF-8 forms
+// of À..Þ (C3 80..C3 9E, not × C3 97) when it follows C3, as TitleDatabase folds names.
+unsigned char FoldByte(unsigned char c, unsigned char previous) {
+  if (c >= 'A' && c <= 'Z') return c - 'A' + 'a';
+  if (previous == 0xC3 && c >= 0x80 && c <= 0x9E && c != 0x97) return c + 0x20;
+  return c;
 }
 
 }  // namespace
 
-std::string PointAtError(std::string_view text, size_t column) {
-  return "  " + std::string(text) + "\n  " + std::string(column, ' ') + "^";
+std::string PointAtError(std::string_view text, size_t at) {
+  std::string shown;
+  shown.reserve(text.size());
+  // Control characters would break the line or move the caret: show them as '?'.
+  for (char c : text) shown += static_cast<unsigned char>(c) < 0x20 ? '?' : c;
+  return "  " + shown + "\n  " + std::string(ColumnOf(text, at) - 1, ' ') + "^";
 }
 
 Result<CounterPath> ParseCounterPath(std::string_view text) {
-  CounterPath path;
-  size_t at = 0;
   if (text.empty()) return Status::Error("bad counter path: empty");
   if (text[0] != '\\') return ErrorAt(text, 0, "expected '\\' to start the path");
-  if (text.size() > 1 && text[1] == '\\') {
-    at = 2;
-    path.machine = ReadComponent(text, at, "\\", false);
-    if (path.machine.empty()) return ErrorAt(text, at, "expected a machine name after \"\\\\\"");
-    if (at >= text.size())
-      return ErrorAt(text, at, "expected '\\' and an object after the machine");
+  CounterPath path;
+  size_t at = 1;
+  if (at < text.size() && text[at] == '\\') {
+    ++at;
+    size_t end = FindStop(text, at, "\\", false);
+    if (end == at) return ErrorAt(text, at, "expected a machine name after \"\\\\\"");
+    if (end == text.size()) {
+      return ErrorAt(text, end, "expected '\\' and an object after the machine");
+    }
+    path.machine = Unescape(text.substr(at, end - at));
+    at = end + 1;
   }
-  ++at;  // the '\' before the object
-  size_t object_at = at;
-  path.object = ReadComponent(text, at, "(\\", false);
-  if (path.object.empty()) return ErrorAt(text, object_at, "expected an object name");
+  size_t object_end = FindStop(text, at, "(\\", false);
+  if (object_end == at) return ErrorAt(text, at, "expected an object name");
+  path.object = Unescape(text.substr(at, object_end - at));
+  at = object_end;
   if (at < text.size() && text[at] == '(') {
-    size_t open = at++;
-    size_t instance_at = at;
-    std::string instance = ReadComponent(text, at, ")", true);
-    if (at >= text.size()) return ErrorAt(text, open, "'(' is never closed: expected ')'");
-    ++at;  // ')'
-    // Parent: up to the first unescaped '/'. Re-read the raw part to find unescaped separators.
-    std::string_view raw = text.substr(instance_at, at - 1 - instance_at);
-    size_t split = 0;
-    std::string parent_text = ReadComponent(raw, split, "/", true);
-    std::string rest = instance;
-    if (split < raw.size()) {
-      path.parent = parent_text;
-      size_t after = split + 1;
-      rest = ReadComponent(raw, after, "", true);
-      raw = raw.substr(split + 1);
-    }
-    // Index: an unescaped '#' followed only by digits at the end.
-    size_t hash = std::string_view::npos;
-    for (size_t i = 0; i < raw.size(); ++i) {
-      if (raw[i] == kEscape) {
-        ++i;
-      } else if (raw[i] == '#') {
-        hash = i;
-      }
-    }
-    // A '#' whose tail is not all digits is part of the name ("foo#bar"), as in process names.
-    std::string_view digits =
-        hash == std::string_view::npos ? std::string_view() : raw.substr(hash + 1);
-    uint32_t index = 0;
-    auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), index);
-    if (!digits.empty() && ec == std::errc() && end == digits.data() + digits.size()) {
-      path.index = index;
-      std::string_view head = raw.substr(0, hash);
-      size_t zero = 0;
-      rest = ReadComponent(head, zero, "", true);
-    }
-    path.instance = rest;
-    if (path.instance->empty() && !path.index) {
-      return ErrorAt(text, instance_at, "expected an instance name inside '(' ')'");
-    }
+    if (Status status = ParseInstancePart(text, at, path); !status.ok()) return status;
   }
   if (at >= text.size() || text[at] != '\\') {
     return ErrorAt(text, at, "expected '\\' and a counter name after the object");
   }
   ++at;
-  size_t counter_at = at;
-  path.counter = ReadComponent(text, at, "", false);
-  if (path.counter.empty()) return ErrorAt(text, counter_at, "expected a counter name");
+  if (at == text.size()) return ErrorAt(text, at, "expected a counter name");
+  path.counter = Unescape(text.substr(at));
   return path;
 }
 
 std::string FormatCounterPath(const CounterPath& path) {
   std::string text;
-  if (!path.machine.empty()) text += "\\\\" + EscapeFor(path.machine, "\\");
-  text += "\\" + EscapeFor(path.object, "(\\");
+  if (!path.machine.empty()) text += "\\\\" + EscapeFor(path.machine, {.always = "\\"});
+  text += "\\" + EscapeFor(path.object, {.always = "(\\"});
   if (path.instance || path.parent || path.index) {
     text += "(";
-    if (path.parent) text += EscapeFor(*path.parent, "/()#", true) + "/";
-    text += EscapeFor(path.instance.value_or(""), "/()#", true);
+    // The first '/' ends the parent, so a '/' in the instance needs no escape after a parent.
+    if (path.parent) text += EscapeFor(*path.parent, {.always = "/", .parens = true}) + "/";
+    text += EscapeFor(path.instance.value_or(""),
+                      {.always = path.parent ? "" : "/", .parens = true, .index_like_hash = true});
     if (path.index) text += "#" + std::to_string(*path.index);
     text += ")";
   }
-  text += "\\" + path.counter;
+  // The counter runs to the end of the path: nothing in it needs escaping.
+  text += "\\" + EscapeFor(path.counter, {});
   return text;
 }
 
 std::string EscapePattern(std::string_view name) {
   std::string out;
+  out.reserve(name.size());
   for (char c : name) {
     if (c == '*' || c == kEscape) out += kEscape;
     out += c;
@@ -208,33 +227,70 @@ std::string EscapePattern(std::string_view name) {
 }
 
 bool HasWildcard(std::string_view pattern) {
-  for (const Unit& unit : Units(pattern)) {
+  for (size_t i = 0; i < pattern.size(); ++i) {
+    if (pattern[i] == kEscape) {
+      ++i;
+    } else if (pattern[i] == '*') {
+      return true;
+    }
+  }
+  return false;
+}
+
+NamePattern::NamePattern(std::string_view pattern) {
+  unsigned char previous = 0;
+  for (size_t i = 0; i < pattern.size(); ++i) {
+    if (pattern[i] == '*') {
+      units_.push_back({true, 0});
+      previous = 0;
+      continue;
+    }
+    if (pattern[i] == kEscape && i + 1 < pattern.size()) ++i;
+    unsigned char c = static_cast<unsigned char>(pattern[i]);
+    units_.push_back({false, FoldByte(c, previous)});
+    previous = c;
+  }
+}
+
+bool NamePattern::matches_everything() const {
+  for (const Unit& unit : units_) {
+    if (!unit.star) return false;
+  }
+  return !units_.empty();
+}
+
+bool NamePattern::has_wildcard() const {
+  for (const Unit& unit : units_) {
     if (unit.star) return true;
   }
   return false;
 }
 
-bool MatchesPattern(std::string_view pattern, std::string_view name) {
-  std::vector<Unit> units = Units(FoldUtf8(pattern));
-  std::string folded = FoldUtf8(name);
-  // Greedy matching with backtracking to the last star.
-  size_t p = 0, n = 0, star = std::string::npos, mark = 0;
-  while (n < folded.size()) {
-    if (p < units.size() && !units[p].star && units[p].c == static_cast<unsigned char>(folded[n])) {
-      ++p;
-      ++n;
-    } else if (p < units.size() && units[p].star) {
+// Greedy matching that backtracks to the last star: O(pattern × name) at worst.
+bool NamePattern::Matches(std::string_view name) const {
+  size_t p = 0, n = 0, star = std::string_view::npos, mark = 0;
+  while (n < name.size()) {
+    unsigned char previous = n > 0 ? static_cast<unsigned char>(name[n - 1]) : 0;
+    unsigned char c = FoldByte(static_cast<unsigned char>(name[n]), previous);
+    if (p < units_.size() && units_[p].star) {
       star = p++;
       mark = n;
-    } else if (star != std::string::npos) {
+    } else if (p < units_.size() && units_[p].c == c) {
+      ++p;
+      ++n;
+    } else if (star != std::string_view::npos) {
       p = star + 1;
       n = ++mark;
     } else {
       return false;
     }
   }
-  while (p < units.size() && units[p].star) ++p;
-  return p == units.size();
+  while (p < units_.size() && units_[p].star) ++p;
+  return p == units_.size();
+}
+
+bool MatchesPattern(std::string_view pattern, std::string_view name) {
+  return NamePattern(pattern).Matches(name);
 }
 
 }  // namespace perfhive

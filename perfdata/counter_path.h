@@ -9,6 +9,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "perfdata/status.h"
 
@@ -34,11 +35,32 @@ std::string FormatCounterPath(const CounterPath& path);
 std::string EscapePattern(std::string_view name);
 // Whether `pattern` has a wildcard.
 bool HasWildcard(std::string_view pattern);
-// Whether `name` matches `pattern`, ignoring case as PDH does (ASCII and Latin-1 letters).
+// Whether `name` matches `pattern`, ignoring case as PDH does (ASCII and Latin-1 letters, as
+// TitleDatabase::IndexesOf folds them).
 bool MatchesPattern(std::string_view pattern, std::string_view name);
 
-// A parse error shown under the path: the path, then a caret under the bad character.
-std::string PointAtError(std::string_view text, size_t column);
+// A pattern decoded once, for matching many names without allocating (instances in expansion).
+class NamePattern {
+ public:
+  explicit NamePattern(std::string_view pattern);
+
+  // Same as MatchesPattern(pattern, name).
+  bool Matches(std::string_view name) const;
+  // True for "*", "**", ...: every name matches, so callers can skip the names.
+  bool matches_everything() const;
+  bool has_wildcard() const;
+
+ private:
+  struct Unit {
+    bool star;
+    unsigned char c;  // case-folded
+  };
+  std::vector<Unit> units_;
+};
+
+// The path with a caret under the character at byte `at` (counted in characters, so UTF-8
+// names line up); control characters are shown as '?'. Parse errors end with it.
+std::string PointAtError(std::string_view text, size_t at);
 
 }  // namespace perfhive
 

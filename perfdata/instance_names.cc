@@ -40,7 +40,7 @@ std::vector<PdhInstanceName> NameInstances(const SnapshotReader& snapshot,
   names.reserve(object.instances().size());
   // Parent names by object index, each computed once, only for the parents children name.
   std::unordered_map<uint32_t, std::vector<std::string>> parents;
-  std::unordered_map<std::string, uint32_t> seen;  // "parent/name" → how many so far
+  std::unordered_map<std::string, uint32_t> seen;  // parent and name → how many so far
   for (InstanceView instance : object.instances()) {
     PdhInstanceName pdh;
     pdh.name = BaseName(object, instance);
@@ -55,8 +55,9 @@ std::vector<PdhInstanceName> NameInstances(const SnapshotReader& snapshot,
         pdh.parent = it->second[instance.parent_instance()];
       }
     }
+    // NUL cannot occur in a decoded name, so the key tells "a/b"+"c" from "a"+"b/c".
     std::string key = pdh.parent;
-    key += '/';
+    key += '\0';
     key += pdh.name;
     pdh.duplicate = seen[key]++;
     names.push_back(std::move(pdh));

@@ -4,6 +4,20 @@
 
 namespace perfhive {
 
+CounterPath MakeCounterPath(std::string_view machine, std::string_view object,
+                            const PdhInstanceName* instance, std::string_view counter) {
+  CounterPath path;
+  path.machine = EscapePattern(machine);
+  path.object = EscapePattern(object);
+  if (instance != nullptr) {
+    if (!instance->parent.empty()) path.parent = EscapePattern(instance->parent);
+    path.instance = EscapePattern(instance->name);
+    if (instance->duplicate != 0) path.index = instance->duplicate;
+  }
+  path.counter = EscapePattern(counter);
+  return path;
+}
+
 PathExpander::PathExpander(const SnapshotReader& snapshot, const TitleDatabase& english,
                            const TitleDatabase* localized)
     : snapshot_(snapshot), english_(english), localized_(localized) {}
@@ -13,70 +27,87 @@ std::string PathExpander::DisplayName(uint32_t index) const {
   return std::to_string(index);
 }
 
-bool PathExpander::NameMatches(const std::string& pattern, uint32_t index) const {
-  if (std::optional<std::string_view> name = english_.Name(index);
-      name && MatchesPattern(pattern, *name)) {
-    return true;
-  }
-  if (localized_ != nullptr) {
-    if (std::optional<std::string_view> name = localized_->Name(index);
-        name && MatchesPattern(pattern, *name)) {
-      return true;
-    }
-  }
-  // An index in place of a name: "\238\6".
-  return MatchesPattern(pattern, std::to_string(index)) && !HasWildcard(pattern);
+bool PathExpander::NameMatches(const NamePattern& pattern, std::string_view text,
+                               uint32_t index) const {
+  std::optional<std::string_view> english = english_.Name(index);
+  if (english && pattern.Matches(*english)) return true;
+  std::optional<std::string_view> localized =
+      localized_ != nullptr ? localized_->Name(index) : std::nullopt;
+  if (localized && pattern.Matches(*localized)) return true;
+  // The decimal index stands in for a name ("\238(_Total)\6"), and is what a wildcard sees of
+  // an index neither database names (it is also what DisplayName shows).
+  if (!pattern.has_wildcard()) return text == std::to_string(index);
+  return !english && !localized && pattern.Matches(std::to_string(index));
 }
 
 std::vector<CounterMatch> PathExpander::Expand(const CounterPath& path) const {
   std::vector<CounterMatch> matches;
-  std::string machine = snapshot_.system_name();
+  const std::string machine = snapshot_.system_name();
   if (!path.machine.empty() && !MatchesPattern(path.machine, machine)) return matches;
-  bool any_wildcard = HasWildcard(path.object) || HasWildcard(path.counter) ||
-                      (path.instance && HasWildcard(*path.instance)) ||
-                      (path.parent && HasWildcard(*path.parent));
-  CounterPath shown;
-  shown.machine = EscapePattern(machine);
+  const NamePattern object_pattern(path.object);
+  const NamePattern counter_pattern(path.counter);
+  const NamePattern instance_pattern(path.instance.value_or(""));
+  std::optional<NamePattern> parent_pattern;
+  if (path.parent) parent_pattern.emplace(*path.parent);
+  const bool wants_instances = path.instance || path.parent || path.index;
+  // Without a parent part a name selects instances without a parent, but "(*)" selects every
+  // instance, children included, as PDH expands it.
+  const bool any_parent = !parent_pattern && instance_pattern.matches_everything();
+  // Without #Index a plain name selects the first of its duplicates, a wildcard all of them.
+  const bool wild_instance =
+      instance_pattern.has_wildcard() || (parent_pattern && parent_pattern->has_wildcard());
+  const bool wild = wild_instance || object_pattern.has_wildcard() ||
+                    counter_pattern.has_wildcard() || HasWildcard(path.machine);
+
+  struct Selected {
+    CounterDefinitionView counter;
+    std::optional<CounterDefinitionView> next;
+    uint32_t position;
+    std::string name;  // escaped, ready for the path
+  };
+  std::vector<Selected> selected;
+  uint32_t object_position = 0;
   for (ObjectView object : snapshot_.objects()) {
-    if (!object.has_data() || !NameMatches(path.object, object.name_index())) continue;
-    bool has_instances = object.has_instance_list();
-    if (has_instances != path.instance.has_value()) continue;
-    std::vector<CounterDefinitionView> counters(object.counters().begin(), object.counters().end());
-    std::vector<size_t> selected;
-    for (size_t c = 0; c < counters.size(); ++c) {
-      if (!IsBaseType(counters[c].type()) && NameMatches(path.counter, counters[c].name_index())) {
-        selected.push_back(c);
+    const uint32_t this_object = object_position++;
+    if (!object.has_data() || object.has_instance_list() != wants_instances ||
+        !NameMatches(object_pattern, path.object, object.name_index())) {
+      continue;
+    }
+    selected.clear();
+    uint32_t counter_position = 0;
+    for (CounterDefinitionView counter : object.counters()) {
+      if (!selected.empty() && selected.back().position + 1 == counter_position) {
+        selected.back().next = counter;
       }
+      if (!IsBaseType(counter.type()) &&
+          NameMatches(counter_pattern, path.counter, counter.name_index())) {
+        selected.push_back(
+            {counter, std::nullopt, counter_position, DisplayName(counter.name_index())});
+      }
+      ++counter_position;
     }
     if (selected.empty()) continue;
-    std::vector<PdhInstanceName> names = NameInstances(snapshot_, object);
-    shown.object = EscapePattern(DisplayName(object.name_index()));
-    uint32_t position = 0;
+    const std::vector<PdhInstanceName> names = NameInstances(snapshot_, object);
+    const std::string object_name = DisplayName(object.name_index());
+    uint32_t instance_position = 0;
     for (InstanceView instance : object.instances()) {
-      const PdhInstanceName& name = names[position];
-      uint32_t this_position = position++;
-      if (has_instances) {
-        // "(parent/name)" selects children only; "(name)" instances without a parent, except
-        // that "(*)" selects every instance, as PDH expands it.
-        bool parent_ok = path.parent
-                             ? !name.parent.empty() && MatchesPattern(*path.parent, name.parent)
-                             : name.parent.empty() || *path.instance == "*";
-        if (!parent_ok || !MatchesPattern(*path.instance, name.name)) continue;
-        // #Index: as given; without one, a plain name means the first (#0), a wildcard all.
-        bool wild = HasWildcard(*path.instance);
-        if (path.index ? name.duplicate != *path.index : (!wild && name.duplicate != 0)) continue;
-        shown.parent = name.parent.empty() ? std::nullopt
-                                           : std::optional<std::string>(EscapePattern(name.parent));
-        shown.instance = EscapePattern(name.name);
-        shown.index = name.duplicate != 0 ? std::optional<uint32_t>(name.duplicate) : std::nullopt;
+      const PdhInstanceName& name = names[instance_position++];
+      if (wants_instances) {
+        bool parent_ok = parent_pattern
+                             ? !name.parent.empty() && parent_pattern->Matches(name.parent)
+                             : name.parent.empty() || any_parent;
+        if (!parent_ok || !instance_pattern.Matches(name.name)) continue;
+        if (path.index ? name.duplicate != *path.index : !wild_instance && name.duplicate != 0) {
+          continue;
+        }
       }
-      for (size_t c : selected) {
-        shown.counter = EscapePattern(DisplayName(counters[c].name_index()));
-        CounterMatch match{
-            FormatCounterPath(shown), object, counters[c], std::nullopt, instance, this_position};
-        if (c + 1 < counters.size()) match.next = counters[c + 1];
-        matches.push_back(std::move(match));
-        if (!any_wildcard) return matches;
+      CounterPath shown =
+          MakeCounterPath(machine, object_name, wants_instances ? &name : nullptr, "");
+      for (const Selected& counter : selected) {
+        shown.counter = EscapePattern(counter.name);
+        matches.push_back({FormatCounterPath(shown), object, counter.counter, counter.next,
+                           instance, this_object, counter.position, instance_position - 1});
+        if (!wild) return matches;
       }
     }
   }

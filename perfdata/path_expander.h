@@ -6,8 +6,10 @@
 #ifndef PERFHIVE_PERFDATA_PATH_EXPANDER_H_
 #define PERFHIVE_PERFDATA_PATH_EXPANDER_H_
 
+#include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "perfdata/counter_path.h"
@@ -24,8 +26,16 @@ struct CounterMatch {
   CounterDefinitionView counter;
   std::optional<CounterDefinitionView> next;  // the definition after it: a base, perhaps
   InstanceView instance;
-  uint32_t instance_position = 0;
+  uint32_t object_position = 0;    // among the snapshot's objects, from 0
+  uint32_t counter_position = 0;   // among the object's counter definitions, from 0
+  uint32_t instance_position = 0;  // among the object's instances, from 0
 };
+
+// The concrete path of one counter from its names (not patterns): every name is escaped so the
+// formatted path parses back to exactly these names. `instance` is null for an object without
+// instances; an empty `machine` leaves the machine out.
+CounterPath MakeCounterPath(std::string_view machine, std::string_view object,
+                            const PdhInstanceName* instance, std::string_view counter);
 
 class PathExpander {
  public:
@@ -34,15 +44,15 @@ class PathExpander {
   PathExpander(const SnapshotReader& snapshot, const TitleDatabase& english,
                const TitleDatabase* localized = nullptr);
 
-  // Every counter the path selects, in snapshot order. Base counters are never selected. A
-  // path without a wildcard selects at most one counter.
+  // Every counter the path selects, in snapshot order (object, then instance, then counter).
+  // Base counters are never selected. A path without a wildcard selects at most one counter.
   std::vector<CounterMatch> Expand(const CounterPath& path) const;
 
   // The name shown for an object or counter index: English, else the index in decimal.
   std::string DisplayName(uint32_t index) const;
 
  private:
-  bool NameMatches(const std::string& pattern, uint32_t index) const;
+  bool NameMatches(const NamePattern& pattern, std::string_view text, uint32_t index) const;
 
   const SnapshotReader& snapshot_;
   const TitleDatabase& english_;

@@ -104,12 +104,64 @@ TEST(CounterPathTest, ErrorsPointAtTheBadCharacter) {
               HasSubstr("column 1: expected '\\' to start the path"));
   EXPECT_THAT(ParseCounterPath("\\\\\\Memory\\x").error(),
               HasSubstr("column 3: expected a machine name"));
-  EXPECT_THAT(ParseCounterPath("\\Process()\\x").error(),
-              HasSubstr("column 10: expected an instance name inside '(' ')'"));
   EXPECT_THAT(ParseCounterPath("\\Process(a)x").error(),
               HasSubstr("column 12: expected '\\' and a counter name"));
   EXPECT_THAT(ParseCounterPath("\\Memory\\").error(), HasSubstr("expected a counter name"));
   EXPECT_THAT(ParseCounterPath("").error(), HasSubstr("empty"));
+  EXPECT_THAT(ParseCounterPath("\\Process(x#4294967296)\\ID Process").error(),
+              HasSubstr("column 12: expected an #Index below 4294967296"));
+  EXPECT_THAT(ParseCounterPath("\\Process(x#4294967295)\\ID Process")->index, 4294967295u);
+}
+
+TEST(CounterPathTest, ColumnsCountCharactersNotBytes) {
+  // "é" is two bytes; the bad character is the 8th of the path.
+  Result<CounterPath> path = ParseCounterPath("\\caf\xC3\xA9(a\\b");
+  ASSERT_FALSE(path.ok());
+  EXPECT_EQ(path.error(),
+            "bad counter path at column 6: '(' is never closed: expected ')'\n"
+            "  \\caf\xC3\xA9(a\\b\n"
+            "       ^");
+  EXPECT_EQ(PointAtError("\\a\tb\nc", 5), "  \\a?b?c\n       ^");
+}
+
+TEST(CounterPathTest, EmptyInstanceAndParentParse) {
+  CounterPath empty = Parse("\\Process()\\x");
+  EXPECT_EQ(empty.instance, "");
+  EXPECT_FALSE(empty.parent.has_value());
+  CounterPath no_parent_name = Parse("\\Thread(/0)\\x");
+  EXPECT_EQ(no_parent_name.parent, "");
+  EXPECT_EQ(no_parent_name.instance, "0");
+  CounterPath index_only = Parse("\\Thread(#3)\\x");
+  EXPECT_EQ(index_only.instance, "");
+  EXPECT_EQ(index_only.index, 3u);
+}
+
+TEST(CounterPathTest, SlashesAfterTheParentStayPlain) {
+  CounterPath p;
+  p.object = "Thread";
+  p.parent = "a/b";
+  p.instance = "c/d";
+  p.counter = "x";
+  EXPECT_EQ(FormatCounterPath(p), "\\Thread(a`/b/c/d)\\x");
+  EXPECT_EQ(Parse("\\Thread(a`/b/c/d)\\x"), p);
+}
+
+TEST(CounterPathTest, NamePatternIsMatchesPatternCompiledOnce) {
+  NamePattern svc("SVC*");
+  EXPECT_TRUE(svc.Matches("svchost"));
+  EXPECT_FALSE(svc.Matches("lsass"));
+  EXPECT_TRUE(svc.has_wildcard());
+  EXPECT_FALSE(svc.matches_everything());
+  EXPECT_TRUE(NamePattern("**").matches_everything());
+  EXPECT_FALSE(NamePattern("`*").matches_everything());
+  EXPECT_FALSE(NamePattern("").matches_everything());
+  EXPECT_TRUE(NamePattern("").Matches(""));
+  EXPECT_FALSE(NamePattern("").Matches("a"));
+  EXPECT_TRUE(NamePattern("*a*b*").Matches("xxaxxbxx"));
+  EXPECT_FALSE(NamePattern("*a*b*").Matches("xxbxxaxx"));
+  // Latin-1 folding only applies to the second byte of a C3 sequence: Ã\x89 is not "é".
+  EXPECT_TRUE(NamePattern("\xC3\x89*").Matches("\xC3\xA9t\xC3\xA9"));
+  EXPECT_FALSE(NamePattern("a\x89").Matches("a\xA9"));
 }
 
 std::string RandomName(std::mt19937& rng, bool allow_empty) {
@@ -130,6 +182,8 @@ std::string RandomName(std::mt19937& rng, bool allow_empty) {
                                   "%",
                                   "\xC3\xA9",
                                   "\xF0\x9F\x98\x80",
+                                  "\xE4\xB8\xAD",
+                                  "\xC3\x89",
                                   "_Total"};
   std::string name;
   int length = std::uniform_int_distribution<int>(allow_empty ? 0 : 1, 8)(rng);
@@ -141,18 +195,21 @@ std::string RandomName(std::mt19937& rng, bool allow_empty) {
 
 TEST(CounterPathTest, ParseOfFormatRoundTripsOverHostileNames) {
   std::mt19937 rng(20261122);
-  for (int round = 0; round < 5000; ++round) {
+  // A name escaped as a pattern, sometimes with a real wildcard appended.
+  auto component = [&](bool allow_empty) {
+    std::string pattern = EscapePattern(RandomName(rng, allow_empty));
+    if (rng() % 8 == 0) pattern += '*';
+    return pattern;
+  };
+  for (int round = 0; round < 20000; ++round) {
     CounterPath p;
-    if (rng() % 2) p.machine = EscapePattern(RandomName(rng, false));
-    p.object = EscapePattern(RandomName(rng, false));
-    int shape = static_cast<int>(rng() % 4);
-    if (shape >= 1) p.instance = EscapePattern(RandomName(rng, shape == 3));
-    if (shape >= 2) p.parent = EscapePattern(RandomName(rng, true));
-    if (shape >= 1 && rng() % 3 == 0) p.index = static_cast<uint32_t>(rng() % 100);
-    if (shape == 3 && p.instance->empty() && !p.index) p.index = 0;
-    p.counter = EscapePattern(RandomName(rng, false));
-    // A machine name cannot hold '\', and an object name cannot start empty.
-    if (p.machine.find('\\') != std::string::npos) p.machine.clear();
+    if (rng() % 2) p.machine = component(false);
+    p.object = component(false);
+    int shape = static_cast<int>(rng() % 3);  // no instance part, instance, parent and instance
+    if (shape >= 1) p.instance = component(true);
+    if (shape == 2) p.parent = component(true);
+    if (shape >= 1 && rng() % 3 == 0) p.index = static_cast<uint32_t>(rng());
+    p.counter = component(false);
     std::string text = FormatCounterPath(p);
     Result<CounterPath> back = ParseCounterPath(text);
     ASSERT_TRUE(back.ok()) << text << "\n" << back.error();
