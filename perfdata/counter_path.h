@@ -28,7 +28,13 @@ struct CounterPath {
   bool operator==(const CounterPath&) const = default;
 };
 
+// Errors name the column (in characters) and what was expected there, and end with
+// PointAtError's display.
 Result<CounterPath> ParseCounterPath(std::string_view text);
+// Escapes only what would be misread (docs/counter_paths.md), so for any path whose object and
+// counter are not empty, ParseCounterPath(FormatCounterPath(p)) == p when p's components are
+// patterns as ParseCounterPath or EscapePattern make them. The counter is written last and as
+// it is: the path of another counter of the same instance differs only after the last '\'.
 std::string FormatCounterPath(const CounterPath& path);
 
 // The pattern that matches exactly `name`.

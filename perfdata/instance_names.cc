@@ -41,6 +41,7 @@ std::vector<PdhInstanceName> NameInstances(const SnapshotReader& snapshot,
   // Parent names by object index, each computed once, only for the parents children name.
   std::unordered_map<uint32_t, std::vector<std::string>> parents;
   std::unordered_map<std::string, uint32_t> seen;  // parent and name → how many so far
+  seen.reserve(object.instances().size());
   for (InstanceView instance : object.instances()) {
     PdhInstanceName pdh;
     pdh.name = BaseName(object, instance);

@@ -81,8 +81,8 @@ std::vector<CounterMatch> PathExpander::Expand(const CounterPath& path) const {
       }
       if (!IsBaseType(counter.type()) &&
           NameMatches(counter_pattern, path.counter, counter.name_index())) {
-        selected.push_back(
-            {counter, std::nullopt, counter_position, DisplayName(counter.name_index())});
+        selected.push_back({counter, std::nullopt, counter_position,
+                            EscapePattern(DisplayName(counter.name_index()))});
       }
       ++counter_position;
     }
@@ -101,12 +101,12 @@ std::vector<CounterMatch> PathExpander::Expand(const CounterPath& path) const {
           continue;
         }
       }
-      CounterPath shown =
-          MakeCounterPath(machine, object_name, wants_instances ? &name : nullptr, "");
+      // The counter comes last and as it is, so the path up to it is formatted once.
+      const std::string prefix = FormatCounterPath(
+          MakeCounterPath(machine, object_name, wants_instances ? &name : nullptr, ""));
       for (const Selected& counter : selected) {
-        shown.counter = EscapePattern(counter.name);
-        matches.push_back({FormatCounterPath(shown), object, counter.counter, counter.next,
-                           instance, this_object, counter.position, instance_position - 1});
+        matches.push_back({prefix + counter.name, object, counter.counter, counter.next, instance,
+                           this_object, counter.position, instance_position - 1});
         if (!wild) return matches;
       }
     }

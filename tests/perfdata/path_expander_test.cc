@@ -16,7 +16,8 @@ using ::testing::ElementsAre;
 namespace wp = winperf;
 
 // Process: svchost, explorer, svchost, svchost, an unnamed instance with UniqueID 4242;
-// Thread: 0 and 1 of explorer, 0 of the second svchost, and one naming a parent out of range.
+// Thread: 0 and 1 of explorer, 0 of the second svchost, one naming a parent out of range, 0 of
+// the first svchost.
 std::vector<uint8_t> HostSnapshot() {
   SnapshotBuilder builder;
   builder.set_system_name("WEB01");
@@ -37,6 +38,7 @@ std::vector<uint8_t> HostSnapshot() {
   thread.AddInstance("1", -1, 230, 1);
   thread.AddInstance("0", -1, 230, 2);
   thread.AddInstance("7", -1, 230, 99);
+  thread.AddInstance("0", -1, 230, 0);  // thread 0 of the first svchost: svchost/0#1
   ObjectBuilder& disk = builder.AddObject(236);
   disk.AddCounter({.name_index = 408, .type = wp::kRawFraction});
   disk.AddCounter({.name_index = 408, .type = wp::kRawBase});
@@ -100,7 +102,7 @@ TEST_F(PathExpanderTest, InstanceNamesFollowPdh) {
   }
   EXPECT_THAT(process, ElementsAre("svchost", "explorer", "svchost#1", "svchost#2", "4242"));
   // A parent position out of range names no parent.
-  EXPECT_THAT(thread, ElementsAre("explorer/0", "explorer/1", "svchost/0", "7"));
+  EXPECT_THAT(thread, ElementsAre("explorer/0", "explorer/1", "svchost/0", "7", "svchost/0#1"));
 }
 
 TEST_F(PathExpanderTest, ExactPathSelectsOneCounter) {
@@ -123,9 +125,18 @@ TEST_F(PathExpanderTest, WildcardsExpandEveryPart) {
   EXPECT_THAT(Paths("\\Thread(explorer/*)\\ID Thread"),
               ElementsAre("\\\\WEB01\\Thread(explorer/0)\\ID Thread",
                           "\\\\WEB01\\Thread(explorer/1)\\ID Thread"));
-  EXPECT_EQ(Paths("\\Thread(*/*)\\*").size(), 6u);          // 3 threads with parents × 2 counters
-  EXPECT_EQ(Paths("\\Thread(*)\\*").size(), 8u);            // every thread
-  EXPECT_EQ(Paths("\\*(*)\\% Processor Time").size(), 9u);  // 5 processes + 4 threads
+  EXPECT_EQ(Paths("\\Thread(*/*)\\*").size(), 8u);           // 4 threads with parents × 2 counters
+  EXPECT_EQ(Paths("\\Thread(*)\\*").size(), 10u);            // every thread
+  EXPECT_EQ(Paths("\\*(*)\\% Processor Time").size(), 10u);  // 5 processes + 5 threads
+  // A wildcard anywhere in the instance part selects every duplicate, each with its #Index.
+  EXPECT_THAT(Paths("\\Thread(*/0)\\ID Thread"),
+              ElementsAre("\\\\WEB01\\Thread(explorer/0)\\ID Thread",
+                          "\\\\WEB01\\Thread(svchost/0)\\ID Thread",
+                          "\\\\WEB01\\Thread(svchost/0#1)\\ID Thread"));
+  EXPECT_THAT(Paths("\\Thread(svchost/0)\\ID Thread"),
+              ElementsAre("\\\\WEB01\\Thread(svchost/0)\\ID Thread"));
+  EXPECT_THAT(Paths("\\Thread(7)\\ID Thread"), ElementsAre("\\\\WEB01\\Thread(7)\\ID Thread"));
+  EXPECT_TRUE(Paths("\\Thread(0)\\ID Thread").empty());  // every thread 0 has a parent
   EXPECT_THAT(Paths("\\\\*\\Process(explorer)\\*"),
               ElementsAre("\\\\WEB01\\Process(explorer)\\% Processor Time",
                           "\\\\WEB01\\Process(explorer)\\ID Process"));
@@ -143,14 +154,68 @@ TEST_F(PathExpanderTest, LocalizedNamesAndIndexesWork) {
               ElementsAre("\\\\WEB01\\Process(explorer)\\ID Process"));
 }
 
+TEST_F(PathExpanderTest, IndexesWithoutTitlesAreMatchedByWildcardsAsShown) {
+  TitleDatabase no_titles;
+  PathExpander expander(*snapshot_, no_titles);
+  std::vector<std::string> paths;
+  for (const CounterMatch& match : expander.Expand(*ParseCounterPath("\\*\\*"))) {
+    paths.push_back(match.path);
+  }
+  EXPECT_THAT(paths, ElementsAre("\\\\WEB01\\4\\24"));
+  EXPECT_EQ(expander.DisplayName(230), "230");
+}
+
 TEST_F(PathExpanderTest, MatchesCarryWhatIsNeededToReadTheValue) {
   Result<CounterPath> path = ParseCounterPath("\\Process(svchost#2)\\ID Process");
   PathExpander expander(*snapshot_, english_);
   std::vector<CounterMatch> matches = expander.Expand(*path);
   ASSERT_EQ(matches.size(), 1u);
+  EXPECT_EQ(matches[0].object_position, 1u);   // Memory, Process
+  EXPECT_EQ(matches[0].counter_position, 1u);  // % Processor Time, ID Process
   EXPECT_EQ(matches[0].instance_position, 3u);
   EXPECT_EQ(matches[0].instance.counters().Value(matches[0].counter), 103u);
   EXPECT_FALSE(matches[0].next.has_value());
+  std::vector<CounterMatch> disk =
+      expander.Expand(*ParseCounterPath("\\LogicalDisk(C:)\\% Free Space"));
+  ASSERT_EQ(disk.size(), 1u);
+  ASSERT_TRUE(disk[0].next.has_value());
+  EXPECT_EQ(disk[0].next->type(), wp::kRawBase);
+}
+
+// Real process names hold every character that path syntax uses: each expanded path must parse
+// back and select exactly its own counter.
+TEST(PathExpanderHostileNamesTest, EveryExpandedPathSelectsExactlyItself) {
+  SnapshotBuilder builder;
+  builder.set_system_name("h\\o*st");
+  ObjectBuilder& process = builder.AddObject(230);
+  process.AddCounter({.name_index = 784, .type = wp::kCounterRawcount});
+  const char* names[] = {"chrome (1)", "a/b",   "foo#12",    "foo#bar",    "x)y",
+                         "(z",         "star*", "back`tick", "sp ce",      "\\dev",
+                         "",           "a/b",   "foo#12",    "caf\xC3\xA9"};
+  for (const char* name : names) process.AddInstance(name);
+  ObjectBuilder& thread = builder.AddObject(232);
+  thread.AddCounter({.name_index = 804, .type = wp::kCounterRawcount});
+  for (uint32_t parent = 0; parent < std::size(names); ++parent) {
+    thread.AddInstance("0", -1, 230, parent);
+    thread.AddInstance("1/2#3", -1, 230, parent);
+  }
+  std::vector<uint8_t> bytes = builder.Build();
+  Result<SnapshotReader> snapshot = SnapshotReader::Open(bytes);
+  ASSERT_TRUE(snapshot.ok()) << snapshot.error();
+  TitleDatabase titles = English();
+  PathExpander expander(*snapshot, titles);
+  std::vector<CounterMatch> all = expander.Expand(*ParseCounterPath("\\*(*)\\*"));
+  ASSERT_EQ(all.size(), 3 * std::size(names));
+  for (const CounterMatch& match : all) {
+    Result<CounterPath> path = ParseCounterPath(match.path);
+    ASSERT_TRUE(path.ok()) << path.error();
+    std::vector<CounterMatch> again = expander.Expand(*path);
+    ASSERT_EQ(again.size(), 1u) << match.path;
+    EXPECT_EQ(again[0].path, match.path);
+    EXPECT_EQ(again[0].instance.position(), match.instance.position()) << match.path;
+  }
+  EXPECT_EQ(all[0].path, "\\\\h`\\o`*st\\Process(chrome (1))\\ID Process");
+  EXPECT_EQ(all[3].path, "\\\\h`\\o`*st\\Process(foo#bar)\\ID Process");
 }
 
 }  // namespace
