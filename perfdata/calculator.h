@@ -25,17 +25,34 @@ struct CounterValue {
   PdhStatus status = PdhStatus::kInvalidData;
   double value = 0;  // meaningful only when IsSuccess(status)
 
-  // PDH_FMT_LONG / PDH_FMT_LARGE: the value truncated toward zero.
-  int32_t AsLong() const { return static_cast<int32_t>(value); }
-  int64_t AsLarge() const { return static_cast<int64_t>(value); }
+  // PDH_FMT_LONG / PDH_FMT_LARGE: the value truncated toward zero, held at the integer's limits
+  // when it does not fit.
+  int32_t AsLong() const;
+  int64_t AsLarge() const;
 };
 
 // Whether the type needs two samples (a delta, or an average over an interval).
 bool NeedsTwoSamples(uint32_t type);
 
 // The value of `newer`, against `older` (nullptr for the first sample) for two-sample types.
+// Allocation-free.
 CounterValue ComputeCounterValue(const RawCounter& newer, const RawCounter* older,
                                  const FormatOptions& format = {});
+
+// A two-sample value in two steps, for callers that combine intervals (statistics over a run):
+// MeasureInterval takes the differences the type's formula divides, EvaluateInterval applies
+// the formula with the newer sample's frequency, item count and scale. Intervals of
+// consecutive samples add up to the interval from the first to the last, each 32-bit wrap
+// counted once. ComputeCounterValue(newer, &older) is
+// EvaluateInterval(MeasureInterval(newer, older), newer).
+struct CounterInterval {
+  PdhStatus status = PdhStatus::kInvalidData;
+  double value = 0;        // N1 − N0, in the counter's width
+  double denominator = 0;  // the time or base difference the type divides by (0 for deltas)
+};
+CounterInterval MeasureInterval(const RawCounter& newer, const RawCounter& older);
+CounterValue EvaluateInterval(const CounterInterval& interval, const RawCounter& newer,
+                              const FormatOptions& format = {});
 
 }  // namespace perfhive
 

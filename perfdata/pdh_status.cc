@@ -1,5 +1,7 @@
 #include "perfdata/pdh_status.h"
 
+#include <cstdio>
+
 namespace perfhive {
 
 std::string_view PdhStatusName(PdhStatus status) {
@@ -32,6 +34,12 @@ std::string_view PdhStatusName(PdhStatus status) {
       return "PDH_CSTATUS_BAD_COUNTERNAME";
   }
   return "PDH_UNKNOWN_STATUS";
+}
+
+std::string DescribePdhStatus(PdhStatus status) {
+  char code[16];
+  std::snprintf(code, sizeof code, "0x%08X", static_cast<uint32_t>(status));
+  return std::string(PdhStatusName(status)) + " (" + code + ")";
 }
 
 }  // namespace perfhive

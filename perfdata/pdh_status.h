@@ -1,10 +1,14 @@
 // PDH's status codes for a computed counter value, and their names, so that perfhive reports
 // a value's state exactly as PDH would (PDH_CSTATUS_VALID_DATA, PDH_CSTATUS_INVALID_DATA, ...).
+// PDH itself splits a failed calculation in two: the function returns a PDH_CALC_* code and the
+// value's CStatus reads PDH_CSTATUS_INVALID_DATA. perfhive keeps one status per value, the more
+// specific of the two (docs/counter_math.md has the mapping).
 
 #ifndef PERFHIVE_PERFDATA_PDH_STATUS_H_
 #define PERFHIVE_PERFDATA_PDH_STATUS_H_
 
 #include <cstdint>
+#include <string>
 #include <string_view>
 
 namespace perfhive {
@@ -25,8 +29,11 @@ enum class PdhStatus : uint32_t {
   kBadCounterName = 0xC0000BC0,       // PDH_CSTATUS_BAD_COUNTERNAME
 };
 
-// "PDH_CSTATUS_VALID_DATA", ...
+// "PDH_CSTATUS_VALID_DATA", ...; "PDH_UNKNOWN_STATUS" for a code not listed above.
 std::string_view PdhStatusName(PdhStatus status);
+
+// The name with the code, as people search for it: "PDH_CSTATUS_INVALID_DATA (0xC0000BBA)".
+std::string DescribePdhStatus(PdhStatus status);
 
 // Whether a value with this status is a number to show (valid or new data).
 inline bool IsSuccess(PdhStatus status) {

@@ -38,7 +38,9 @@ RawCounter ReadRawCounter(const SampleTimes& times, const CounterDefinitionView&
     raw.has_value = true;
     raw.value = *value;
   }
-  bool next_is_base = next != nullptr && IsBaseType(next->type());
+  // Any base type serves: producers are not consistent about which base follows which counter,
+  // and PDH, too, takes whatever definition comes next.
+  const bool next_is_base = next != nullptr && IsBaseType(next->type());
   if (NeedsBase(raw.type) && next_is_base) {
     if (std::optional<uint64_t> base = block.Value(*next)) {
       raw.has_base = true;
@@ -59,6 +61,18 @@ RawCounter ReadRawCounter(const SampleTimes& times, const CounterDefinitionView&
     }
   }
   return raw;
+}
+
+RawCounter ReadRawCounter(const SnapshotReader& snapshot, const ObjectView& object,
+                          CounterDefinitionRange::iterator definition,
+                          const InstanceView& instance) {
+  CounterDefinitionRange::iterator after = definition;
+  ++after;
+  CounterDefinitionView next;
+  const bool has_next = after != object.counters().end();
+  if (has_next) next = *after;
+  return ReadRawCounter(SampleTimes::Of(snapshot, object), *definition, has_next ? &next : nullptr,
+                        instance.counters());
 }
 
 }  // namespace perfhive

@@ -25,13 +25,15 @@ struct SampleTimes {
   }
 };
 
+// A counter's sample as the calculator needs it. The has_* flags say what could be read; the
+// calculator turns anything missing into a status, never a number.
 struct RawCounter {
   uint32_t type = 0;
   uint32_t size = 0;  // CounterSize: the width deltas are computed in
   int32_t default_scale = 0;
-  bool has_value = false;  // false for text, no-data and odd sizes
+  bool has_value = false;  // false for sizes other than 4 and 8 (text, no data, malformed)
   uint64_t value = 0;
-  bool has_base = false;  // the type needs a base and the next definition is one
+  bool has_base = false;  // the type needs a base and the next definition is a readable base
   uint32_t base_size = 0;
   uint64_t base = 0;
   bool has_multi_count = false;
@@ -45,9 +47,18 @@ bool NeedsBase(uint32_t type);
 bool IsBaseType(uint32_t type);
 
 // Reads the counter `definition` of one instance; `next` is the definition after it in the
-// object (nullptr for the last one), which holds the base of types that need one. No allocation.
+// object (nullptr for the last one), which holds the base of types that need one. The base is
+// taken only when `next` is a base type with a 4- or 8-byte value; otherwise has_base stays
+// false. The item count of a PERF_MULTI_COUNTER type comes from a following
+// PERF_COUNTER_MULTI_BASE, else from the DWORD right after the value. No allocation.
 RawCounter ReadRawCounter(const SampleTimes& times, const CounterDefinitionView& definition,
                           const CounterDefinitionView* next, const CounterBlockView& block);
+
+// The same for the definition `definition` points at among object.counters(), with the times
+// of `snapshot` and `object`: what a walk over a snapshot calls for every value.
+RawCounter ReadRawCounter(const SnapshotReader& snapshot, const ObjectView& object,
+                          CounterDefinitionRange::iterator definition,
+                          const InstanceView& instance);
 
 }  // namespace perfhive
 

@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -131,21 +132,34 @@ class CheckmkFixtureTest : public ::testing::Test {
     objects_ = ParseFixture(in);
   }
 
-  // Values by "object/instance/counter index/type" for the second sample against the first.
-  std::map<std::string, CounterValue> Compute(const Increments& increments) {
+  // Values by "object/instance/counter index/type" of the second sample against the first, or
+  // of the first alone (`first_only`, as PDH after its first collection).
+  std::map<std::string, CounterValue> Compute(const Increments& increments,
+                                              bool first_only = false) {
     bytes0_ = Build(objects_, 0, increments);
     bytes1_ = Build(objects_, 1, increments);
     Result<SnapshotReader> s0 = SnapshotReader::Open(bytes0_);
     Result<SnapshotReader> s1 = SnapshotReader::Open(bytes1_);
     EXPECT_TRUE(s0.ok() && s1.ok());
     std::map<std::string, CounterValue> values;
-    ComputeSnapshotValues(&*s0, *s1, {}, [&](const ComputedValue& v) {
-      std::string name = InstanceName(v.object, v.instance);
-      values[std::to_string(v.object.name_index()) + "/" + name + "/" +
-             std::to_string(v.counter.name_index()) + "/" + CounterTypeName(v.counter.type())] =
-          v.value;
-    });
+    ComputeSnapshotValues(
+        first_only ? nullptr : &*s0, first_only ? *s0 : *s1, {}, [&](const ComputedValue& v) {
+          std::string name = InstanceName(v.object, v.instance);
+          values[std::to_string(v.object.name_index()) + "/" + name + "/" +
+                 std::to_string(v.counter.name_index()) + "/" + CounterTypeName(v.counter.type())] =
+              v.value;
+        });
     return values;
+  }
+
+  // The valid value under `key`, or a failure naming what is missing or invalid.
+  static double ValueOf(const std::map<std::string, CounterValue>& values, const std::string& key) {
+    auto it = values.find(key);
+    EXPECT_NE(it, values.end()) << key;
+    if (it == values.end()) return -1;
+    EXPECT_EQ(it->second.status, PdhStatus::kValidData)
+        << key << ": " << DescribePdhStatus(it->second.status);
+    return it->second.value;
   }
 
   std::map<uint32_t, FixtureObject> objects_;
@@ -173,18 +187,21 @@ TEST_F(CheckmkFixtureTest, ValuesFromRealRawCounters) {
       {{214, wp::kCounterCounter}, 50},                // Disk Reads/sec
       {{226, wp::kAverageBulk}, 40'960},               // Avg. Disk Bytes/Read (offset −8)
       {{226, wp::kAverageBase}, 10},
-      {{388, wp::kCounterBulkCount}, 1'250'000},  // Bytes Total/sec
-      {{6, wp::k100NsecTimerInv}, 7'500'000},     // Processor idle
-      {{148, wp::kCounterCounter}, 1'000},        // Interrupts/sec
+      {{388, wp::kCounterBulkCount}, 1'250'000},      // Bytes Total/sec
+      {{6, wp::k100NsecTimerInv}, 7'500'000},         // Processor idle
+      {{148, wp::kCounterCounter}, 1'000},            // Interrupts/sec
+      {{202, wp::kPrecision100NsTimer}, 1'500'000},   // % Disk Read Time busy time
+      {{202, wp::kPrecisionTimestamp}, 10'000'000},   // its own FILETIME base
+      {{1482, wp::kPrecision100NsTimer}, 8'000'000},  // % Idle Time
+      {{1482, wp::kPrecisionTimestamp}, 10'000'000},
+      {{218, wp::kCounterBulkCount}, 4'096'000},  // Disk Bytes/sec
+      {{142, wp::k100NsecTimer}, 1'500'000},      // % User Time
+      {{144, wp::k100NsecTimer}, 1'000'000},      // % Privileged Time
+      {{264, wp::kCounterBulkCount}, 1'000'000},  // Bytes Received/sec
+      {{506, wp::kCounterBulkCount}, 250'000},    // Bytes Sent/sec
   };
   std::map<std::string, CounterValue> v = Compute(increments);
-  auto value = [&](const std::string& key) {
-    auto it = v.find(key);
-    EXPECT_NE(it, v.end()) << key;
-    if (it == v.end()) return -1.0;
-    EXPECT_EQ(it->second.status, PdhStatus::kValidData) << key;
-    return it->second.value;
-  };
+  auto value = [&](const std::string& key) { return ValueOf(v, key); };
   // % Disk Time: 2,000,000 busy of 10,000,000 FILETIME units → 20%.
   EXPECT_DOUBLE_EQ(value("234/0 C:/200/PERF_PRECISION_100NS_TIMER"), 20);
   // Avg. Disk Queue Length: 5,000,000 over 10,000,000 100 ns units → 0.5.
@@ -206,6 +223,55 @@ TEST_F(CheckmkFixtureTest, ValuesFromRealRawCounters) {
   EXPECT_DOUBLE_EQ(value("638//642/PERF_COUNTER_RAWCOUNT"), 1);
   // Unchanged counters in an interval (index 238 + 1516): 0 per second, not an error.
   EXPECT_DOUBLE_EQ(value("238/1/1754/PERF_COUNTER_BULK_COUNT"), 0);
+  // % Disk Read Time: 1,500,000 of 10,000,000 → 15%; % Idle Time: 8,000,000 of 10,000,000 → 80%,
+  // each against the FILETIME of the base definition right after it.
+  EXPECT_DOUBLE_EQ(value("234/_Total/202/PERF_PRECISION_100NS_TIMER"), 15);
+  EXPECT_DOUBLE_EQ(value("234/0 C:/1482/PERF_PRECISION_100NS_TIMER"), 80);
+  // Disk Bytes/sec: 4,096,000 in 1 s.
+  EXPECT_DOUBLE_EQ(value("234/0 C:/218/PERF_COUNTER_BULK_COUNT"), 4'096'000);
+  // % User Time 1,500,000 and % Privileged Time 1,000,000 of 10,000,000 100 ns units: 15% and
+  // 10%, which add up to the 25% of % Processor Time above.
+  EXPECT_DOUBLE_EQ(value("238/_Total/142/PERF_100NSEC_TIMER"), 15);
+  EXPECT_DOUBLE_EQ(value("238/_Total/144/PERF_100NSEC_TIMER"), 10);
+  // Bytes Received/sec 1,000,000 and Bytes Sent/sec 250,000: together Bytes Total/sec.
+  EXPECT_DOUBLE_EQ(value("510/Amazon Elastic Network Adapter/264/PERF_COUNTER_BULK_COUNT"),
+                   1'000'000);
+  EXPECT_DOUBLE_EQ(value("510/Amazon Elastic Network Adapter/506/PERF_COUNTER_BULK_COUNT"),
+                   250'000);
+  // Current Bandwidth is the real raw value: 25,000,000,000 bits/s (a 25 Gbit/s adapter).
+  EXPECT_DOUBLE_EQ(value("510/Amazon Elastic Network Adapter/520/PERF_COUNTER_LARGE_RAWCOUNT"),
+                   25e9);
+}
+
+TEST_F(CheckmkFixtureTest, TheFirstSampleHasValuesOnlyForOneSampleTypes) {
+  std::map<std::string, CounterValue> v = Compute({}, /*first_only=*/true);
+  auto status = [&](const std::string& key) {
+    auto it = v.find(key);
+    EXPECT_NE(it, v.end()) << key;
+    return it == v.end() ? PdhStatus::kValidData : it->second.status;
+  };
+  // Rates, timers and averages need a second sample: PDH_CSTATUS_INVALID_DATA, no number.
+  EXPECT_EQ(status("234/0 C:/200/PERF_PRECISION_100NS_TIMER"), PdhStatus::kInvalidData);
+  EXPECT_EQ(status("234/0 C:/208/PERF_AVERAGE_TIMER"), PdhStatus::kInvalidData);
+  EXPECT_EQ(status("238/_Total/148/PERF_COUNTER_COUNTER"), PdhStatus::kInvalidData);
+  EXPECT_EQ(status("238/0/6/PERF_100NSEC_TIMER_INV"), PdhStatus::kInvalidData);
+  // Bases have no value of their own.
+  EXPECT_EQ(status("234/0 C:/200/PERF_LARGE_RAW_BASE"), PdhStatus::kNoData);
+  EXPECT_EQ(status("234/0 C:/208/PERF_AVERAGE_BASE"), PdhStatus::kNoData);
+  // Raw counts are their real values: Current Disk Queue Length 0, Connections Established 1.
+  EXPECT_DOUBLE_EQ(ValueOf(v, "234/0 C:/198/PERF_COUNTER_RAWCOUNT"), 0);
+  EXPECT_DOUBLE_EQ(ValueOf(v, "638//642/PERF_COUNTER_RAWCOUNT"), 1);
+}
+
+TEST_F(CheckmkFixtureTest, ARealThirtyTwoBitCounterWrapsInItsWidth) {
+  // Processor(_Total) Interrupts/sec is a 4-byte PERF_COUNTER_COUNTER at 2,585,521,356 after 40
+  // days. Adding 1,709,446,940 gives 4,294,968,296 = 2^32 + 1,000: the second sample reads
+  // 1,000. In its width the difference is 1,000 − 2,585,521,356 + 2^32 = 1,709,446,940 (in 1 s,
+  // far faster than this host ever counted, but the arithmetic is the point); in 64 bits it would
+  // be negative. Processor 0 (1,367,767,251 → 3,077,214,191) does not wrap and agrees.
+  std::map<std::string, CounterValue> v = Compute({{{148, wp::kCounterCounter}, 1'709'446'940}});
+  EXPECT_DOUBLE_EQ(ValueOf(v, "238/_Total/148/PERF_COUNTER_COUNTER"), 1'709'446'940);
+  EXPECT_DOUBLE_EQ(ValueOf(v, "238/0/148/PERF_COUNTER_COUNTER"), 1'709'446'940);
 }
 
 }  // namespace
