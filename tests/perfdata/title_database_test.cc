@@ -476,6 +476,8 @@ struct RealDump {
   size_t english_names;
   size_t english_helps;
   uint32_t last_english_name;
+  // grep -i '^[0-9]*[02468]=Bytes Received/sec\r$': "/sec" and "/Sec" spellings mixed.
+  std::vector<uint32_t> bytes_received_per_sec;
 };
 
 void PrintTo(const RealDump& dump, std::ostream* os) { *os << dump.host; }
@@ -525,6 +527,7 @@ TEST_P(RealTitleDatabaseTest, SystemObjectsKeepTheirIndexes) {
   // 40 "Pages/sec" and 1514 "Pages/Sec" in every file.
   EXPECT_THAT(english.IndexesOf("pages/sec"), ElementsAre(40, 1514));
   EXPECT_THAT(english.IndexesOf("End Marker"), ElementsAre(1846));
+  EXPECT_EQ(english.IndexesOf("BYTES RECEIVED/SEC"), GetParam().bytes_received_per_sec);
   EXPECT_EQ(english.Help(1847), "End Marker");
 }
 
@@ -543,11 +546,18 @@ TEST_P(RealTitleDatabaseTest, EveryLanguageRoundTripsThroughTheRegistryFormat) {
 // Counted in each file: Last Counter, [PERF_...] sections, [PerfStrings_...] sections; and in
 // [PerfStrings_009] the names, the help texts and the largest name index.
 const RealDump kFiveHosts[] = {
-    {"rosenste+github-upload", 10640, 31, {"009"}, 2343, 2375, 10640},
-    {"stu4331+EchoChain", 11604, 22, {"009"}, 2038, 2034, 11110},
-    {"AleksMaksymenko+performance-learning", 11174, 31, {"009"}, 2596, 2628, 6136},
-    {"apfeltee+tini", 9408, 32, {"007", "009"}, 2558, 2590, 9408},
-    {"Ashrafnet+Phone-Dialer", 3686, 18, {"001", "009"}, 1322, 1358, 3686},
+    {"rosenste+github-upload", 10640, 31, {"009"}, 2343, 2375, 10640, {264, 898, 9078}},
+    {"stu4331+EchoChain", 11604, 22, {"009"}, 2038, 2034, 11110, {264, 898, 8808}},
+    {"AleksMaksymenko+performance-learning",
+     11174,
+     31,
+     {"009"},
+     2596,
+     2628,
+     6136,
+     {264, 898, 2252, 2972}},
+    {"apfeltee+tini", 9408, 32, {"007", "009"}, 2558, 2590, 9408, {264, 898, 4746}},
+    {"Ashrafnet+Phone-Dialer", 3686, 18, {"001", "009"}, 1322, 1358, 3686, {264, 898, 2042, 3140}},
 };
 
 INSTANTIATE_TEST_SUITE_P(FiveHosts, RealTitleDatabaseTest, ::testing::ValuesIn(kFiveHosts),
@@ -586,6 +596,10 @@ TEST(RealTitleDatabaseFacts, GermanSectionInWindows1252) {
   EXPECT_EQ(german.Name(510), "Netzwerkschnittstelle");
   EXPECT_EQ(german.Name(234), "Physikalischer Datentr\xC3\xA4ger");
   EXPECT_THAT(german.IndexesOf("PHYSIKALISCHER DATENTR\xC3\x84GER"), ElementsAre(234));
+  // Eight providers' "Zurückgewiesene Anforderungen", looked up with Ü.
+  EXPECT_THAT(german.IndexesOf("zur\xC3\x9C"
+                               "ckgewiesene anforderungen"),
+              ElementsAre(7868, 8046, 8492, 8670, 8748, 8924, 8954, 9130));
   // The file's one 0x92 byte outside the German section: U+2019 in 1629's help text.
   EXPECT_THAT(std::string(dump->languages.at("009").Help(1629).value_or("")),
               ::testing::HasSubstr("service\xE2\x80\x99s"));
