@@ -12,9 +12,13 @@ int main(int argc, char** argv) {
       "\\Thread(explorer/3#2)\\Context Switches/sec",
       "\\Process(chrome (1))\\ID Process",
       "\\Process(a`/b`#12)\\ID Process",
+      "\\Thread(a`/b/c/d#1)\\ID Thread",
       "\\\\*\\*(*/*)\\*",
+      "\\Process(svc*)\\ID*",
       "\\LogicalDisk(C:)\\Avg. Disk sec/Read",
       "\\Memory\\Available Bytes",
+      "\\\\h`\\o`*st\\Process()\\x`",
+      "\\Process(caf\xC3\xA9#4294967296)\\x",
   };
   int n = 0;
   for (const char* seed : seeds) corpus.Write("seed" + std::to_string(n++), seed);

@@ -105,7 +105,8 @@ TEST(InstanceNamesTest, ParentAndNameAreComparedAsAPairNotAsJoinedText) {
   ObjectBuilder& thread = AddThreads(builder);
   thread.AddInstance("c", wp::kNoUniqueId, kProcess, 0);
   thread.AddInstance("b/c", wp::kNoUniqueId, kProcess, 1);
-  Result<SnapshotReader> snapshot = SnapshotReader::Open(builder.Build());
+  std::vector<uint8_t> bytes = builder.Build();
+  Result<SnapshotReader> snapshot = SnapshotReader::Open(bytes);
   ASSERT_TRUE(snapshot.ok()) << snapshot.error();
   std::vector<PdhInstanceName> names = NameInstances(*snapshot, *snapshot->FindObject(kThread));
   ASSERT_EQ(names.size(), 2u);
