@@ -128,7 +128,7 @@ class CheckmkFixtureTest : public ::testing::Test {
     std::filesystem::path path = std::filesystem::path(PERFHIVE_SHARED_DIR) /
                                  "fixtures/checkmk/windows-2.3.0p10.winperf_excerpt.txt";
     std::ifstream in(path);
-    if (!in) GTEST_SKIP() << "../shared/fixtures is absent";
+    if (!in) GTEST_SKIP() << path.string() << " is absent (../shared is not part of every clone)";
     objects_ = ParseFixture(in);
   }
 
@@ -140,7 +140,10 @@ class CheckmkFixtureTest : public ::testing::Test {
     bytes1_ = Build(objects_, 1, increments);
     Result<SnapshotReader> s0 = SnapshotReader::Open(bytes0_);
     Result<SnapshotReader> s1 = SnapshotReader::Open(bytes1_);
-    EXPECT_TRUE(s0.ok() && s1.ok());
+    if (!s0.ok() || !s1.ok()) {
+      ADD_FAILURE() << "the builder's snapshot does not open: " << s0.error() << s1.error();
+      return {};
+    }
     std::map<std::string, CounterValue> values;
     ComputeSnapshotValues(
         first_only ? nullptr : &*s0, first_only ? *s0 : *s1, {}, [&](const ComputedValue& v) {
