@@ -89,6 +89,10 @@ void Warn(TitleParseReport* report, std::string message) {
   if (report) report->warnings.push_back(std::move(message));
 }
 
+bool StartsWith(std::span<const uint8_t> bytes, std::initializer_list<uint8_t> prefix) {
+  return bytes.size() >= prefix.size() && std::equal(prefix.begin(), prefix.end(), bytes.begin());
+}
+
 // One reading of a MULTI_SZ list in one encoding: the pairs found and the junk skipped.
 struct ListReading {
   std::vector<std::pair<uint32_t, std::string>> pairs;
@@ -98,7 +102,11 @@ struct ListReading {
 ListReading ReadList(std::span<const uint8_t> bytes, bool utf16) {
   ListReading reading;
   auto warn = [&reading](std::string message) { reading.warnings.push_back(std::move(message)); };
-  EncodedText text(bytes, 0, utf16);
+  // The registry writes no byte order mark, but a list saved to a file may start with one; read
+  // as a string it would be junk that puts every later pair out of step.
+  size_t bom = utf16 ? (StartsWith(bytes, {0xFF, 0xFE}) ? 2 : 0)
+                     : (StartsWith(bytes, {0xEF, 0xBB, 0xBF}) ? 3 : 0);
+  EncodedText text(bytes, bom, utf16);
   if (text.end != bytes.size()) {
     warn("odd trailing byte at byte " + std::to_string(text.end) + "; ignored");
   }
@@ -152,10 +160,6 @@ bool LooksLikeUtf16(std::span<const uint8_t> bytes) {
   size_t zero_high = 0;
   for (size_t i = 0; i < units; ++i) zero_high += bytes[2 * i + 1] == 0;
   return units > 0 && zero_high * 4 >= units * 3;
-}
-
-bool StartsWith(std::span<const uint8_t> bytes, std::initializer_list<uint8_t> prefix) {
-  return bytes.size() >= prefix.size() && std::equal(prefix.begin(), prefix.end(), bytes.begin());
 }
 
 // A dump's bytes in the encoding its byte order mark, or else its content, says.

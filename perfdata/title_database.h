@@ -75,9 +75,9 @@ struct TitleParseReport {
 // `database`; "Explain 009" and Samba's REG_BINARY replies are the same format. The list is
 // read as UTF-16LE, as RegQueryValueExW returns it; if that yields no index/text pair and the
 // bytes do not look like UTF-16LE, as 8-bit text from the ANSI calls (UTF-8 where it is valid
-// UTF-8, else Windows-1252). Non-numeric indexes and an index without a text are skipped, a
-// missing final empty string and trailing bytes tolerated, each with a warning; a list with no
-// usable pair at all is an error.
+// UTF-8, else Windows-1252); a leading byte order mark is skipped. Non-numeric indexes and an index
+// without a text are skipped, a missing final empty string and trailing bytes tolerated, each with
+// a warning; a list with no usable pair at all is an error.
 Status ParseTitleList(std::span<const uint8_t> bytes, bool is_help, TitleDatabase& database,
                       TitleParseReport* report = nullptr);
 

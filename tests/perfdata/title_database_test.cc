@@ -194,6 +194,36 @@ TEST(TitleListTest, OddByteAndDataAfterTheEndAreReported) {
                           "not an index; skipped"));
 }
 
+TEST(TitleListTest, AByteOrderMarkIsSkipped) {
+  // A list saved to a file may start with one; offsets still count it: "x" is at
+  // 2 + 4 ("1") + 10 ("1847") + 4 ("2") + 14 ("System") = 34.
+  TitleDatabase wide;
+  TitleParseReport wide_report;
+  ASSERT_TRUE(ParseTitleList(WithBom(Widen("1\0"
+                                           "1847\0"
+                                           "2\0System\0x\0\0"sv)),
+                             false, wide, &wide_report)
+                  .ok());
+  EXPECT_EQ(wide.Name(1), "1847");
+  EXPECT_EQ(wide.Name(2), "System");
+  EXPECT_EQ(wide.num_names(), 2u);
+  EXPECT_THAT(wide_report.warnings,
+              ElementsAre("entry 4 at byte 34: \"x\" is not an index; skipped"));
+
+  TitleDatabase narrow;
+  TitleParseReport narrow_report;
+  ASSERT_TRUE(ParseTitleList(Bytes("\xEF\xBB\xBF"
+                                   "2\0Gr\xC3\xB6\xC3\x9F"
+                                   "e\0\0"sv),
+                             false, narrow, &narrow_report)
+                  .ok());
+  EXPECT_THAT(narrow_report.warnings, IsEmpty());
+  EXPECT_EQ(narrow.Name(2),
+            "Gr\xC3\xB6\xC3\x9F"
+            "e");
+  EXPECT_EQ(narrow.num_names(), 1u);
+}
+
 TEST(TitleListTest, NothingUsableIsAnError) {
   TitleDatabase db;
   Status junk = ParseTitleList(Bytes("hello\0world\0\0"sv), false, db);
