@@ -58,18 +58,10 @@ std::string PathOf(const std::string& machine, const TitleDatabase* titles, uint
                    const PdhInstanceName* instance, uint32_t counter_index) {
   auto shown = [&](uint32_t index) {
     std::optional<std::string_view> name = titles ? titles->Name(index) : std::nullopt;
-    return EscapePattern(name ? std::string(*name) : std::to_string(index));
+    return name ? std::string(*name) : std::to_string(index);
   };
-  CounterPath path;
-  path.machine = EscapePattern(machine);
-  path.object = shown(object_index);
-  if (instance != nullptr) {
-    if (!instance->parent.empty()) path.parent = EscapePattern(instance->parent);
-    path.instance = EscapePattern(instance->name);
-    if (instance->duplicate != 0) path.index = instance->duplicate;
-  }
-  path.counter = shown(counter_index);
-  return FormatCounterPath(path);
+  return FormatCounterPath(
+      MakeCounterPath(machine, shown(object_index), instance, shown(counter_index)));
 }
 
 // The counters --path selects, as (object position, instance position, counter position).
@@ -79,21 +71,12 @@ Result<Selection> Select(const SnapshotReader& snapshot, const TitleDatabase* ti
                          const std::vector<std::string>& patterns) {
   TitleDatabase empty;
   PathExpander expander(snapshot, titles ? *titles : empty);
-  std::map<uint32_t, uint32_t> object_positions;  // byte offset → position
-  uint32_t position = 0;
-  for (ObjectView object : snapshot.objects()) object_positions[object.position()] = position++;
   Selection selection;
   for (const std::string& pattern : patterns) {
     Result<CounterPath> path = ParseCounterPath(pattern);
     if (!path.ok()) return path.status();
     for (const CounterMatch& match : expander.Expand(*path)) {
-      uint32_t counter = 0;
-      for (CounterDefinitionView c : match.object.counters()) {
-        if (c.position() == match.counter.position()) break;
-        ++counter;
-      }
-      selection.insert(
-          {object_positions[match.object.position()], match.instance_position, counter});
+      selection.insert({match.object_position, match.instance_position, match.counter_position});
     }
   }
   return selection;
