@@ -264,14 +264,12 @@ void TitleDatabase::AddName(uint32_t index, std::string name) {
     std::string old_folded = FoldCase(it->second);
     if (old_folded != folded) {
       auto old = indexes_by_folded_name_.find(old_folded);
-      std::erase(old->second, index);
+      old->second.erase(index);
       if (old->second.empty()) indexes_by_folded_name_.erase(old);
     }
   }
   it->second = std::move(name);
-  std::vector<uint32_t>& indexes = indexes_by_folded_name_[std::move(folded)];
-  auto pos = std::lower_bound(indexes.begin(), indexes.end(), index);
-  if (pos == indexes.end() || *pos != index) indexes.insert(pos, index);
+  indexes_by_folded_name_[std::move(folded)].insert(index);
 }
 
 void TitleDatabase::AddHelp(uint32_t index, std::string help) {
@@ -293,7 +291,7 @@ std::optional<std::string_view> TitleDatabase::Help(uint32_t index) const {
 std::vector<uint32_t> TitleDatabase::IndexesOf(std::string_view name) const {
   auto it = indexes_by_folded_name_.find(FoldCase(name));
   if (it == indexes_by_folded_name_.end()) return {};
-  return it->second;
+  return std::vector<uint32_t>(it->second.begin(), it->second.end());
 }
 
 uint32_t TitleDatabase::last_name_index() const {

@@ -282,6 +282,16 @@ TEST(TitleDatabaseTest, ReplacingANameMovesItsIndex) {
   EXPECT_EQ(db.num_helps(), 1u);
 }
 
+TEST(TitleDatabaseTest, IndexesComeBackInIncreasingOrderWhateverTheOrderAdded) {
+  TitleDatabase db;
+  for (uint32_t index : {9130u, 7868u, 8670u, 8046u}) db.AddName(index, "Requests Rejected");
+  EXPECT_THAT(db.IndexesOf("Requests Rejected"), ElementsAre(7868, 8046, 8670, 9130));
+  db.AddName(8046, "Requests Queued");
+  db.AddName(8670, "requests rejected");  // same name folded: still listed once
+  EXPECT_THAT(db.IndexesOf("Requests Rejected"), ElementsAre(7868, 8670, 9130));
+  EXPECT_THAT(db.IndexesOf("Requests Queued"), ElementsAre(8046));
+}
+
 TEST(TitleDatabaseTest, EmptyDatabase) {
   TitleDatabase db;
   EXPECT_EQ(db.last_name_index(), 0u);
