@@ -6,28 +6,23 @@
 #include "agent/windows_error.h"
 
 namespace perfhive {
+namespace {
 
-Result<std::optional<TitleBytes>> TitleWatcher::ReadIfChanged(
-    HkpdReader& reader, std::optional<RegistryKey> local_machine) {
-  if (local_machine) {
-    TitleVersion version = reader.ReadTitleVersion(*local_machine);
-    bool has_token = version.last_counter.has_value() || version.last_help.has_value();
-    if (has_token && version_ == version && digest_) return std::optional<TitleBytes>();
-    if (has_token) version_ = version;
-  }
-  Result<TitleBytes> titles = reader.ReadTitles(local_machine);
-  if (!titles.ok()) return titles.status();
-  uint64_t digest = TitleDigest(*titles);
-  if (digest_ == digest) return std::optional<TitleBytes>();
-  digest_ = digest;
-  return std::optional<TitleBytes>(std::move(titles).value());
+// Whether a registry error on a connected remote key means the connection may be gone. A value
+// the host does not have (2) or a provider still busy after the retries (170) is an answer from
+// a working connection; anything else starts over with a new one.
+bool MeansConnectionLost(long code) {
+  return code != win_error::kSuccess && code != win_error::kFileNotFound &&
+         code != win_error::kBusy;
 }
 
-LocalHkpdSource::LocalHkpdSource(RegistryApi& api, HkpdReaderOptions options)
+}  // namespace
+
+LocalHkpdSource::LocalHkpdSource(RegistryApi& api, HkpdSourceOptions options)
     : api_(api),
-      local_machine_(api.Predefined(PredefinedKey::kLocalMachine)),
-      reader_(api, api.Predefined(PredefinedKey::kPerformanceData), "HKEY_PERFORMANCE_DATA",
-              std::move(options)) {}
+      reader_(api, api.Predefined(PredefinedKey::kPerformanceData),
+              api.Predefined(PredefinedKey::kLocalMachine), "", options.reader),
+      watcher_(options.title_recheck, options.now) {}
 
 LocalHkpdSource::~LocalHkpdSource() {
   api_.CloseKey(api_.Predefined(PredefinedKey::kPerformanceData));
@@ -37,46 +32,48 @@ Result<std::vector<uint8_t>> LocalHkpdSource::TakeSnapshot(std::string_view quer
   return reader_.ReadSnapshot(query);
 }
 
-Result<TitleBytes> LocalHkpdSource::ReadTitles() { return reader_.ReadTitles(local_machine_); }
+Result<TitleBytes> LocalHkpdSource::ReadTitles() { return reader_.ReadTitles(); }
 
 Result<std::optional<TitleBytes>> LocalHkpdSource::ReadTitlesIfChanged() {
-  return watcher_.ReadIfChanged(reader_, local_machine_);
+  return watcher_.ReadIfChanged(reader_);
 }
 
-RemoteHkpdSource::RemoteHkpdSource(RegistryApi& api, std::string machine, RemoteHkpdOptions options)
+RemoteHkpdSource::RemoteHkpdSource(RegistryApi& api, std::string machine, HkpdSourceOptions options)
     : api_(api),
       machine_(machine.starts_with("\\\\") ? std::move(machine) : "\\\\" + machine),
-      options_(std::move(options)) {}
+      options_(std::move(options)),
+      watcher_(options_.title_recheck, options_.now) {}
 
-RemoteHkpdSource::~RemoteHkpdSource() { Disconnect(0); }
+RemoteHkpdSource::~RemoteHkpdSource() { Disconnect(); }
 
 Status RemoteHkpdSource::EnsureConnected() {
   if (reader_) return Status();
-  auto now = options_.now();
+  std::chrono::steady_clock::time_point now = options_.now();
   if (now < next_attempt_) {
     auto wait = std::chrono::duration_cast<std::chrono::milliseconds>(next_attempt_ - now);
     return Status::Error(machine_ + ": not connected (" + last_error_ + "); next attempt in " +
                          std::to_string(wait.count()) + " ms");
   }
-  RegistryKey key = 0;
-  long rc = api_.ConnectRegistry(machine_, PredefinedKey::kPerformanceData, &key);
+  RegistryKey performance_data = 0;
+  long rc = api_.ConnectRegistry(machine_, PredefinedKey::kPerformanceData, &performance_data);
   if (rc != win_error::kSuccess) {
-    Disconnect(rc);
+    StartBackoff(rc);
     return Status::Error(machine_ + ": RegConnectRegistryW(HKEY_PERFORMANCE_DATA) failed with " +
                          DescribeWindowsError(rc));
   }
-  performance_data_ = key;
+  performance_data_ = performance_data;
+  // Without HKEY_LOCAL_MACHINE (a host may refuse it) the titles come from the performance key
+  // alone, and without Perflib's token only the periodic recheck notices a change.
   RegistryKey local_machine = 0;
   if (api_.ConnectRegistry(machine_, PredefinedKey::kLocalMachine, &local_machine) ==
       win_error::kSuccess) {
     local_machine_ = local_machine;
   }
-  reader_.emplace(api_, performance_data_, machine_, options_.reader);
-  backoff_ = std::chrono::milliseconds(0);
+  reader_.emplace(api_, performance_data_, local_machine_, machine_, options_.reader);
   return Status();
 }
 
-void RemoteHkpdSource::Disconnect(long error_code) {
+void RemoteHkpdSource::Disconnect() {
   if (reader_) {
     api_.CloseKey(performance_data_);
     reader_.reset();
@@ -85,7 +82,9 @@ void RemoteHkpdSource::Disconnect(long error_code) {
     api_.CloseKey(*local_machine_);
     local_machine_.reset();
   }
-  if (error_code == 0) return;
+}
+
+void RemoteHkpdSource::StartBackoff(long error_code) {
   backoff_ =
       backoff_.count() == 0 ? options_.first_backoff : std::min(backoff_ * 2, options_.max_backoff);
   next_attempt_ = options_.now() + backoff_;
@@ -94,9 +93,11 @@ void RemoteHkpdSource::Disconnect(long error_code) {
 
 template <typename T>
 Result<T> RemoteHkpdSource::Checked(Result<T> result) {
-  // A registry error on a remote key usually means the connection is gone: start over later.
-  if (!result.ok() && reader_ && reader_->last_error_code() != 0) {
-    Disconnect(reader_->last_error_code());
+  if (result.ok()) {
+    backoff_ = std::chrono::milliseconds(0);
+  } else if (long code = reader_->last_error_code(); MeansConnectionLost(code)) {
+    Disconnect();
+    StartBackoff(code);
   }
   return result;
 }
@@ -108,7 +109,12 @@ Result<std::vector<uint8_t>> RemoteHkpdSource::TakeSnapshot(std::string_view que
 
 Result<TitleBytes> RemoteHkpdSource::ReadTitles() {
   if (Status s = EnsureConnected(); !s.ok()) return s;
-  return Checked(reader_->ReadTitles(local_machine_));
+  return Checked(reader_->ReadTitles());
+}
+
+Result<std::optional<TitleBytes>> RemoteHkpdSource::ReadTitlesIfChanged() {
+  if (Status s = EnsureConnected(); !s.ok()) return s;
+  return Checked(watcher_.ReadIfChanged(*reader_));
 }
 
 }  // namespace perfhive

@@ -14,71 +14,74 @@
 #include "agent/hkpd_reader.h"
 #include "agent/registry_api.h"
 #include "agent/snapshot_source.h"
+#include "agent/title_watcher.h"
 
 namespace perfhive {
 
-// Remembers which title database the server has, so it is sent again only after it changed
-// (lodctr /R): the cheap Perflib Last Counter/Last Help token when the host has it, else a
-// digest of the bytes.
-class TitleWatcher {
- public:
-  // The titles if they differ from the last ones returned, std::nullopt if unchanged.
-  Result<std::optional<TitleBytes>> ReadIfChanged(HkpdReader& reader,
-                                                  std::optional<RegistryKey> local_machine);
-
- private:
-  std::optional<TitleVersion> version_;
-  std::optional<uint64_t> digest_;
+struct HkpdSourceOptions {
+  HkpdReaderOptions reader;
+  // How often the title database is read again even when Perflib's token has not moved.
+  std::chrono::steady_clock::duration title_recheck = std::chrono::hours(1);
+  // Remote hosts: the wait after a failure before connecting again, doubling up to the most.
+  std::chrono::milliseconds first_backoff{1000};
+  std::chrono::milliseconds max_backoff{std::chrono::minutes(5)};
+  TitleWatcher::Clock now = std::chrono::steady_clock::now;
 };
 
-// The local host. Keeps HKEY_PERFORMANCE_DATA open between samples and closes it on
-// destruction, as Windows expects of a performance data consumer.
+// This host. Keeps HKEY_PERFORMANCE_DATA open between samples (opening it loads the provider
+// DLLs) and closes it when destroyed, as Windows expects of a performance data consumer.
 class LocalHkpdSource : public SnapshotSource {
  public:
-  explicit LocalHkpdSource(RegistryApi& api, HkpdReaderOptions options = {});
+  explicit LocalHkpdSource(RegistryApi& api, HkpdSourceOptions options = {});
+  LocalHkpdSource(const LocalHkpdSource&) = delete;
+  LocalHkpdSource& operator=(const LocalHkpdSource&) = delete;
   ~LocalHkpdSource() override;
+
+  Result<std::vector<uint8_t>> TakeSnapshot(std::string_view query) override;
+  Result<TitleBytes> ReadTitles() override;
+  // The titles when they changed since last returned here (TitleWatcher), else std::nullopt.
+  Result<std::optional<TitleBytes>> ReadTitlesIfChanged();
+
+ private:
+  RegistryApi& api_;
+  HkpdReader reader_;
+  TitleWatcher watcher_;
+};
+
+// A host without an agent, read through RegConnectRegistryW (HKEY_PERFORMANCE_DATA, and
+// HKEY_LOCAL_MACHINE for Perflib when the host allows it). A failure to connect, or a registry
+// error that means the connection is gone, closes the keys and waits before connecting again,
+// the wait doubling up to a ceiling and starting over after a successful read. While it waits,
+// calls fail at once with the last error, so one unreachable host never holds up the others.
+// Sources of different hosts may be used from different threads at the same time.
+class RemoteHkpdSource : public SnapshotSource {
+ public:
+  // `machine` as "name" or "\\name".
+  RemoteHkpdSource(RegistryApi& api, std::string machine, HkpdSourceOptions options = {});
+  RemoteHkpdSource(const RemoteHkpdSource&) = delete;
+  RemoteHkpdSource& operator=(const RemoteHkpdSource&) = delete;
+  ~RemoteHkpdSource() override;
 
   Result<std::vector<uint8_t>> TakeSnapshot(std::string_view query) override;
   Result<TitleBytes> ReadTitles() override;
   Result<std::optional<TitleBytes>> ReadTitlesIfChanged();
 
- private:
-  RegistryApi& api_;
-  RegistryKey local_machine_;
-  HkpdReader reader_;
-  TitleWatcher watcher_;
-};
-
-struct RemoteHkpdOptions {
-  HkpdReaderOptions reader;
-  std::chrono::milliseconds first_backoff{1000};
-  std::chrono::milliseconds max_backoff{std::chrono::minutes(5)};
-  std::function<std::chrono::steady_clock::time_point()> now = std::chrono::steady_clock::now;
-};
-
-// A host without an agent, read through RegConnectRegistryW. A failure closes the connection
-// and waits, doubling the wait up to a ceiling, before connecting again; until then, snapshots
-// fail at once with the last error, so one unreachable host never holds up the others.
-class RemoteHkpdSource : public SnapshotSource {
- public:
-  RemoteHkpdSource(RegistryApi& api, std::string machine, RemoteHkpdOptions options = {});
-  ~RemoteHkpdSource() override;
-
-  Result<std::vector<uint8_t>> TakeSnapshot(std::string_view query) override;
-  Result<TitleBytes> ReadTitles() override;
-
-  const std::string& machine() const { return machine_; }
+  const std::string& machine() const { return machine_; }  // always "\\name"
   bool connected() const { return reader_.has_value(); }
 
  private:
   Status EnsureConnected();
-  void Disconnect(long error_code);
+  void Disconnect();
+  // Waits first_backoff after the first failure, twice as long after each further one.
+  void StartBackoff(long error_code);
+  // Notes the outcome of a read: success ends the backoff, a lost connection starts it.
   template <typename T>
   Result<T> Checked(Result<T> result);
 
   RegistryApi& api_;
-  std::string machine_;  // always with the leading "\\"
-  RemoteHkpdOptions options_;
+  std::string machine_;
+  HkpdSourceOptions options_;
+  TitleWatcher watcher_;
   std::optional<HkpdReader> reader_;
   RegistryKey performance_data_ = 0;
   std::optional<RegistryKey> local_machine_;

@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
 # The Windows build and its tests: cross-compiles perfdata, the agent (perfhive-agent.exe) and
-# the Windows test executables with MinGW-w64, and runs them under Wine through CTest. Installs
-# MinGW-w64 and Wine when missing. The Wine prefix lives in the build directory.
+# the test executables with MinGW-w64, and runs them under Wine through CTest. Installs
+# MinGW-w64 and Wine when missing. The Wine prefix lives in the build directory (build/mingw).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 scripts/install-deps.sh core windows
-build=build/windows
+build=build/mingw
 export WINEPREFIX="$PWD/$build/wineprefix" WINEDEBUG=-all WINEDLLOVERRIDES="mscoree,mshtml="
 mkdir -p "$build"
 if [[ ! -f $WINEPREFIX/system.reg ]]; then
@@ -14,15 +14,17 @@ if [[ ! -f $WINEPREFIX/system.reg ]]; then
   wineboot -i >/dev/null 2>&1
   wineserver -w
 fi
-# One persistent wineserver for all tests (each test .exe then starts in ~0.1 s, not ~2.7 s),
-# with Wine's helper services started here, outside CTest: started by a test, they would hold
-# CTest's output pipe open and CTest would wait for them forever.
-wineserver -p
-trap 'wineserver -k || true' EXIT
-wine cmd.exe /c exit </dev/null >/dev/null 2>&1
 
 echo "== Windows cross build (MinGW-w64, -Werror)"
 cmake -S . -B "$build" -G Ninja -DCMAKE_TOOLCHAIN_FILE=cmake/mingw-w64-x86_64.cmake \
   -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPERFHIVE_WERROR=ON >/dev/null
 cmake --build "$build" -j "$(nproc)"
-ctest --test-dir "$build" --output-on-failure --timeout 300
+
+# One persistent wineserver for all tests (each test .exe then starts in ~0.1 s, not ~2.7 s),
+# with Wine's helper services started here, just before CTest: started by a test, they would
+# hold CTest's output pipe open and CTest would wait for them until its timeout.
+wineserver -p
+trap 'wineserver -k || true' EXIT
+wine cmd.exe /c exit </dev/null >/dev/null 2>&1
+ctest --test-dir "$build" --output-on-failure -j "$(nproc)" --timeout 300
+echo "== Windows build and tests: ${SECONDS} s"

@@ -2,10 +2,13 @@
 
 #include <windows.h>
 
+#include <cstring>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "agent/hkpd_source.h"
+#include "perfdata/text_encoding.h"
 
 namespace perfhive {
 namespace {
@@ -14,11 +17,16 @@ HKEY ToHkey(RegistryKey key) { return reinterpret_cast<HKEY>(key); }
 RegistryKey FromHkey(HKEY key) { return reinterpret_cast<RegistryKey>(key); }
 
 std::wstring Widen(const std::string& utf8) {
-  if (utf8.empty()) return std::wstring();
-  int n = MultiByteToWideChar(CP_UTF8, 0, utf8.data(), static_cast<int>(utf8.size()), nullptr, 0);
-  std::wstring wide(static_cast<size_t>(n), L'\0');
-  MultiByteToWideChar(CP_UTF8, 0, utf8.data(), static_cast<int>(utf8.size()), wide.data(), n);
+  std::vector<uint8_t> utf16 = Utf8ToUtf16Le(utf8);
+  std::wstring wide(utf16.size() / 2, L'\0');
+  std::memcpy(wide.data(), utf16.data(), utf16.size());
   return wide;
+}
+
+// The registry API has no state: one instance serves every source.
+Win32RegistryApi& SystemRegistry() {
+  static Win32RegistryApi api;
+  return api;
 }
 
 }  // namespace
@@ -59,13 +67,11 @@ long Win32RegistryApi::OpenKey(RegistryKey parent, const std::string& subkey, Re
 long Win32RegistryApi::CloseKey(RegistryKey key) { return RegCloseKey(ToHkey(key)); }
 
 std::unique_ptr<SnapshotSource> MakeLocalHkpdSource() {
-  static Win32RegistryApi api;
-  return std::make_unique<LocalHkpdSource>(api);
+  return std::make_unique<LocalHkpdSource>(SystemRegistry());
 }
 
 std::unique_ptr<SnapshotSource> MakeRemoteHkpdSource(const std::string& machine) {
-  static Win32RegistryApi api;
-  return std::make_unique<RemoteHkpdSource>(api, machine);
+  return std::make_unique<RemoteHkpdSource>(SystemRegistry(), machine);
 }
 
 }  // namespace perfhive

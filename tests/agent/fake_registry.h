@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <deque>
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -30,11 +31,14 @@ class FakeRegistry : public RegistryApi {
   std::map<std::string, std::deque<long>> scripted_errors;
   // Report this size with ERROR_MORE_DATA (Wine reports 0).
   uint32_t more_data_size = 0;
-  // Answer success with a truncated copy instead of ERROR_MORE_DATA (Samba's "Global").
-  bool truncate_instead_of_more_data = false;
+  // Value names answered with success and a copy cut to the buffer instead of ERROR_MORE_DATA
+  // (Samba's "Global").
+  std::set<std::string> truncated_replies;
   // Machines that answer RegConnectRegistryW, and the error for the others.
   std::vector<std::string> reachable_machines;
   long connect_error = 53;
+  // When not 0, RegConnectRegistryW(HKEY_LOCAL_MACHINE) fails with it on every machine.
+  long local_machine_connect_error = 0;
 
   std::vector<std::string> calls;
   std::vector<uint32_t> query_buffer_sizes;
@@ -59,7 +63,7 @@ class FakeRegistry : public RegistryApi {
     const std::vector<uint8_t>& bytes = it->second.bytes;
     *type = it->second.type;
     if (bytes.size() > *size) {
-      if (truncate_instead_of_more_data) {
+      if (truncated_replies.contains(name)) {
         std::copy_n(bytes.begin(), *size, buffer);
         return win_error::kSuccess;
       }
@@ -76,6 +80,9 @@ class FakeRegistry : public RegistryApi {
     if (std::find(reachable_machines.begin(), reachable_machines.end(), machine) ==
         reachable_machines.end()) {
       return connect_error;
+    }
+    if (which == PredefinedKey::kLocalMachine && local_machine_connect_error != 0) {
+      return local_machine_connect_error;
     }
     std::string root = which == PredefinedKey::kPerformanceData ? "HKPD" : "HKLM";
     *out = NewKey(machine + ":" + root);

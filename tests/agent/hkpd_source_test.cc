@@ -1,18 +1,16 @@
-// The Windows sources' logic through the registry seam, with builder-made blobs and scripted
-// failures: buffer growth, busy, truncation, malformed blocks, titles and their changes, remote
-// connections, failures and backoff.
+// The local and remote Windows sources through the registry seam: keys kept open and closed,
+// remote connections, the errors of unreachable hosts, backoff with an injected clock,
+// reconnection, and hosts that fail without holding up the others.
 
 #include "agent/hkpd_source.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "agent/hkpd_reader.h"
-#include "perfdata/byte_order.h"
-#include "perfdata/snapshot_builder.h"
-#include "perfdata/snapshot_reader.h"
-#include "perfdata/winperf.h"
+#include <algorithm>
+
 #include "tests/agent/fake_registry.h"
+#include "tests/agent/hkpd_test_util.h"
 
 namespace perfhive {
 namespace {
@@ -20,195 +18,50 @@ namespace {
 using ::testing::ElementsAre;
 using testing::FakeRegistry;
 using ::testing::HasSubstr;
+using testing::NameList;
+using testing::SnapshotOfAbout;
 
-constexpr char kPerflib[] = "HKLM\\SOFTWARE\\Microsoft\\Windows NT\\CurrentVersion\\Perflib";
-
-// A snapshot of `bytes_wanted` bytes or a little more: Process with enough instances.
-std::vector<uint8_t> SnapshotOfAbout(size_t bytes_wanted) {
-  SnapshotBuilder builder;
-  builder.set_system_name("WINHOST");
-  ObjectBuilder& process = builder.AddObject(230);
-  uint32_t cpu = process.AddCounter({.name_index = 6, .type = winperf::k100NsecTimer});
-  while (builder.Build().size() < bytes_wanted) {
-    uint32_t i = process.AddInstance("svchost");
-    process.SetValue(i, cpu, i);
-  }
-  return builder.Build();
-}
-
-std::vector<uint8_t> Utf16MultiSz(std::initializer_list<const char*> strings) {
-  std::vector<uint8_t> out;
-  for (const char* s : strings) {
-    for (const char* p = s; *p; ++p) out.insert(out.end(), {static_cast<uint8_t>(*p), 0});
-    out.insert(out.end(), {0, 0});
-  }
-  out.insert(out.end(), {0, 0});
-  return out;
-}
-
-HkpdReaderOptions Options(std::vector<std::chrono::milliseconds>* sleeps = nullptr) {
-  HkpdReaderOptions options;
-  options.initial_buffer_bytes = 1024;
-  options.max_buffer_bytes = 64 * 1024;
-  options.busy_retries = 3;
-  options.sleep = [sleeps](std::chrono::milliseconds d) {
-    if (sleeps) sleeps->push_back(d);
-  };
-  return options;
-}
-
-TEST(HkpdReaderTest, GrowsGeometricallyWithoutTrustingTheReportedSize) {
-  FakeRegistry registry;
-  registry.values[{"HKPD", "Global"}] = {SnapshotOfAbout(5000)};
-  registry.more_data_size = 0;  // as Wine reports it
-  HkpdReader reader(registry, FakeRegistry::kPerformanceData, "HKEY_PERFORMANCE_DATA", Options());
-  Result<std::vector<uint8_t>> bytes = reader.ReadSnapshot("Global");
-  ASSERT_TRUE(bytes.ok()) << bytes.error();
-  EXPECT_EQ(*bytes, (registry.values[{"HKPD", "Global"}].bytes));
-  EXPECT_THAT(registry.query_buffer_sizes, ElementsAre(1024, 2048, 4096, 8192));
-  // The next read starts from the size that worked.
-  registry.query_buffer_sizes.clear();
-  ASSERT_TRUE(reader.ReadSnapshot("Global").ok());
-  EXPECT_THAT(registry.query_buffer_sizes, ElementsAre(8192));
-}
-
-TEST(HkpdReaderTest, GrowsWhenATruncatedReplyFillsTheBuffer) {
-  // Samba answers "Global" with success and a block cut to the buffer's size.
-  FakeRegistry registry;
-  registry.values[{"HKPD", "Global"}] = {SnapshotOfAbout(3000)};
-  registry.truncate_instead_of_more_data = true;
-  HkpdReader reader(registry, FakeRegistry::kPerformanceData, "HKEY_PERFORMANCE_DATA", Options());
-  Result<std::vector<uint8_t>> bytes = reader.ReadSnapshot("Global");
-  ASSERT_TRUE(bytes.ok()) << bytes.error();
-  EXPECT_EQ(bytes->size(), (registry.values[{"HKPD", "Global"}].bytes.size()));
-  EXPECT_THAT(registry.query_buffer_sizes, ElementsAre(1024, 2048, 4096));
-}
-
-TEST(HkpdReaderTest, StopsAtTheCeilingWithAClearError) {
-  FakeRegistry registry;
-  registry.values[{"HKPD", "Global"}] = {SnapshotOfAbout(70 * 1024)};
-  registry.more_data_size = 1'000'000'000;  // a lie: never trusted
-  HkpdReader reader(registry, FakeRegistry::kPerformanceData, "HKEY_PERFORMANCE_DATA", Options());
-  Result<std::vector<uint8_t>> bytes = reader.ReadSnapshot("Global");
-  ASSERT_FALSE(bytes.ok());
-  EXPECT_EQ(bytes.error(),
-            "HKEY_PERFORMANCE_DATA \"Global\": the reply needs more than 65536 bytes, the buffer "
-            "ceiling");
-  EXPECT_EQ(registry.query_buffer_sizes.back(), 65536u);
-}
-
-TEST(HkpdReaderTest, RetriesBusyABoundedNumberOfTimes) {
-  FakeRegistry registry;
-  registry.values[{"HKPD", "230"}] = {SnapshotOfAbout(500)};
-  registry.scripted_errors["230"] = {win_error::kBusy, win_error::kBusy};
-  std::vector<std::chrono::milliseconds> sleeps;
-  HkpdReader reader(registry, FakeRegistry::kPerformanceData, "HKEY_PERFORMANCE_DATA",
-                    Options(&sleeps));
-  ASSERT_TRUE(reader.ReadSnapshot("230").ok());
-  EXPECT_EQ(sleeps.size(), 2u);
-
-  registry.scripted_errors["230"] = {170, 170, 170, 170, 170};
-  Result<std::vector<uint8_t>> bytes = reader.ReadSnapshot("230");
-  ASSERT_FALSE(bytes.ok());
-  EXPECT_EQ(bytes.error(),
-            "HKEY_PERFORMANCE_DATA \"230\": still busy after 3 retries (170 "
-            "(ERROR_BUSY: the requested resource is in use))");
-  EXPECT_EQ(reader.last_error_code(), 170);
-}
-
-TEST(HkpdReaderTest, ReportsOtherErrorsWithTheirMeaning) {
-  FakeRegistry registry;
-  registry.scripted_errors["Global"] = {win_error::kAccessDenied};
-  HkpdReader reader(registry, FakeRegistry::kPerformanceData, "HKEY_PERFORMANCE_DATA", Options());
-  Result<std::vector<uint8_t>> bytes = reader.ReadSnapshot("Global");
-  ASSERT_FALSE(bytes.ok());
-  EXPECT_EQ(bytes.error(),
-            "HKEY_PERFORMANCE_DATA \"Global\": RegQueryValueExW failed with 5 "
-            "(ERROR_ACCESS_DENIED: access is denied)");
-  EXPECT_FALSE(reader.ReadSnapshot("").ok());
-}
-
-TEST(HkpdReaderTest, RejectsAMalformedBlockBeforeHandingItOn) {
-  FakeRegistry registry;
-  std::vector<uint8_t> bytes = SnapshotOfAbout(500);
-  StoreU32(&bytes[winperf::data_block::kHeaderLength], 4);
-  registry.values[{"HKPD", "Global"}] = {bytes};
-  HkpdReader reader(registry, FakeRegistry::kPerformanceData, "HKEY_PERFORMANCE_DATA", Options());
-  Result<std::vector<uint8_t>> got = reader.ReadSnapshot("Global");
-  ASSERT_FALSE(got.ok());
-  EXPECT_THAT(got.error(), HasSubstr("\"Global\" returned a malformed block: data block at byte "
-                                     "0: HeaderLength 4 is smaller than PERF_DATA_BLOCK"));
-}
-
-TEST(LocalHkpdSourceTest, ReadsTitlesFromThePerformanceKeyAndClosesItOnShutdown) {
-  FakeRegistry registry;
-  registry.values[{"HKPD", "Counter 009"}] = {Utf16MultiSz({"1", "1847", "2", "System"}),
-                                              kRegMultiSz};
-  registry.values[{"HKPD", "Help 009"}] = {Utf16MultiSz({"3", "The System object"}), kRegMultiSz};
-  {
-    LocalHkpdSource source(registry, Options());
-    Result<TitleBytes> titles = source.ReadTitles();
-    ASSERT_TRUE(titles.ok()) << titles.error();
-    EXPECT_EQ(titles->counters, Utf16MultiSz({"1", "1847", "2", "System"}));
-    EXPECT_EQ(titles->helps, Utf16MultiSz({"3", "The System object"}));
-  }
-  EXPECT_EQ(registry.calls.back(), "close HKPD");
-}
-
-TEST(LocalHkpdSourceTest, FallsBackToPerflibWhenThePerformanceKeyHasNoTitles) {
-  FakeRegistry registry;
-  std::string perflib009 = std::string(kPerflib) + "\\009";
-  registry.values[{perflib009, "Counter"}] = {Utf16MultiSz({"2", "System"}), kRegMultiSz};
-  registry.values[{perflib009, "Help"}] = {Utf16MultiSz({"3", "help"}), kRegMultiSz};
-  LocalHkpdSource source(registry, Options());
-  Result<TitleBytes> titles = source.ReadTitles();
-  ASSERT_TRUE(titles.ok()) << titles.error();
-  EXPECT_EQ(titles->counters, Utf16MultiSz({"2", "System"}));
-  EXPECT_EQ(registry.open_keys, 0);  // the Perflib key was closed again
-}
-
-TEST(LocalHkpdSourceTest, TitlesAreSentAgainOnlyAfterTheyChange) {
-  FakeRegistry registry;
-  registry.values[{"HKPD", "Counter 009"}] = {Utf16MultiSz({"2", "System"}), kRegMultiSz};
-  registry.values[{"HKPD", "Help 009"}] = {Utf16MultiSz({"3", "help"}), kRegMultiSz};
-  LocalHkpdSource source(registry, Options());
-
-  // No Last Counter on this host (as under Wine): the digest decides.
-  auto first = source.ReadTitlesIfChanged();
-  ASSERT_TRUE(first.ok());
-  EXPECT_TRUE(first->has_value());
-  EXPECT_FALSE(source.ReadTitlesIfChanged()->has_value());
-
-  // lodctr /R: new names, and Perflib's Last Counter appears.
-  registry.values[{"HKPD", "Counter 009"}] = {Utf16MultiSz({"2", "System", "4", "Memory"}),
-                                              kRegMultiSz};
-  std::vector<uint8_t> last_counter(4);
-  StoreU32(last_counter.data(), 4);
-  registry.values[{kPerflib, "Last Counter"}] = {last_counter, kRegDword};
-  auto changed = source.ReadTitlesIfChanged();
-  ASSERT_TRUE(changed.ok());
-  ASSERT_TRUE(changed->has_value());
-  EXPECT_EQ((*changed)->counters, Utf16MultiSz({"2", "System", "4", "Memory"}));
-
-  // With the token in place, an unchanged token skips reading the lists at all.
-  registry.calls.clear();
-  EXPECT_FALSE(source.ReadTitlesIfChanged()->has_value());
-  EXPECT_THAT(registry.calls, ::testing::Not(::testing::Contains(HasSubstr("Counter 009"))));
-}
-
-RemoteHkpdOptions RemoteOptions(std::chrono::steady_clock::time_point* now) {
-  RemoteHkpdOptions options;
-  options.reader = Options();
+HkpdSourceOptions Options(std::chrono::steady_clock::time_point* now) {
+  HkpdSourceOptions options;
+  options.reader = testing::TestReaderOptions();
   options.first_backoff = std::chrono::seconds(1);
   options.max_backoff = std::chrono::seconds(4);
   options.now = [now] { return *now; };
   return options;
 }
 
+int Count(const std::vector<std::string>& calls, const std::string& call) {
+  return static_cast<int>(std::count(calls.begin(), calls.end(), call));
+}
+
+TEST(LocalHkpdSourceTest, KeepsThePerformanceKeyOpenAndClosesItOnShutdown) {
+  FakeRegistry registry;
+  registry.values[{"HKPD", "Global"}] = {SnapshotOfAbout(500)};
+  registry.values[{"HKPD", "Counter 009"}] = {NameList({{2, "System"}}), kRegMultiSz};
+  registry.values[{"HKPD", "Help 009"}] = {testing::HelpList({{3, "help"}}), kRegMultiSz};
+  std::chrono::steady_clock::time_point now{};
+  {
+    LocalHkpdSource source(registry, Options(&now));
+    for (int sample = 0; sample < 3; ++sample) {
+      Result<std::vector<uint8_t>> bytes = source.TakeSnapshot("Global");
+      ASSERT_TRUE(bytes.ok()) << bytes.error();
+      EXPECT_EQ(*bytes, (registry.values[{"HKPD", "Global"}].bytes));
+    }
+    Result<std::optional<TitleBytes>> titles = source.ReadTitlesIfChanged();
+    ASSERT_TRUE(titles.ok()) << titles.error();
+    ASSERT_TRUE(titles->has_value());
+    EXPECT_EQ((*titles)->counters, NameList({{2, "System"}}));
+    EXPECT_FALSE(source.ReadTitlesIfChanged()->has_value());
+    EXPECT_EQ(Count(registry.calls, "close HKPD"), 0);
+  }
+  EXPECT_EQ(registry.calls.back(), "close HKPD");
+  EXPECT_EQ(Count(registry.calls, "close HKPD"), 1);
+}
+
 TEST(RemoteHkpdSourceTest, UnreachableHostIsReportedAndRetriedWithBackoff) {
   FakeRegistry registry;
   std::chrono::steady_clock::time_point now{};
-  RemoteHkpdSource source(registry, "nosuchhost", RemoteOptions(&now));
+  RemoteHkpdSource source(registry, "nosuchhost", Options(&now));
   EXPECT_EQ(source.machine(), "\\\\nosuchhost");
 
   Result<std::vector<uint8_t>> bytes = source.TakeSnapshot("Global");
@@ -222,7 +75,7 @@ TEST(RemoteHkpdSourceTest, UnreachableHostIsReportedAndRetriedWithBackoff) {
   EXPECT_EQ(bytes.error(),
             "\\\\nosuchhost: not connected (last error 53 (ERROR_BAD_NETPATH: the "
             "network path was not found)); next attempt in 500 ms");
-  EXPECT_EQ(std::count(registry.calls.begin(), registry.calls.end(), "connect \\\\nosuchhost"), 1);
+  EXPECT_EQ(Count(registry.calls, "connect \\\\nosuchhost"), 1);
   // Backoff doubles: 1 s, 2 s, 4 s, then stays at the 4 s ceiling.
   std::vector<long> waits;
   for (int attempt = 0; attempt < 4; ++attempt) {
@@ -233,49 +86,143 @@ TEST(RemoteHkpdSourceTest, UnreachableHostIsReportedAndRetriedWithBackoff) {
     waits.push_back(std::stol(error.substr(error.find("next attempt in ") + 16)));
   }
   EXPECT_THAT(waits, ElementsAre(1999, 3999, 3999, 3999));
+  EXPECT_EQ(Count(registry.calls, "connect \\\\nosuchhost"), 5);
+}
+
+TEST(RemoteHkpdSourceTest, ConnectionErrorsNameTheirNumberAndMeaning) {
+  std::chrono::steady_clock::time_point now{};
+  for (auto [code, text] :
+       {std::pair{5L, "5 (ERROR_ACCESS_DENIED: access is denied)"},
+        std::pair{1722L, "1722 (RPC_S_SERVER_UNAVAILABLE: the RPC server is unavailable)"},
+        std::pair{1326L, "1326 (ERROR_LOGON_FAILURE: unknown user name or bad password)"}}) {
+    FakeRegistry registry;
+    registry.connect_error = code;
+    RemoteHkpdSource source(registry, "\\\\winhost", Options(&now));
+    EXPECT_EQ(
+        source.TakeSnapshot("Global").error(),
+        std::string("\\\\winhost: RegConnectRegistryW(HKEY_PERFORMANCE_DATA) failed with ") + text);
+    EXPECT_EQ(source.ReadTitles().error(), std::string("\\\\winhost: not connected (last error ") +
+                                               text + "); next attempt in 1000 ms");
+  }
 }
 
 TEST(RemoteHkpdSourceTest, ReconnectsAfterALostConnectionAndOtherHostsGoOn) {
   FakeRegistry registry;
-  registry.reachable_machines = {"\\\\good", "\\\\flaky"};
+  registry.reachable_machines = {"\\\\good", "\\\\flaky", "\\\\down"};
   registry.values[{"\\\\good:HKPD", "Global"}] = {SnapshotOfAbout(500)};
   registry.values[{"\\\\flaky:HKPD", "Global"}] = {SnapshotOfAbout(600)};
   std::chrono::steady_clock::time_point now{};
-  RemoteHkpdSource good(registry, "\\\\good", RemoteOptions(&now));
-  RemoteHkpdSource flaky(registry, "flaky", RemoteOptions(&now));
+  RemoteHkpdSource good(registry, "\\\\good", Options(&now));
+  RemoteHkpdSource flaky(registry, "flaky", Options(&now));
+  RemoteHkpdSource unknown(registry, "unknown", Options(&now));
 
   ASSERT_TRUE(flaky.TakeSnapshot("Global").ok());
   registry.scripted_errors["Global"] = {win_error::kRpcServerUnavailable};
   Result<std::vector<uint8_t>> lost = flaky.TakeSnapshot("Global");
   ASSERT_FALSE(lost.ok());
-  EXPECT_THAT(lost.error(), HasSubstr("1722 (RPC_S_SERVER_UNAVAILABLE"));
+  EXPECT_EQ(lost.error(),
+            "\\\\flaky\\HKEY_PERFORMANCE_DATA \"Global\": RegQueryValueExW failed with 1722 "
+            "(RPC_S_SERVER_UNAVAILABLE: the RPC server is unavailable)");
   EXPECT_FALSE(flaky.connected());
-  EXPECT_EQ(registry.calls.back(), "close \\\\flaky:HKLM");
+  EXPECT_EQ(registry.open_keys, 0);  // both of flaky's keys were closed
 
-  // The other host is unaffected.
+  // The other hosts are unaffected: one answers, one fails on its own.
+  EXPECT_FALSE(unknown.TakeSnapshot("Global").ok());
   Result<std::vector<uint8_t>> other = good.TakeSnapshot("Global");
   ASSERT_TRUE(other.ok()) << other.error();
   EXPECT_EQ(*other, (registry.values[{"\\\\good:HKPD", "Global"}].bytes));
 
-  now += std::chrono::seconds(2);
+  now += std::chrono::seconds(1);
   Result<std::vector<uint8_t>> again = flaky.TakeSnapshot("Global");
   ASSERT_TRUE(again.ok()) << again.error();
+  EXPECT_EQ(*again, (registry.values[{"\\\\flaky:HKPD", "Global"}].bytes));
   EXPECT_TRUE(flaky.connected());
+  EXPECT_EQ(Count(registry.calls, "connect \\\\flaky"), 4);  // HKPD and HKLM, twice
+}
+
+TEST(RemoteHkpdSourceTest, AnAnswerThatIsAnErrorKeepsTheConnection) {
+  // Samba answers "Costly" with 2; a malformed block also comes over a working connection.
+  FakeRegistry registry;
+  registry.reachable_machines = {"\\\\samba"};
+  registry.values[{"\\\\samba:HKPD", "Global"}] = {SnapshotOfAbout(500)};
+  registry.values[{"\\\\samba:HKPD", "230"}] = {std::vector<uint8_t>(100, 0xEE)};
+  std::chrono::steady_clock::time_point now{};
+  RemoteHkpdSource source(registry, "samba", Options(&now));
+  ASSERT_TRUE(source.TakeSnapshot("Global").ok());
+  EXPECT_EQ(source.TakeSnapshot("Costly").error(),
+            "\\\\samba\\HKEY_PERFORMANCE_DATA \"Costly\": RegQueryValueExW failed with 2 "
+            "(ERROR_FILE_NOT_FOUND: no such value or key)");
+  EXPECT_TRUE(source.connected());
+  EXPECT_THAT(source.TakeSnapshot("230").error(), HasSubstr("returned a malformed block"));
+  EXPECT_TRUE(source.connected());
+  EXPECT_TRUE(source.TakeSnapshot("Global").ok());
+  EXPECT_EQ(Count(registry.calls, "connect \\\\samba"), 2);
+}
+
+TEST(RemoteHkpdSourceTest, BackoffGrowsUntilAReadSucceedsNotJustAConnection) {
+  // The host accepts connections, but every query fails: the waits still grow.
+  FakeRegistry registry;
+  registry.reachable_machines = {"\\\\broken"};
+  registry.values[{"\\\\broken:HKPD", "Global"}] = {SnapshotOfAbout(500)};
+  registry.scripted_errors["Global"] = {1726, 1726, 1726};
+  std::chrono::steady_clock::time_point now{};
+  RemoteHkpdSource source(registry, "broken", Options(&now));
+  std::vector<std::string> errors;
+  for (int sample = 0; sample < 3; ++sample) {
+    ASSERT_FALSE(source.TakeSnapshot("Global").ok());
+    errors.push_back(source.TakeSnapshot("Global").error());
+    now += std::chrono::seconds(10);
+  }
+  EXPECT_THAT(errors[0], HasSubstr("last error 1726 (RPC_S_CALL_FAILED"));
+  EXPECT_THAT(errors[0], HasSubstr("next attempt in 1000 ms"));
+  EXPECT_THAT(errors[1], HasSubstr("next attempt in 2000 ms"));
+  EXPECT_THAT(errors[2], HasSubstr("next attempt in 4000 ms"));
+  // A successful read ends the backoff: the next failure waits the first wait again.
+  ASSERT_TRUE(source.TakeSnapshot("Global").ok());
+  registry.scripted_errors["Global"] = {1726};
+  ASSERT_FALSE(source.TakeSnapshot("Global").ok());
+  EXPECT_THAT(source.TakeSnapshot("Global").error(), HasSubstr("next attempt in 1000 ms"));
+}
+
+TEST(RemoteHkpdSourceTest, ReadsTitlesThroughTheRemotePerflibKey) {
+  FakeRegistry registry;
+  registry.reachable_machines = {"\\\\winhost"};
+  std::string perflib = "\\\\winhost:" + std::string(testing::kPerflib);
+  registry.values[{perflib + "\\009", "Counter"}] = {NameList({{2, "System"}}), kRegMultiSz};
+  registry.values[{perflib + "\\009", "Help"}] = {testing::HelpList({{3, "help"}}), kRegMultiSz};
+  registry.values[{perflib, "Last Counter"}] = {testing::DwordValue(2), kRegDword};
+  std::chrono::steady_clock::time_point now{};
+  RemoteHkpdSource source(registry, "winhost", Options(&now));
+  Result<std::optional<TitleBytes>> titles = source.ReadTitlesIfChanged();
+  ASSERT_TRUE(titles.ok()) << titles.error();
+  ASSERT_TRUE(titles->has_value());
+  EXPECT_EQ((*titles)->counters, NameList({{2, "System"}}));
+  EXPECT_FALSE(source.ReadTitlesIfChanged()->has_value());
+}
+
+TEST(RemoteHkpdSourceTest, AHostThatRefusesHklmStillGivesTitlesFromThePerformanceKey) {
+  FakeRegistry registry;
+  registry.reachable_machines = {"\\\\winhost"};
+  registry.local_machine_connect_error = win_error::kAccessDenied;
+  registry.values[{"\\\\winhost:HKPD", "Counter 009"}] = {NameList({{2, "System"}})};
+  registry.values[{"\\\\winhost:HKPD", "Help 009"}] = {testing::HelpList({{3, "help"}})};
+  std::chrono::steady_clock::time_point now{};
+  RemoteHkpdSource source(registry, "winhost", Options(&now));
+  Result<TitleBytes> titles = source.ReadTitles();
+  ASSERT_TRUE(titles.ok()) << titles.error();
+  EXPECT_EQ(titles->counters, NameList({{2, "System"}}));
+  EXPECT_TRUE(source.connected());
 }
 
 TEST(RemoteHkpdSourceTest, ClosesItsKeysOnShutdown) {
   FakeRegistry registry;
   registry.reachable_machines = {"\\\\good"};
   registry.values[{"\\\\good:HKPD", "Global"}] = {SnapshotOfAbout(500)};
+  std::chrono::steady_clock::time_point now{};
+  { RemoteHkpdSource never_used(registry, "good", Options(&now)); }
+  EXPECT_TRUE(registry.calls.empty());
   {
-    RemoteHkpdSource source(registry, "good", RemoteOptions(nullptr));
-    std::chrono::steady_clock::time_point now{};
-    (void)now;
-  }
-  EXPECT_EQ(registry.open_keys, 0);
-  {
-    std::chrono::steady_clock::time_point now{};
-    RemoteHkpdSource source(registry, "good", RemoteOptions(&now));
+    RemoteHkpdSource source(registry, "good", Options(&now));
     ASSERT_TRUE(source.TakeSnapshot("Global").ok());
     EXPECT_EQ(registry.open_keys, 2);
   }
