@@ -2,6 +2,8 @@
 
 #include <charconv>
 
+#include "perfdata/case_folding.h"
+
 namespace perfhive {
 namespace {
 
@@ -149,14 +151,6 @@ Status ParseInstancePart(std::string_view text, size_t& at, CounterPath& path) {
   return Status();
 }
 
-// Case folding of one byte for matching: ASCII letters, and the second byte of the UTF-8 forms
-// of À..Þ (C3 80..C3 9E, not × C3 97) when it follows C3, as TitleDatabase folds names.
-unsigned char FoldByte(unsigned char c, unsigned char previous) {
-  if (c >= 'A' && c <= 'Z') return c - 'A' + 'a';
-  if (previous == 0xC3 && c >= 0x80 && c <= 0x9E && c != 0x97) return c + 0x20;
-  return c;
-}
-
 }  // namespace
 
 std::string PointAtError(std::string_view text, size_t at) {
@@ -247,7 +241,7 @@ NamePattern::NamePattern(std::string_view pattern) {
     }
     if (pattern[i] == kEscape && i + 1 < pattern.size()) ++i;
     unsigned char c = static_cast<unsigned char>(pattern[i]);
-    units_.push_back({false, FoldByte(c, previous)});
+    units_.push_back({false, FoldNameByte(c, previous)});
     previous = c;
   }
 }
@@ -271,7 +265,7 @@ bool NamePattern::Matches(std::string_view name) const {
   size_t p = 0, n = 0, star = std::string_view::npos, mark = 0;
   while (n < name.size()) {
     unsigned char previous = n > 0 ? static_cast<unsigned char>(name[n - 1]) : 0;
-    unsigned char c = FoldByte(static_cast<unsigned char>(name[n]), previous);
+    unsigned char c = FoldNameByte(static_cast<unsigned char>(name[n]), previous);
     if (p < units_.size() && units_[p].star) {
       star = p++;
       mark = n;

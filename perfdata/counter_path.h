@@ -41,8 +41,7 @@ std::string FormatCounterPath(const CounterPath& path);
 std::string EscapePattern(std::string_view name);
 // Whether `pattern` has a wildcard.
 bool HasWildcard(std::string_view pattern);
-// Whether `name` matches `pattern`, ignoring case as PDH does (ASCII and Latin-1 letters, as
-// TitleDatabase::IndexesOf folds them).
+// Whether `name` matches `pattern`, ignoring case as PDH does (perfdata/case_folding.h).
 bool MatchesPattern(std::string_view pattern, std::string_view name);
 
 // A pattern decoded once, for matching many names without allocating (instances in expansion).

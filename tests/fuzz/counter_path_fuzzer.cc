@@ -1,6 +1,6 @@
 // Feeds arbitrary text to the counter path parser: whatever parses must format and parse back to
 // the same path, and expand against a small snapshot with hostile instance names into paths
-// that parse again.
+// that parse again and select exactly the counter they were made for.
 
 #include <cstddef>
 #include <cstdint>
@@ -21,7 +21,7 @@ const std::vector<uint8_t>& HostileSnapshot() {
     builder.set_system_name("HOST");
     perfhive::ObjectBuilder& process = builder.AddObject(230);
     process.AddCounter({.name_index = 784});
-    const char* names[] = {"a/b", "chrome (1)", "x#12", "y)", "*", "`", "", "a/b"};
+    const char* names[] = {"a/b", "chrome (1)", "x#12", "y)", "*", "`", "", "a/b", "Xorg", "xorg"};
     for (const char* name : names) process.AddInstance(name);
     perfhive::ObjectBuilder& thread = builder.AddObject(232);
     thread.AddCounter({.name_index = 804});
@@ -54,7 +54,14 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   }();
   perfhive::PathExpander expander(snapshot, titles);
   for (const perfhive::CounterMatch& match : expander.Expand(*path)) {
-    if (!perfhive::ParseCounterPath(match.path).ok()) std::abort();
+    perfhive::Result<perfhive::CounterPath> concrete = perfhive::ParseCounterPath(match.path);
+    if (!concrete.ok()) std::abort();
+    std::vector<perfhive::CounterMatch> itself = expander.Expand(*concrete);
+    if (itself.size() != 1 || itself[0].path != match.path ||
+        itself[0].instance.position() != match.instance.position() ||
+        itself[0].counter.position() != match.counter.position()) {
+      std::abort();
+    }
   }
   return 0;
 }

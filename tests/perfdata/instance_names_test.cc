@@ -54,6 +54,23 @@ TEST(InstanceNamesTest, DuplicatesCountFromTheSecondInOrderOfAppearance) {
               ElementsAre("svchost", "explorer", "svchost#1", "System", "svchost#2", "explorer#1"));
 }
 
+TEST(InstanceNamesTest, DuplicatesIgnoreCaseAsPathsMatchNames) {
+  // Paths match names ignoring case, so "xorg" must be told from "Xorg" by its index (Linux
+  // process names can differ in case only). "\xC3\x89" is É, "\xC3\xA9" é.
+  SnapshotBuilder builder;
+  AddProcesses(builder,
+               {"Xorg", "xorg", "XORG", "\xC3\x89tat", "\xC3\xA9tat", "x\xC3\x97", "x\xC3\xB7"});
+  EXPECT_THAT(NamesOf(builder.Build(), kProcess),
+              ElementsAre("Xorg", "xorg#1", "XORG#2", "\xC3\x89tat", "\xC3\xA9tat#1", "x\xC3\x97",
+                          "x\xC3\xB7"));  // × and ÷ are not a letter pair
+  SnapshotBuilder children;
+  AddProcesses(children, {"Xorg", "xorg"});
+  ObjectBuilder& thread = AddThreads(children);
+  thread.AddInstance("0", wp::kNoUniqueId, kProcess, 0);
+  thread.AddInstance("0", wp::kNoUniqueId, kProcess, 1);  // xorg/0 reads as a second Xorg/0
+  EXPECT_THAT(NamesOf(children.Build(), kThread), ElementsAre("Xorg/0", "xorg/0#1"));
+}
+
 TEST(InstanceNamesTest, ChildrenNameTheirParentByPosition) {
   SnapshotBuilder builder;
   AddProcesses(builder, {"svchost", "explorer", "svchost"});

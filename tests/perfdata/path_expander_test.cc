@@ -189,9 +189,9 @@ TEST(PathExpanderHostileNamesTest, EveryExpandedPathSelectsExactlyItself) {
   builder.set_system_name("h\\o*st");
   ObjectBuilder& process = builder.AddObject(230);
   process.AddCounter({.name_index = 784, .type = wp::kCounterRawcount});
-  const char* names[] = {"chrome (1)", "a/b",   "foo#12",    "foo#bar",    "x)y",
-                         "(z",         "star*", "back`tick", "sp ce",      "\\dev",
-                         "",           "a/b",   "foo#12",    "caf\xC3\xA9"};
+  const char* names[] = {"chrome (1)", "a/b",         "foo#12", "foo#bar", "x)y",        "(z",
+                         "star*",      "back`tick",   "sp ce",  "\\dev",   "",           "a/b",
+                         "foo#12",     "caf\xC3\xA9", "Xorg",   "xorg",    "CAF\xC3\x89"};
   for (const char* name : names) process.AddInstance(name);
   ObjectBuilder& thread = builder.AddObject(232);
   thread.AddCounter({.name_index = 804, .type = wp::kCounterRawcount});
