@@ -57,6 +57,10 @@ bool AllDigits(std::string_view text) {
   return !text.empty() && text.find_first_not_of("0123456789") == std::string_view::npos;
 }
 
+// Whether the text after an instance's last unescaped '#' is an #Index: digits alone, or the
+// index wildcard "*".
+bool IsIndexText(std::string_view text) { return text == "*" || AllDigits(text); }
+
 // Turns path text into a pattern: escapes of path syntax are dropped ("`/" is "/"), those of
 // pattern syntax stay ("`*", "``"), and a lone backtick at the end becomes "``".
 std::string Unescape(std::string_view raw) {
@@ -81,13 +85,13 @@ std::string Unescape(std::string_view raw) {
 struct Specials {
   std::string_view always;       // escaped wherever they appear
   bool parens = false;           // '(' and ')', unless they balance
-  bool index_like_hash = false;  // a '#' followed by digits alone, which would read as #Index
+  bool index_like_hash = false;  // a '#' followed by what would read as an #Index
 };
 
-// Escapes what would end or split `pattern` where it stands, and nothing else, so names print
-// as PDH prints them whenever that is unambiguous. Escape pairs already in the pattern ("`*",
-// "``") are copied as they are.
-std::string EscapeFor(std::string_view pattern, const Specials& specials) {
+// Appends `pattern` to `out`, escaping what would end or split it where it stands and nothing
+// else, so names print as PDH prints them whenever that is unambiguous. Escape pairs already in
+// the pattern ("`*", "``") are copied as they are.
+void AppendEscaped(std::string& out, std::string_view pattern, const Specials& specials) {
   bool balanced = true;
   int depth = 0;
   for (size_t i = 0; i < pattern.size(); ++i) {
@@ -102,10 +106,8 @@ std::string EscapeFor(std::string_view pattern, const Specials& specials) {
   size_t index_hash = std::string_view::npos;
   if (specials.index_like_hash) {
     size_t hash = FindLastUnescaped(pattern, '#');
-    if (hash != std::string_view::npos && AllDigits(pattern.substr(hash + 1))) index_hash = hash;
+    if (hash != std::string_view::npos && IsIndexText(pattern.substr(hash + 1))) index_hash = hash;
   }
-  std::string out;
-  out.reserve(pattern.size() + 2);
   for (size_t i = 0; i < pattern.size(); ++i) {
     char c = pattern[i];
     if (c == kEscape) {
@@ -118,7 +120,6 @@ std::string EscapeFor(std::string_view pattern, const Specials& specials) {
     if (special) out += kEscape;
     out += c;
   }
-  return out;
 }
 
 // Reads "(Parent/Instance#Index)" starting at the '(' at `at`; leaves `at` after the ')'.
@@ -134,17 +135,22 @@ Status ParseInstancePart(std::string_view text, size_t& at, CounterPath& path) {
     raw.remove_prefix(slash + 1);
     instance_at += slash + 1;
   }
-  // A '#' is an index only when digits alone follow it: "foo#bar" is a name.
+  // A '#' is an index only when digits alone or "*" follow it: "foo#bar" is a name.
   if (size_t hash = FindLastUnescaped(raw, '#');
-      hash != std::string_view::npos && AllDigits(raw.substr(hash + 1))) {
-    std::string_view digits = raw.substr(hash + 1);
-    uint32_t index = 0;
-    auto [end, error] = std::from_chars(digits.data(), digits.data() + digits.size(), index);
-    if (error != std::errc() || end != digits.data() + digits.size()) {
-      return ErrorAt(text, instance_at + hash + 1,
-                     "expected an #Index below 4294967296 (write `# for a '#' in the name)");
+      hash != std::string_view::npos && IsIndexText(raw.substr(hash + 1))) {
+    std::string_view index_text = raw.substr(hash + 1);
+    if (index_text == "*") {
+      path.any_index = true;
+    } else {
+      uint32_t index = 0;
+      const char* last = index_text.data() + index_text.size();
+      auto [end, error] = std::from_chars(index_text.data(), last, index);
+      if (error != std::errc() || end != last) {
+        return ErrorAt(text, instance_at + hash + 1,
+                       "expected an #Index below 4294967296 (write `# for a '#' in the name)");
+      }
+      path.index = index;
     }
-    path.index = index;
     raw = raw.substr(0, hash);
   }
   path.instance = Unescape(raw);
@@ -194,19 +200,34 @@ Result<CounterPath> ParseCounterPath(std::string_view text) {
 
 std::string FormatCounterPath(const CounterPath& path) {
   std::string text;
-  if (!path.machine.empty()) text += "\\\\" + EscapeFor(path.machine, {.always = "\\"});
-  text += "\\" + EscapeFor(path.object, {.always = "(\\"});
-  if (path.instance || path.parent || path.index) {
-    text += "(";
+  text.reserve(path.machine.size() + path.object.size() + path.counter.size() +
+               path.parent.value_or("").size() + path.instance.value_or("").size() + 24);
+  if (!path.machine.empty()) {
+    text += "\\\\";
+    AppendEscaped(text, path.machine, {.always = "\\"});
+  }
+  text += '\\';
+  AppendEscaped(text, path.object, {.always = "(\\"});
+  if (path.instance || path.parent || path.index || path.any_index) {
+    text += '(';
     // The first '/' ends the parent, so a '/' in the instance needs no escape after a parent.
-    if (path.parent) text += EscapeFor(*path.parent, {.always = "/", .parens = true}) + "/";
-    text += EscapeFor(path.instance.value_or(""),
-                      {.always = path.parent ? "" : "/", .parens = true, .index_like_hash = true});
-    if (path.index) text += "#" + std::to_string(*path.index);
-    text += ")";
+    if (path.parent) {
+      AppendEscaped(text, *path.parent, {.always = "/", .parens = true});
+      text += '/';
+    }
+    AppendEscaped(text, path.instance.value_or(""),
+                  {.always = path.parent ? "" : "/", .parens = true, .index_like_hash = true});
+    if (path.any_index) {
+      text += "#*";
+    } else if (path.index) {
+      text += '#';
+      text += std::to_string(*path.index);
+    }
+    text += ')';
   }
   // The counter runs to the end of the path: nothing in it needs escaping.
-  text += "\\" + EscapeFor(path.counter, {});
+  text += '\\';
+  AppendEscaped(text, path.counter, {});
   return text;
 }
 

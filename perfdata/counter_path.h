@@ -23,6 +23,7 @@ struct CounterPath {
   std::optional<std::string> parent;
   std::optional<std::string> instance;
   std::optional<uint32_t> index;  // #Index of duplicate instances
+  bool any_index = false;         // "#*", PDH's index wildcard: every duplicate; no `index` then
   std::string counter;
 
   bool operator==(const CounterPath&) const = default;
@@ -33,8 +34,9 @@ struct CounterPath {
 Result<CounterPath> ParseCounterPath(std::string_view text);
 // Escapes only what would be misread (docs/counter_paths.md), so for any path whose object and
 // counter are not empty, ParseCounterPath(FormatCounterPath(p)) == p when p's components are
-// patterns as ParseCounterPath or EscapePattern make them. The counter is written last and as
-// it is: the path of another counter of the same instance differs only after the last '\'.
+// patterns as ParseCounterPath or EscapePattern make them and p has no `index` if `any_index`.
+// The counter is written last and as it is: the path of another counter of the same instance
+// differs only after the last '\'.
 std::string FormatCounterPath(const CounterPath& path);
 
 // The pattern that matches exactly `name`.

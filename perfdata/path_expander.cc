@@ -1,5 +1,7 @@
 #include "perfdata/path_expander.h"
 
+#include <algorithm>
+
 #include "perfdata/raw_counter.h"
 
 namespace perfhive {
@@ -49,13 +51,13 @@ std::vector<CounterMatch> PathExpander::Expand(const CounterPath& path) const {
   const NamePattern instance_pattern(path.instance.value_or(""));
   std::optional<NamePattern> parent_pattern;
   if (path.parent) parent_pattern.emplace(*path.parent);
-  const bool wants_instances = path.instance || path.parent || path.index;
+  const bool wants_instances = path.instance || path.parent || path.index || path.any_index;
   // Without a parent part a name selects instances without a parent, but "(*)" selects every
   // instance, children included, as PDH expands it.
   const bool any_parent = !parent_pattern && instance_pattern.matches_everything();
-  // Without #Index a plain name selects the first of its duplicates, a wildcard all of them.
-  const bool wild_instance =
-      instance_pattern.has_wildcard() || (parent_pattern && parent_pattern->has_wildcard());
+  // Without #Index a plain name selects the first of its duplicates, a wildcard (or "#*") all.
+  const bool wild_instance = path.any_index || instance_pattern.has_wildcard() ||
+                             (parent_pattern && parent_pattern->has_wildcard());
   const bool wild = wild_instance || object_pattern.has_wildcard() ||
                     counter_pattern.has_wildcard() || HasWildcard(path.machine);
 
@@ -66,6 +68,11 @@ std::vector<CounterMatch> PathExpander::Expand(const CounterPath& path) const {
     std::string name;  // escaped, ready for the path
   };
   std::vector<Selected> selected;
+  struct Chosen {
+    InstanceView view;
+    uint32_t position;
+  };
+  std::vector<Chosen> chosen;
   uint32_t object_position = 0;
   for (ObjectView object : snapshot_.objects()) {
     const uint32_t this_object = object_position++;
@@ -88,7 +95,9 @@ std::vector<CounterMatch> PathExpander::Expand(const CounterPath& path) const {
     }
     if (selected.empty()) continue;
     const std::vector<PdhInstanceName> names = NameInstances(snapshot_, object);
-    const std::string object_name = DisplayName(object.name_index());
+    // The instances first, so that the matches are allocated at once: reallocating tens of
+    // thousands of matches was a fifth of the time of a large expansion.
+    chosen.clear();
     uint32_t instance_position = 0;
     for (InstanceView instance : object.instances()) {
       const PdhInstanceName& name = names[instance_position++];
@@ -101,12 +110,19 @@ std::vector<CounterMatch> PathExpander::Expand(const CounterPath& path) const {
           continue;
         }
       }
+      chosen.push_back({instance, instance_position - 1});
+      if (!wild) break;
+    }
+    size_t wanted = matches.size() + chosen.size() * (wild ? selected.size() : 1);
+    if (wanted > matches.capacity()) matches.reserve(std::max(wanted, 2 * matches.capacity()));
+    const std::string object_name = DisplayName(object.name_index());
+    for (const Chosen& instance : chosen) {
       // The counter comes last and as it is, so the path up to it is formatted once.
-      const std::string prefix = FormatCounterPath(
-          MakeCounterPath(machine, object_name, wants_instances ? &name : nullptr, ""));
+      const std::string prefix = FormatCounterPath(MakeCounterPath(
+          machine, object_name, wants_instances ? &names[instance.position] : nullptr, ""));
       for (const Selected& counter : selected) {
-        matches.push_back({prefix + counter.name, object, counter.counter, counter.next, instance,
-                           this_object, counter.position, instance_position - 1});
+        matches.push_back({prefix + counter.name, object, counter.counter, counter.next,
+                           instance.view, this_object, counter.position, instance.position});
         if (!wild) return matches;
       }
     }

@@ -19,6 +19,9 @@ int main(int argc, char** argv) {
       "\\Memory\\Available Bytes",
       "\\\\h`\\o`*st\\Process()\\x`",
       "\\Process(caf\xC3\xA9#4294967296)\\x",
+      "\\LogicalDisk(*/*#*)\\*",
+      "\\Process(XORG#*)\\ID Process",
+      "\\Process(a`#*)\\x",
   };
   int n = 0;
   for (const char* seed : seeds) corpus.Write("seed" + std::to_string(n++), seed);

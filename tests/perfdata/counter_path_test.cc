@@ -71,6 +71,34 @@ TEST(CounterPathTest, EscapesMakeAmbiguousNamesExact) {
   EXPECT_EQ(Parse(FormatCounterPath(p)), p);
 }
 
+TEST(CounterPathTest, IndexWildcardIsPdhsHashStar) {
+  // PDH documents "\LogicalDisk(*/*#*)\*": '#*' stands for every duplicate's index.
+  CounterPath disks = Parse("\\LogicalDisk(*/*#*)\\*");
+  EXPECT_EQ(disks.parent, "*");
+  EXPECT_EQ(disks.instance, "*");
+  EXPECT_TRUE(disks.any_index);
+  EXPECT_FALSE(disks.index.has_value());
+  CounterPath svchost = Parse("\\Process(svchost#*)\\ID Process");
+  EXPECT_EQ(svchost.instance, "svchost");
+  EXPECT_TRUE(svchost.any_index);
+  EXPECT_EQ(FormatCounterPath(svchost), "\\Process(svchost#*)\\ID Process");
+  EXPECT_FALSE(Parse("\\Process(svchost#1)\\ID Process").any_index);
+  // A glob over names that start with "a#" must escape its '#' so it is not read as "#*".
+  CounterPath glob;
+  glob.object = "Process";
+  glob.instance = "a#*";
+  glob.counter = "x";
+  EXPECT_EQ(FormatCounterPath(glob), "\\Process(a`#*)\\x");
+  CounterPath back = Parse("\\Process(a`#*)\\x");
+  EXPECT_EQ(back.instance, "a#*");
+  EXPECT_FALSE(back.any_index);
+  // A literal star after '#' is a name, not the index wildcard.
+  CounterPath star = Parse("\\Process(a#`*)\\x");
+  EXPECT_EQ(star.instance, "a#`*");
+  EXPECT_FALSE(star.any_index);
+  EXPECT_FALSE(Parse("\\Process(a#**)\\x").any_index);  // only "#*" exactly
+}
+
 TEST(CounterPathTest, WildcardsAndPatterns) {
   CounterPath p = Parse("\\\\*\\Thread(*/*)\\*");
   EXPECT_EQ(p.machine, "*");
@@ -209,6 +237,7 @@ TEST(CounterPathTest, ParseOfFormatRoundTripsOverHostileNames) {
     if (shape >= 1) p.instance = component(true);
     if (shape == 2) p.parent = component(true);
     if (shape >= 1 && rng() % 3 == 0) p.index = static_cast<uint32_t>(rng());
+    if (shape >= 1 && !p.index && rng() % 4 == 0) p.any_index = true;
     p.counter = component(false);
     std::string text = FormatCounterPath(p);
     Result<CounterPath> back = ParseCounterPath(text);

@@ -142,6 +142,19 @@ TEST_F(PathExpanderTest, WildcardsExpandEveryPart) {
                           "\\\\WEB01\\Process(explorer)\\ID Process"));
 }
 
+TEST_F(PathExpanderTest, HashStarSelectsEveryDuplicate) {
+  EXPECT_THAT(Paths("\\Process(svchost#*)\\ID Process"),
+              ElementsAre("\\\\WEB01\\Process(svchost)\\ID Process",
+                          "\\\\WEB01\\Process(svchost#1)\\ID Process",
+                          "\\\\WEB01\\Process(svchost#2)\\ID Process"));
+  EXPECT_THAT(Paths("\\Thread(svchost/0#*)\\ID Thread"),
+              ElementsAre("\\\\WEB01\\Thread(svchost/0)\\ID Thread",
+                          "\\\\WEB01\\Thread(svchost/0#1)\\ID Thread"));
+  EXPECT_EQ(Paths("\\Thread(*/*#*)\\ID Thread").size(), 4u);  // the threads with a parent
+  EXPECT_EQ(Paths("\\Thread(*#*)\\ID Thread").size(), 5u);    // every thread
+  EXPECT_TRUE(Paths("\\Process(explorer#*)\\Nosuch").empty());
+}
+
 TEST_F(PathExpanderTest, BaseCountersAreNeverSelected) {
   EXPECT_THAT(Paths("\\LogicalDisk(*)\\*"),
               ElementsAre("\\\\WEB01\\LogicalDisk(C:)\\% Free Space"));
