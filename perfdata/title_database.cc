@@ -5,23 +5,20 @@
 #include <utility>
 
 #include "perfdata/byte_order.h"
+#include "perfdata/case_folding.h"
 #include "perfdata/text_encoding.h"
 
 namespace perfhive {
 namespace {
 
-// Folds case for name lookups: ASCII A..Z, and the UTF-8 forms of À..Þ (C3 80..C3 9E) except
-// × (C3 97). Other bytes are kept, so other scripts compare exactly.
+// The name as IndexesOf looks it up: folded as perfdata/case_folding.h folds names.
 std::string FoldCase(std::string_view text) {
   std::string folded(text);
-  for (size_t i = 0; i < folded.size(); ++i) {
-    unsigned char c = static_cast<unsigned char>(folded[i]);
-    if (c >= 'A' && c <= 'Z') {
-      folded[i] = static_cast<char>(c + ('a' - 'A'));
-    } else if (c == 0xC3 && i + 1 < folded.size()) {
-      unsigned char next = static_cast<unsigned char>(folded[++i]);
-      if (next >= 0x80 && next <= 0x9E && next != 0x97) folded[i] = static_cast<char>(next + 0x20);
-    }
+  unsigned char previous = 0;
+  for (char& c : folded) {
+    unsigned char raw = static_cast<unsigned char>(c);
+    c = static_cast<char>(FoldNameByte(raw, previous));
+    previous = raw;
   }
   return folded;
 }
