@@ -10,7 +10,9 @@
 #include <memory>
 #include <span>
 #include <string>
+#include <vector>
 
+#include "agent/object_index_query.h"
 #include "agent/snapshot_source.h"
 #include "perfdata/status.h"
 
@@ -32,6 +34,7 @@ constexpr const char* kDefaultSource = "procfs";
 struct SnapshotOptions {
   std::string source = kDefaultSource;
   std::string query = "Global";
+  std::vector<std::string> objects;  // names or indexes; replace `query` when given
   std::string output;
   std::string titles_output;
   std::string proc_root = "/proc";
@@ -73,7 +76,16 @@ Status WriteFile(const std::string& path, std::span<const uint8_t> bytes) {
 Status RunSnapshot(const SnapshotOptions& options) {
   Result<std::unique_ptr<SnapshotSource>> source = OpenSource(options);
   if (!source.ok()) return source.status();
-  Result<std::vector<uint8_t>> snapshot = (*source)->TakeSnapshot(options.query);
+  std::string query = options.query;
+  if (!options.objects.empty()) {
+    // Names become indexes through this host's own title database.
+    Result<TitleBytes> titles = (*source)->ReadTitles();
+    if (!titles.ok()) return titles.status();
+    Result<std::string> indexes = ObjectIndexQuery(*titles, options.objects);
+    if (!indexes.ok()) return indexes.status();
+    query = std::move(indexes).value();
+  }
+  Result<std::vector<uint8_t>> snapshot = (*source)->TakeSnapshot(query);
 #ifndef _WIN32
   if (auto* procfs = dynamic_cast<ProcfsSource*>(source->get())) {
     for (const std::string& warning : procfs->warnings()) {
@@ -107,6 +119,9 @@ int main(int argc, char** argv) {
       ->add_option("--query", options.query,
                    "Objects to read: Global, Costly, or object indexes such as \"230 238\"")
       ->capture_default_str();
+  snapshot->add_option("--object", options.objects,
+                       "An object to read, by name in the host's language database or by index "
+                       "(repeatable; replaces --query), e.g. --object Processor --object 230");
   snapshot->add_option("--output", options.output, "File for the raw snapshot")->required();
   snapshot->add_option("--titles-output", options.titles_output,
                        "File for the title database: the bytes \"Counter 009\" returns");
