@@ -84,8 +84,9 @@ Result<Selection> Select(const SnapshotReader& snapshot, const TitleDatabase* ti
 
 Json Decode(const SnapshotReader& snapshot, const SnapshotReader* previous,
             const TitleDatabase* titles, const Selection* selection) {
+  const std::string machine = snapshot.system_name();
   Json doc;
-  doc["system"] = snapshot.system_name();
+  doc["system"] = machine;
   doc["system_time"] = FormatSystemTime(snapshot.system_time());
   doc["perf_time"] = snapshot.perf_time();
   doc["perf_freq"] = snapshot.perf_freq();
@@ -93,7 +94,6 @@ Json Decode(const SnapshotReader& snapshot, const SnapshotReader* previous,
   doc["version"] = snapshot.version();
   doc["revision"] = snapshot.revision();
   Json& objects = doc["objects"] = Json::array();
-  const std::string machine = snapshot.system_name();
   std::map<uint32_t, size_t> object_at;  // byte offset → position in "objects"
   for (ObjectView object : snapshot.objects()) {
     object_at[object.position()] = objects.size();
