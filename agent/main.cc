@@ -12,14 +12,14 @@
 #include <string>
 #include <vector>
 
-#include "agent/object_index_query.h"
-#include "agent/snapshot_source.h"
 #include "perfdata/status.h"
+#include "sources/object_names_query.h"
+#include "sources/snapshot_source.h"
 
 #ifdef _WIN32
-#include "agent/hkpd_source.h"
+#include "sources/hkpd/hkpd_source.h"
 #else
-#include "agent/linux/procfs_source.h"
+#include "sources/procfs/procfs_source.h"
 #endif
 
 namespace perfhive {
@@ -81,18 +81,14 @@ Status RunSnapshot(const SnapshotOptions& options) {
     // Names become indexes through this host's own title database.
     Result<TitleBytes> titles = (*source)->ReadTitles();
     if (!titles.ok()) return titles.status();
-    Result<std::string> indexes = ObjectIndexQuery(*titles, options.objects);
+    Result<std::string> indexes = QueryForObjectNames(*titles, options.objects);
     if (!indexes.ok()) return indexes.status();
     query = std::move(indexes).value();
   }
   Result<std::vector<uint8_t>> snapshot = (*source)->TakeSnapshot(query);
-#ifndef _WIN32
-  if (auto* procfs = dynamic_cast<ProcfsSource*>(source->get())) {
-    for (const std::string& warning : procfs->warnings()) {
-      std::cerr << "perfhive-agent: warning: " << warning << "\n";
-    }
+  for (const std::string& warning : (*source)->TakeWarnings()) {
+    std::cerr << "perfhive-agent: warning: " << warning << "\n";
   }
-#endif
   if (!snapshot.ok()) return snapshot.status();
   if (Status status = WriteFile(options.output, *snapshot); !status.ok()) return status;
   if (options.titles_output.empty()) return Status();

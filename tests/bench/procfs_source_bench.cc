@@ -14,8 +14,8 @@
 #include <memory>
 #include <vector>
 
-#include "agent/linux/procfs_source.h"
 #include "perfdata/snapshot_reader.h"
+#include "sources/procfs/procfs_source.h"
 
 namespace perfhive {
 namespace {

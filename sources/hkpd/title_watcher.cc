@@ -1,0 +1,26 @@
+#include "sources/hkpd/title_watcher.h"
+
+#include <utility>
+
+namespace perfhive {
+
+TitleWatcher::TitleWatcher(std::chrono::steady_clock::duration recheck, Clock now)
+    : recheck_(recheck), now_(std::move(now)) {}
+
+Result<std::optional<TitleBytes>> TitleWatcher::ReadIfChanged(HkpdReader& reader) {
+  TitleVersion version = reader.ReadTitleVersion();
+  std::chrono::steady_clock::time_point now = now_();
+  if (digest_ && version_ == version && now - last_read_ < recheck_) {
+    return std::optional<TitleBytes>();
+  }
+  Result<TitleBytes> titles = reader.ReadTitles();
+  if (!titles.ok()) return titles.status();
+  version_ = version;
+  last_read_ = now;
+  uint64_t digest = TitleDigest(*titles);
+  if (digest_ == digest) return std::optional<TitleBytes>();
+  digest_ = digest;
+  return std::optional<TitleBytes>(std::move(titles).value());
+}
+
+}  // namespace perfhive

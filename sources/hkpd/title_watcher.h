@@ -1,0 +1,42 @@
+// TitleWatcher: decides when a host's title database must be read again and handed on, so that
+// the server gets it once, and again only after it changed (lodctr /R renumbers extensible
+// counters). Perflib's Last Counter/Last Help are the cheap token checked on every call; the
+// lists themselves are read when the token moved, when it has never been read, and at least
+// every `recheck` (a change that leaves the token alone, a host without the token), and are
+// handed on only when their digest differs from the last one handed on.
+
+#ifndef PERFHIVE_SOURCES_HKPD_TITLE_WATCHER_H_
+#define PERFHIVE_SOURCES_HKPD_TITLE_WATCHER_H_
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <optional>
+
+#include "perfdata/status.h"
+#include "sources/hkpd/hkpd_reader.h"
+#include "sources/snapshot_source.h"
+
+namespace perfhive {
+
+class TitleWatcher {
+ public:
+  using Clock = std::function<std::chrono::steady_clock::time_point()>;
+
+  TitleWatcher(std::chrono::steady_clock::duration recheck, Clock now);
+
+  // The titles if they differ from the ones last returned (or none were), std::nullopt if
+  // they are unchanged.
+  Result<std::optional<TitleBytes>> ReadIfChanged(HkpdReader& reader);
+
+ private:
+  std::chrono::steady_clock::duration recheck_;
+  Clock now_;
+  std::optional<TitleVersion> version_;  // the token when the lists were last read
+  std::chrono::steady_clock::time_point last_read_{};
+  std::optional<uint64_t> digest_;  // of the lists last returned
+};
+
+}  // namespace perfhive
+
+#endif  // PERFHIVE_SOURCES_HKPD_TITLE_WATCHER_H_

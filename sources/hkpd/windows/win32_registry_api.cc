@@ -1,0 +1,66 @@
+#include "sources/hkpd/windows/win32_registry_api.h"
+
+#include <windows.h>
+
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "perfdata/text_encoding.h"
+
+namespace perfhive {
+namespace {
+
+HKEY ToHkey(RegistryKey key) { return reinterpret_cast<HKEY>(key); }
+RegistryKey FromHkey(HKEY key) { return reinterpret_cast<RegistryKey>(key); }
+
+std::wstring Widen(const std::string& utf8) {
+  std::vector<uint8_t> utf16 = Utf8ToUtf16Le(utf8);
+  std::wstring wide(utf16.size() / 2, L'\0');
+  std::memcpy(wide.data(), utf16.data(), utf16.size());
+  return wide;
+}
+
+}  // namespace
+
+Win32RegistryApi& SystemRegistry() {
+  static Win32RegistryApi api;
+  return api;
+}
+
+RegistryKey Win32RegistryApi::Predefined(PredefinedKey which) {
+  return FromHkey(which == PredefinedKey::kPerformanceData ? HKEY_PERFORMANCE_DATA
+                                                           : HKEY_LOCAL_MACHINE);
+}
+
+long Win32RegistryApi::QueryValue(RegistryKey key, const std::string& name, uint8_t* buffer,
+                                  uint32_t* size, uint32_t* type) {
+  std::wstring wide_name = Widen(name);  // never NULL: a NULL name crashes Wine
+  DWORD bytes = *size;
+  DWORD value_type = 0;
+  LONG rc = RegQueryValueExW(ToHkey(key), wide_name.c_str(), nullptr, &value_type, buffer, &bytes);
+  *size = bytes;
+  if (type) *type = value_type;
+  return rc;
+}
+
+long Win32RegistryApi::ConnectRegistry(const std::string& machine, PredefinedKey which,
+                                       RegistryKey* out) {
+  std::wstring wide_machine = Widen(machine);
+  HKEY result = nullptr;
+  LONG rc = RegConnectRegistryW(wide_machine.c_str(), ToHkey(Predefined(which)), &result);
+  if (rc == ERROR_SUCCESS) *out = FromHkey(result);
+  return rc;
+}
+
+long Win32RegistryApi::OpenKey(RegistryKey parent, const std::string& subkey, RegistryKey* out) {
+  std::wstring wide_subkey = Widen(subkey);
+  HKEY result = nullptr;
+  LONG rc = RegOpenKeyExW(ToHkey(parent), wide_subkey.c_str(), 0, KEY_READ, &result);
+  if (rc == ERROR_SUCCESS) *out = FromHkey(result);
+  return rc;
+}
+
+long Win32RegistryApi::CloseKey(RegistryKey key) { return RegCloseKey(ToHkey(key)); }
+
+}  // namespace perfhive

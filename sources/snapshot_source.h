@@ -1,0 +1,53 @@
+// SnapshotSource: where an agent gets one host's raw performance data. Every kind of source
+// implements all of it (this host's HKEY_PERFORMANCE_DATA, a remote registry, Linux /proc,
+// recorded files), so the sampler and shipper above it are the same everywhere and tested
+// everywhere.
+
+#ifndef PERFHIVE_SOURCES_SNAPSHOT_SOURCE_H_
+#define PERFHIVE_SOURCES_SNAPSHOT_SOURCE_H_
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "perfdata/status.h"
+#include "perfdata/title_bytes.h"
+
+namespace perfhive {
+
+// Who a source reads: what the server files its snapshots under and shows in `perfhive hosts`.
+struct HostIdentity {
+  std::string name;        // the host's own name ("WEB01", "build-7"), as it reports it
+  std::string os;          // "Windows", "Linux"
+  std::string os_version;  // "10.0 build 17763", "6.1.0-18-amd64"; empty when unknown
+};
+
+class SnapshotSource {
+ public:
+  virtual ~SnapshotSource() = default;
+
+  // One raw PERF_DATA_BLOCK, checked to be well formed. `query` is what RegQueryValueExW takes:
+  // "Global", "Costly", or object indexes separated by spaces ("230 238").
+  virtual Result<std::vector<uint8_t>> TakeSnapshot(std::string_view query) = 0;
+
+  // The host's title database (English, "009"; another language only where the host has no
+  // English one).
+  virtual Result<TitleBytes> ReadTitles() = 0;
+
+  // The title database when it differs from the one this call last returned (the first call
+  // always returns it), std::nullopt when unchanged. How a source notices a change is its own
+  // business; what it returns is always complete.
+  virtual Result<std::optional<TitleBytes>> ReadTitlesIfChanged() = 0;
+
+  // What the snapshots since the last call left out or set to 0, and why (a container without
+  // /proc/diskstats); each warning is handed out once.
+  virtual std::vector<std::string> TakeWarnings() = 0;
+
+  virtual Result<HostIdentity> Identity() = 0;
+};
+
+}  // namespace perfhive
+
+#endif  // PERFHIVE_SOURCES_SNAPSHOT_SOURCE_H_

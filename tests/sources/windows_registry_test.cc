@@ -1,0 +1,128 @@
+// The Windows sources against the real registry API (advapi32). In CI these run under Wine,
+// whose HKEY_PERFORMANCE_DATA is real but small: the tests hold for any Windows host and assert
+// nothing about Wine's particular data.
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <windows.h>
+
+#include <span>
+#include <string>
+#include <vector>
+
+#include "perfdata/snapshot_reader.h"
+#include "perfdata/text_encoding.h"
+#include "perfdata/title_database.h"
+#include "sources/hkpd/hkpd_reader.h"
+#include "sources/hkpd/hkpd_source.h"
+#include "sources/hkpd/windows/win32_registry_api.h"
+
+namespace perfhive {
+namespace {
+
+std::string ComputerName() {
+  wchar_t name[MAX_COMPUTERNAME_LENGTH + 1];
+  DWORD length = MAX_COMPUTERNAME_LENGTH + 1;
+  EXPECT_TRUE(GetComputerNameW(name, &length));
+  return Utf16LeToUtf8(std::span(reinterpret_cast<const uint8_t*>(name), length * 2));
+}
+
+// The real API, with each query's buffer size and answer recorded.
+class RecordingRegistry : public Win32RegistryApi {
+ public:
+  long QueryValue(RegistryKey key, const std::string& name, uint8_t* buffer, uint32_t* size,
+                  uint32_t* type) override {
+    sizes.push_back(*size);
+    long rc = Win32RegistryApi::QueryValue(key, name, buffer, size, type);
+    answers.push_back(rc);
+    return rc;
+  }
+  std::vector<uint32_t> sizes;
+  std::vector<long> answers;
+};
+
+TEST(WindowsRegistryTest, QueriesReturnValidBlocksThroughTheGrowLoop) {
+  RecordingRegistry api;
+  HkpdReaderOptions options;
+  options.initial_buffer_bytes = 16;  // smaller than any PERF_DATA_BLOCK: the loop must grow
+  HkpdReader reader(api, api.Predefined(PredefinedKey::kPerformanceData), std::nullopt, "",
+                    options);
+  for (const char* query : {"Global", "Costly", "230 238", "2"}) {
+    Result<std::vector<uint8_t>> bytes = reader.ReadSnapshot(query);
+    ASSERT_TRUE(bytes.ok()) << query << ": " << bytes.error();
+    Result<SnapshotReader> snapshot = SnapshotReader::Open(*bytes);
+    ASSERT_TRUE(snapshot.ok()) << snapshot.error();
+    EXPECT_EQ(snapshot->version(), 1u);
+    EXPECT_GT(snapshot->perf_freq(), 0);
+    EXPECT_EQ(snapshot->system_name(), ComputerName());
+  }
+  // The first call got ERROR_MORE_DATA, the buffer doubled until a call succeeded.
+  ASSERT_GE(api.sizes.size(), 2u);
+  EXPECT_EQ(api.sizes[0], 16u);
+  EXPECT_EQ(api.answers[0], ERROR_MORE_DATA);
+  EXPECT_EQ(api.sizes[1], 32u);
+  EXPECT_THAT(api.answers, ::testing::Contains(ERROR_SUCCESS));
+}
+
+TEST(WindowsRegistryTest, TitleQueriesReturnTheEnglishTitleDatabase) {
+  Win32RegistryApi api;
+  LocalHkpdSource source(api);
+  Result<TitleBytes> titles = source.ReadTitles();
+  ASSERT_TRUE(titles.ok()) << titles.error();
+  EXPECT_EQ(titles->language, "009");
+  // Index 1 of "Counter 009" holds the base index, a number.
+  TitleDatabase database;
+  ASSERT_TRUE(ParseTitleList(titles->counters, false, database).ok());
+  ASSERT_TRUE(ParseTitleList(titles->helps, true, database).ok());
+  ASSERT_TRUE(database.Name(1).has_value());
+  EXPECT_FALSE(database.Name(1)->empty());
+  EXPECT_EQ(database.Name(1)->find_first_not_of("0123456789"), std::string_view::npos);
+  // Unchanged titles are handed on once.
+  Result<std::optional<TitleBytes>> first = source.ReadTitlesIfChanged();
+  ASSERT_TRUE(first.ok()) << first.error();
+  EXPECT_TRUE(first->has_value());
+  Result<std::optional<TitleBytes>> again = source.ReadTitlesIfChanged();
+  ASSERT_TRUE(again.ok()) << again.error();
+  EXPECT_FALSE(again->has_value());
+}
+
+TEST(WindowsRegistryTest, ConnectingToTheLocalComputerByNameWorks) {
+  Win32RegistryApi api;
+  for (const std::string& machine : {ComputerName(), "\\\\" + ComputerName()}) {
+    RemoteHkpdSource source(api, machine);
+    Result<std::vector<uint8_t>> bytes = source.TakeSnapshot("Global");
+    ASSERT_TRUE(bytes.ok()) << bytes.error();
+    EXPECT_TRUE(SnapshotReader::Open(*bytes).ok());
+    Result<TitleBytes> titles = source.ReadTitles();
+    ASSERT_TRUE(titles.ok()) << titles.error();
+  }
+}
+
+TEST(WindowsRegistryTest, ConnectingToAMissingHostFailsWithBadNetpath) {
+  Win32RegistryApi api;
+  RegistryKey key = 0;
+  EXPECT_EQ(api.ConnectRegistry("\\\\nosuchhost", PredefinedKey::kPerformanceData, &key),
+            ERROR_BAD_NETPATH);
+  std::unique_ptr<SnapshotSource> source = MakeRemoteHkpdSource("nosuchhost");
+  Result<std::vector<uint8_t>> bytes = source->TakeSnapshot("Global");
+  ASSERT_FALSE(bytes.ok());
+  EXPECT_EQ(bytes.error(),
+            "\\\\nosuchhost: RegConnectRegistryW(HKEY_PERFORMANCE_DATA) failed "
+            "with 53 (ERROR_BAD_NETPATH: the network path was not found)");
+}
+
+TEST(WindowsRegistryTest, ClosingThePerformanceKeyWorksRepeatedly) {
+  Win32RegistryApi api;
+  RegistryKey key = api.Predefined(PredefinedKey::kPerformanceData);
+  EXPECT_EQ(api.CloseKey(key), ERROR_SUCCESS);
+  EXPECT_EQ(api.CloseKey(key), ERROR_SUCCESS);
+  // A source closes the key when it goes; the next one opens it again by using it.
+  for (int session = 0; session < 2; ++session) {
+    std::unique_ptr<SnapshotSource> source = MakeLocalHkpdSource();
+    Result<std::vector<uint8_t>> bytes = source->TakeSnapshot("Global");
+    ASSERT_TRUE(bytes.ok()) << bytes.error();
+  }
+}
+
+}  // namespace
+}  // namespace perfhive
