@@ -14,6 +14,7 @@ for group in "${groups[@]}"; do
         clang libclang-rt-14-dev            # libFuzzer and the sanitizer runtimes
         libgtest-dev libgmock-dev libbenchmark-dev googletest
         libcli11-dev nlohmann-json3-dev
+        libzstd-dev libsqlite3-dev libssl-dev  # wire (zstd), store (SQLite), port (SHA-256)
       ) ;;
     windows)
       packages+=(g++-mingw-w64-x86-64-posix wine64 wine) ;;
