@@ -700,6 +700,16 @@ TEST_F(RealDataTest, DefaultScaleIsShownNotApplied) {
               kInterruptsPerSec / 100, 1e-11);
   EXPECT_NEAR(Values(older, *newer, {.scale_factor = -2, .no_scale = true}).at(key).value.value,
               kInterruptsPerSec, 1e-9);
+  // Terminal Services Session's cache counters carry DefaultScale −10000, which would have read
+  // every one of them as 0: \\WRXXCRPISAX01\Terminal Services Session(RDP-Tcp 4)\Total
+  // Protocol Cache Reads is its raw count.
+  const SnapshotReader* wrx = Open("zenoss-windowsmonitor/wrxxcrpisax01-0.perf");
+  ASSERT_NE(wrx, nullptr);
+  std::map<CounterKey, ComputedValue> sessions = Values(nullptr, *wrx);
+  const ComputedValue& reads = sessions.at({1980, "RDP-Tcp 4", 2066, wp::kCounterRawcount});
+  EXPECT_EQ(reads.counter.default_scale(), -10000);
+  EXPECT_EQ(reads.value.value, 232542);
+
   // Statistics over the two samples: one interval, the same value.
   const RawCounter samples[] = {Values(nullptr, *older).at(key).raw, value.raw};
   CounterStatistics stats = ComputeCounterStatistics(samples);
