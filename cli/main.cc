@@ -60,6 +60,11 @@ int main(int argc, char** argv) {
                          "repeatable), e.g. '\\Processor(*)\\% Processor Time'");
   decode_cmd->add_option("--titles", decode.titles_path,
                          "Title database: a `lodctr /S` dump or the bytes of \"Counter 009\"");
+  decode_cmd
+      ->add_option("--scale", decode.scale_factor,
+                   "Multiply values by 10^N, as PdhSetCounterScaleFactor (-7..7; default 0). A "
+                   "counter's DefaultScale is only a chart scale and is never applied")
+      ->check(CLI::Range(-7, 7));
   std::map<std::string, perfhive::cli::DecodeOptions::Format> formats = {
       {"table", perfhive::cli::DecodeOptions::Format::kTable},
       {"json", perfhive::cli::DecodeOptions::Format::kJson}};
