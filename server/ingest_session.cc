@@ -7,7 +7,6 @@
 #include "port/sha256.h"
 #include "server/call_auth.h"
 #include "store/sample_time.h"
-#include "wire/snapshot_delta.h"
 #include "wire/title_digest.h"
 
 namespace perfhive {
@@ -35,7 +34,10 @@ std::optional<Sha256Digest> DigestOf(const std::string& bytes) {
 }  // namespace
 
 IngestSession::IngestSession(IngestService& service, grpc::CallbackServerContext* context)
-    : service_(service), context_(context), peer_(context->peer()) {
+    : service_(service),
+      context_(context),
+      peer_(context->peer()),
+      restorer_(service.limits().max_snapshot_bytes) {
   service_.counters().streams++;
   Result<Principal> principal = AuthenticateCall(service_.tokens(), *context);
   std::unique_lock lock(mutex_);
@@ -183,46 +185,6 @@ bool IngestSession::TakeRateToken() {
   return true;
 }
 
-Result<std::vector<uint8_t>> IngestSession::Restore(const v1::Snapshot& snapshot) {
-  size_t limit = service_.limits().max_snapshot_bytes;
-  if (snapshot.raw_size() > limit) {
-    return Status::ResourceExhausted("snapshot of " + std::to_string(snapshot.raw_size()) +
-                                     " bytes is over the server's limit of " +
-                                     std::to_string(limit) + " bytes");
-  }
-  Result<std::vector<uint8_t>> raw = Status::InvalidArgument("unknown encoding");
-  switch (snapshot.encoding()) {
-    case v1::ENCODING_RAW:
-      raw = std::vector<uint8_t>(snapshot.payload().begin(), snapshot.payload().end());
-      break;
-    case v1::ENCODING_ZSTD:
-      raw = DecodeDelta({}, BytesOf(snapshot.payload()), limit);
-      break;
-    case v1::ENCODING_DELTA_ZSTD: {
-      auto base = bases_.find(snapshot.query());
-      if (base == bases_.end() || base->second.sequence != snapshot.base_sequence()) {
-        return Status(StatusCode::kFailedPrecondition,
-                      "delta against sequence " + std::to_string(snapshot.base_sequence()) +
-                          ", which is not the last snapshot of \"" + snapshot.query() +
-                          "\" on this stream; send a keyframe");
-      }
-      raw = DecodeDelta(base->second.raw, BytesOf(snapshot.payload()), limit);
-      break;
-    }
-    default:
-      break;
-  }
-  if (!raw.ok()) return raw.status().Prefixed("payload: ");
-  if (raw->size() != snapshot.raw_size()) {
-    return Status::DataLoss("restored " + std::to_string(raw->size()) + " bytes, raw_size says " +
-                            std::to_string(snapshot.raw_size()));
-  }
-  if (DigestOf(snapshot.sha256()) != Sha256(*raw)) {
-    return Status::DataLoss("the restored bytes do not match the snapshot's sha256");
-  }
-  return raw;
-}
-
 Status IngestSession::ApplyTitles(const v1::Snapshot& snapshot, int64_t sample_ns) {
   for (const v1::TitleDigest& titles : snapshot.titles()) {
     std::optional<Sha256Digest> digest = DigestOf(titles.sha256());
@@ -263,12 +225,11 @@ bool IngestSession::HandleSnapshot(v1::Snapshot& snapshot) {
                                      " snapshots per second on one stream"));
     return true;
   }
-  Result<std::vector<uint8_t>> raw = Restore(snapshot);
+  Result<std::vector<uint8_t>> raw = restorer_.Restore(snapshot);
   if (!raw.ok()) {
     Refuse(instance_id, sequence, raw.status());
     return true;
   }
-  bases_[snapshot.query()] = Base{sequence, *raw};
   Result<SnapshotReader> reader = SnapshotReader::Open(*raw);
   if (!reader.ok()) {
     Refuse(instance_id, sequence, Status::InvalidArgument("malformed snapshot: " + reader.error()));

@@ -26,6 +26,7 @@
 
 #include "perfhive/v1/ingest.grpc.pb.h"
 #include "server/ingest_service.h"
+#include "server/snapshot_restorer.h"
 
 namespace perfhive {
 
@@ -45,8 +46,6 @@ class IngestSession final
   bool HandleSnapshot(perfhive::v1::Snapshot& snapshot);
   void HandleHealth(const perfhive::v1::HealthReport& health);
 
-  // The raw bytes a snapshot message carries, checked against its size and digest.
-  Result<std::vector<uint8_t>> Restore(const perfhive::v1::Snapshot& snapshot);
   // Records the title databases in force for the snapshot at `sample_ns`.
   Status ApplyTitles(const perfhive::v1::Snapshot& snapshot, int64_t sample_ns);
   bool TakeRateToken();
@@ -69,11 +68,7 @@ class IngestSession final
   bool hello_received_ = false;
   std::string host_;
   std::string instance_id_;
-  struct Base {
-    uint64_t sequence = 0;
-    std::vector<uint8_t> raw;
-  };
-  std::map<std::string, Base> bases_;                    // by query
+  SnapshotRestorer restorer_;
   std::set<Sha256Digest> known_titles_;                  // held by the store
   std::map<std::string, Sha256Digest> titles_in_force_;  // by language, last recorded
   double rate_tokens_ = 0;
