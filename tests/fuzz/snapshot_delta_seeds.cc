@@ -46,6 +46,7 @@ int main(int argc, char** argv) {
   corpus.Write("difference", Input(base, perfhive::EncodeDelta(base, Snapshot(6, 1))));
   corpus.Write("prefix", Input(base, perfhive::EncodeDelta(base, Snapshot(8, 1))));
   std::vector<uint8_t> odd = {1, 2, 3, 4, 5};
-  corpus.Write("odd_sizes", Input(odd, perfhive::EncodeDelta(odd, {9, 8, 7})));
+  std::vector<uint8_t> shorter = {9, 8, 7};
+  corpus.Write("odd_sizes", Input(odd, perfhive::EncodeDelta(odd, shorter)));
   return 0;
 }
