@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "cli/server_connection.h"
+#include "cli/stored_snapshot_commands.h"
 #include "perfdata/status.h"
 
 namespace perfhive::cli {
@@ -47,8 +48,7 @@ struct BrowseOptions {
   OutputFormat format = OutputFormat::kTable;
 };
 Status RunObjects(const ServerConnection& server, const BrowseOptions& options, std::ostream& out);
-Status RunCounters(const ServerConnection& server, const BrowseOptions& options,
-                   std::ostream& out);
+Status RunCounters(const ServerConnection& server, const BrowseOptions& options, std::ostream& out);
 Status RunInstances(const ServerConnection& server, const BrowseOptions& options,
                     std::ostream& out);
 Status RunExplain(const ServerConnection& server, const BrowseOptions& options, std::ostream& out);

@@ -103,8 +103,7 @@ std::string IdentityText(const query::InstanceIdentity& identity) {
 
 }  // namespace
 
-std::shared_ptr<const TitleDatabase> QueryService::ParsedTitles(
-    const TitleDatabaseRecord& record) {
+std::shared_ptr<const TitleDatabase> QueryService::ParsedTitles(const TitleDatabaseRecord& record) {
   {
     std::lock_guard lock(titles_mutex_);
     if (auto it = parsed_titles_.find(record.digest); it != parsed_titles_.end()) {
@@ -134,8 +133,8 @@ Result<query::HostSample> QueryService::LoadSample(const HostRecord& host,
 
 Result<query::HostSamples> QueryService::LoadSamples(const HostRecord& host, int64_t from_ns,
                                                      int64_t to_ns, bool latest_only) {
-  int64_t list_from = latest_only ? NowNanos() - kLookbackNs
-                                  : (from_ns > kLookbackNs ? from_ns - kLookbackNs : 0);
+  int64_t list_from =
+      latest_only ? NowNanos() - kLookbackNs : (from_ns > kLookbackNs ? from_ns - kLookbackNs : 0);
   Result<std::vector<SnapshotInfo>> listed =
       store_.ListSnapshots(host.info.name, list_from, to_ns == INT64_MAX ? to_ns : to_ns + 1);
   if (!listed.ok()) return listed.status();
@@ -183,9 +182,9 @@ Result<std::vector<v1::ReadResponse>> QueryService::Answer(const v1::ReadRequest
   if (matched.empty()) {
     std::string known;
     for (const HostRecord& host : *hosts) known += (known.empty() ? "" : ", ") + host.info.name;
-    return Status::NotFound("no host matches the paths' machines" +
-                            (known.empty() ? std::string("; the server has no hosts yet")
-                                           : "; known hosts: " + known));
+    return Status::NotFound(
+        "no host matches the paths' machines" +
+        (known.empty() ? std::string("; the server has no hosts yet") : "; known hosts: " + known));
   }
   int64_t from = request.from_unix_nanos();
   int64_t to = request.to_unix_nanos() == 0 ? INT64_MAX : request.to_unix_nanos();
@@ -214,9 +213,8 @@ Result<std::vector<v1::ReadResponse>> QueryService::Answer(const v1::ReadRequest
   size_t points_in_response = 0;
   for (query::Series& series : answer.series) {
     // Points before the range only anchored the first interval.
-    int64_t keep_from = request.latest_only() && !series.points.empty()
-                            ? series.points.back().time_ns
-                            : from;
+    int64_t keep_from =
+        request.latest_only() && !series.points.empty() ? series.points.back().time_ns : from;
     std::erase_if(series.points,
                   [&](const query::Point& point) { return point.time_ns < keep_from; });
     if (request.statistics()) {
@@ -242,7 +240,7 @@ Result<std::vector<v1::ReadResponse>> QueryService::Answer(const v1::ReadRequest
 }
 
 grpc::ServerWriteReactor<v1::ReadResponse>* QueryService::Read(grpc::CallbackServerContext* context,
-                                                              const v1::ReadRequest* request) {
+                                                               const v1::ReadRequest* request) {
   std::deque<v1::ReadResponse> items;
   Status status = Authorize(*context);
   if (status.ok()) {
@@ -268,7 +266,8 @@ Result<QueryService::BrowsedSample> QueryService::SampleToBrowse(const v1::Brows
   }
   if (!listed.ok()) return Status::Unavailable("store: " + listed.error());
   if (listed->empty()) {
-    return Status::NotFound("host \"" + host->info.name + "\" has no sample at or before that time");
+    return Status::NotFound("host \"" + host->info.name +
+                            "\" has no sample at or before that time");
   }
   // The newest Global sample if there is one near the end: it has every object but the costly.
   const SnapshotInfo* chosen = &listed->back();

@@ -110,9 +110,8 @@ ReplayDir WriteReplayDir(const ScratchDir& scratch, const std::string& name, int
         .set_perf_time_100ns(int64_t{10'000'000} * second);
     ObjectBuilder& processor = builder.AddObject(ti::kProcessor);
     processor.set_perf_freq(10'000'000).set_perf_time(int64_t{10'000'000} * second);
-    uint32_t busy =
-        processor.AddCounter({.name_index = ti::kPercentProcessorTime,
-                              .type = winperf::k100NsecTimerInv});
+    uint32_t busy = processor.AddCounter(
+        {.name_index = ti::kPercentProcessorTime, .type = winperf::k100NsecTimerInv});
     for (int cpu = 0; cpu < 2; ++cpu) {
       uint32_t instance = processor.AddInstance(std::to_string(cpu));
       // Idle time grows by (1 - load) per second: cpu0 25% busy, cpu1 50% busy.
@@ -124,8 +123,8 @@ ReplayDir WriteReplayDir(const ScratchDir& scratch, const std::string& name, int
     process.set_perf_freq(10'000'000).set_perf_time(int64_t{10'000'000} * second);
     uint32_t cpu = process.AddCounter(
         {.name_index = ti::kPercentProcessorTime, .type = winperf::k100NsecTimer});
-    uint32_t pid = process.AddCounter({.name_index = ti::kIdProcess,
-                                       .type = winperf::kCounterRawcount});
+    uint32_t pid =
+        process.AddCounter({.name_index = ti::kIdProcess, .type = winperf::kCounterRawcount});
     for (int p = 0; p < 3; ++p) {
       uint32_t instance = process.AddInstance(p == 2 ? "svc" : "app");
       process.SetValue(instance, cpu, static_cast<uint64_t>(1'000'000 * (p + 1)) * second);

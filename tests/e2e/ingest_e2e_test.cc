@@ -19,10 +19,11 @@ using ::testing::HasSubstr;
 std::vector<std::string> ReplayAgent(const ServerProcess& server, const ReplayDir& dir,
                                      const std::string& host, const ScratchDir& scratch,
                                      std::vector<std::string> extra = {}) {
-  std::vector<std::string> argv = {AgentBinary(), "run",         "--server",   server.address(),
-                                   "--source",    "replay",      "--replay",   dir.path,
-                                   "--host-name", host,          "--interval", "50ms",
-                                   "--timeout",   "60s",         "--spool-dir", scratch / ("spool-" + host)};
+  std::vector<std::string> argv = {
+      AgentBinary(), "run",    "--server",    server.address(),
+      "--source",    "replay", "--replay",    dir.path,
+      "--host-name", host,     "--interval",  "50ms",
+      "--timeout",   "60s",    "--spool-dir", scratch / ("spool-" + host)};
   bool has_security = false;
   for (const std::string& flag : extra) has_security |= flag == "--ca" || flag == "--token-file";
   if (!has_security) argv.push_back("--insecure");
@@ -33,8 +34,8 @@ std::vector<std::string> ReplayAgent(const ServerProcess& server, const ReplayDi
 // The stored snapshots of `host`, as `perfhive snapshots --format json` lists them.
 nlohmann::json StoredSnapshots(const ScratchDir& scratch, const ServerProcess& server,
                                const std::string& host, std::vector<std::string> extra = {}) {
-  std::vector<std::string> argv = {CliBinary(), "snapshots", "\\\\" + host, "--server",
-                                   server.address(), "--format", "json"};
+  std::vector<std::string> argv = {CliBinary(),      "snapshots", "\\\\" + host, "--server",
+                                   server.address(), "--format",  "json"};
   if (extra.empty()) argv.push_back("--insecure");
   argv.insert(argv.end(), extra.begin(), extra.end());
   CommandResult listed = RunCommand(scratch, argv);
@@ -67,10 +68,10 @@ TEST(IngestEndToEndTest, SeveralAgentsStoreEverySnapshotExactlyOnce) {
                         scratch / "a.err");
   ChildProcess replay_b(ReplayAgent(server, windows_b, "WINB", scratch), scratch / "b.out",
                         scratch / "b.err");
-  ChildProcess procfs({AgentBinary(), "run", "--server", server.address(), "--insecure",
-                       "--source", "procfs", "--host-name", "linux-e2e", "--interval", "200ms",
-                       "--spool-dir", scratch / "spool-procfs"},
-                      scratch / "procfs.out", scratch / "procfs.err");
+  ChildProcess procfs(
+      {AgentBinary(), "run", "--server", server.address(), "--insecure", "--source", "procfs",
+       "--host-name", "linux-e2e", "--interval", "200ms", "--spool-dir", scratch / "spool-procfs"},
+      scratch / "procfs.out", scratch / "procfs.err");
   EXPECT_EQ(replay_a.Wait(std::chrono::seconds(90)), 0) << ReadWholeFile(scratch / "a.err");
   EXPECT_EQ(replay_b.Wait(std::chrono::seconds(90)), 0) << ReadWholeFile(scratch / "b.err");
   // The procfs agent has shipped a few by now; SIGTERM stops it cleanly.
@@ -84,19 +85,18 @@ TEST(IngestEndToEndTest, SeveralAgentsStoreEverySnapshotExactlyOnce) {
 
   nlohmann::json stored = StoredSnapshots(scratch, server, "WINB");
   ASSERT_FALSE(stored.empty());
-  CommandResult raw = RunCommand(
-      scratch, {CliBinary(), "raw", "\\\\WINB", "--at", stored[2]["time"], "--output",
-                scratch / "raw.bin", "--titles-output", scratch / "raw.titles", "--server",
-                server.address(), "--insecure"});
+  CommandResult raw =
+      RunCommand(scratch, {CliBinary(), "raw", "\\\\WINB", "--at", stored[2]["time"], "--output",
+                           scratch / "raw.bin", "--titles-output", scratch / "raw.titles",
+                           "--server", server.address(), "--insecure"});
   ASSERT_EQ(raw.exit_code, 0) << raw.err;
   std::string bytes = ReadWholeFile(scratch / "raw.bin");
   EXPECT_EQ(std::vector<uint8_t>(bytes.begin(), bytes.end()), windows_b.snapshots[2]);
   std::string titles = ReadWholeFile(scratch / "raw.titles");
   EXPECT_EQ(std::vector<uint8_t>(titles.begin(), titles.end()), windows_b.titles);
 
-  CommandResult hosts = RunCommand(
-      scratch, {CliBinary(), "hosts", "--server", server.address(), "--insecure", "--format",
-                "json"});
+  CommandResult hosts = RunCommand(scratch, {CliBinary(), "hosts", "--server", server.address(),
+                                             "--insecure", "--format", "json"});
   ASSERT_EQ(hosts.exit_code, 0) << hosts.err;
   nlohmann::json listed = nlohmann::json::parse(hosts.out)["hosts"];
   std::vector<std::string> names;
@@ -150,9 +150,9 @@ TEST(IngestEndToEndTest, TheSpoolKeepsTheNewestWhileTheServerIsDown) {
   ReplayDir dir = WriteReplayDir(scratch, "WINP", 12);
   // Room for about five snapshots in the spool.
   uint64_t limit = dir.snapshots[0].size() * 5 + 1024;
-  ChildProcess agent(ReplayAgent(server, dir, "WINP", scratch,
-                                 {"--spool-max-bytes", std::to_string(limit)}),
-                     scratch / "agent.out", scratch / "agent.err");
+  ChildProcess agent(
+      ReplayAgent(server, dir, "WINP", scratch, {"--spool-max-bytes", std::to_string(limit)}),
+      scratch / "agent.out", scratch / "agent.err");
   ASSERT_TRUE(WaitForMatch(scratch / "agent.err", "dropped", std::chrono::seconds(30)))
       << ReadWholeFile(scratch / "agent.err");
   std::this_thread::sleep_for(std::chrono::milliseconds(800));  // every file read by now

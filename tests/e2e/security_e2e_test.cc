@@ -17,16 +17,14 @@ using ::testing::HasSubstr;
 constexpr char kAgentSecret[] = "agent-secret-for-web-hosts-0001";
 constexpr char kReaderSecret[] = "reader-secret-for-the-cli-0001";
 
-void WriteText(const std::string& path, const std::string& text) {
-  std::ofstream(path) << text;
-}
+void WriteText(const std::string& path, const std::string& text) { std::ofstream(path) << text; }
 
 // A token file for the server and one file per secret for the clients.
 void WriteTokens(const ScratchDir& scratch) {
   WriteText(scratch / "tokens.toml", std::string("[[token]]\nname = \"web agents\"\nsecret = \"") +
                                          kAgentSecret + "\"\nwrite = [\"WEB*\"]\n\n" +
-                                         "[[token]]\nname = \"cli\"\nsecret = \"" +
-                                         kReaderSecret + "\"\nread = true\n");
+                                         "[[token]]\nname = \"cli\"\nsecret = \"" + kReaderSecret +
+                                         "\"\nread = true\n");
   WriteText(scratch / "agent.token", std::string(kAgentSecret) + "\n");
   WriteText(scratch / "reader.token", kReaderSecret);
   WriteText(scratch / "wrong.token", "not-the-right-secret-at-all-0000");
@@ -35,7 +33,8 @@ void WriteTokens(const ScratchDir& scratch) {
 // A CA, a server certificate for 127.0.0.1 and a client certificate, made with openssl.
 bool MakeCertificates(const ScratchDir& scratch) {
   std::string script =
-      "set -e; cd '" + scratch.path() + "'\n"
+      "set -e; cd '" + scratch.path() +
+      "'\n"
       "openssl req -x509 -newkey rsa:2048 -nodes -keyout ca.key -out ca.pem -days 2 "
       "  -subj '/CN=perfhive test CA' 2>/dev/null\n"
       "printf 'subjectAltName=IP:127.0.0.1,DNS:localhost\\n' > server.ext\n"
@@ -55,9 +54,12 @@ bool MakeCertificates(const ScratchDir& scratch) {
 std::vector<std::string> Agent(const ServerProcess& server, const ReplayDir& dir,
                                const std::string& host, const ScratchDir& scratch,
                                std::vector<std::string> security) {
-  std::vector<std::string> argv = {AgentBinary(), "run",        "--server",   server.address(),
-                                   "--source",    "replay",     "--replay",   dir.path,
-                                   "--host-name", host,         "--interval", "50ms",
+  std::vector<std::string> argv = {AgentBinary(), "run",
+                                   "--server",    server.address(),
+                                   "--source",    "replay",
+                                   "--replay",    dir.path,
+                                   "--host-name", host,
+                                   "--interval",  "50ms",
                                    "--spool-dir", scratch / ("spool-" + host)};
   argv.insert(argv.end(), security.begin(), security.end());
   return argv;
@@ -71,11 +73,11 @@ TEST(SecurityEndToEndTest, MutualTlsAndTokensLetInOnlyWhoMay) {
   ScratchDir scratch("tls");
   WriteTokens(scratch);
   ASSERT_TRUE(MakeCertificates(scratch));
-  ServerProcess server(scratch, {"--tls-cert", scratch / "server.pem", "--tls-key",
-                                 scratch / "server.key", "--client-ca", scratch / "ca.pem",
-                                 "--tokens", scratch / "tokens.toml"});
+  ServerProcess server(scratch,
+                       {"--tls-cert", scratch / "server.pem", "--tls-key", scratch / "server.key",
+                        "--client-ca", scratch / "ca.pem", "--tokens", scratch / "tokens.toml"});
   ASSERT_TRUE(server.Start());
-  std::vector<std::string> tls = {"--ca", scratch / "ca.pem", "--cert", scratch / "client.pem",
+  std::vector<std::string> tls = {"--ca",  scratch / "ca.pem",    "--cert", scratch / "client.pem",
                                   "--key", scratch / "client.key"};
 
   ReplayDir good = WriteReplayDir(scratch, "WEB01", 4);
@@ -87,8 +89,8 @@ TEST(SecurityEndToEndTest, MutualTlsAndTokensLetInOnlyWhoMay) {
 
   std::vector<std::string> reader = tls;
   reader.insert(reader.end(), {"--token-file", scratch / "reader.token"});
-  std::vector<std::string> list = {CliBinary(), "snapshots", "\\\\WEB01", "--server",
-                                   server.address(), "--format", "json"};
+  std::vector<std::string> list = {CliBinary(),      "snapshots", "\\\\WEB01", "--server",
+                                   server.address(), "--format",  "json"};
   list.insert(list.end(), reader.begin(), reader.end());
   CommandResult listed = RunCommand(scratch, list);
   ASSERT_EQ(listed.exit_code, 0) << listed.err;
@@ -107,8 +109,8 @@ TEST(SecurityEndToEndTest, MutualTlsAndTokensLetInOnlyWhoMay) {
   EXPECT_THAT(denied.err, HasSubstr("may not read"));
 
   ReplayDir other = WriteReplayDir(scratch, "DB01", 2);
-  CommandResult wrong_host = RunCommand(
-      scratch, Agent(server, other, "DB01", scratch, security), std::chrono::seconds(90));
+  CommandResult wrong_host = RunCommand(scratch, Agent(server, other, "DB01", scratch, security),
+                                        std::chrono::seconds(90));
   EXPECT_NE(wrong_host.exit_code, 0);
   EXPECT_THAT(wrong_host.err, HasSubstr("may not send snapshots as host \"DB01\""));
 
@@ -121,16 +123,16 @@ TEST(SecurityEndToEndTest, MutualTlsAndTokensLetInOnlyWhoMay) {
   EXPECT_THAT(unknown.err, HasSubstr("unknown token"));
 
   // Without a client certificate the TLS handshake itself fails.
-  CommandResult no_client_cert = RunCommand(
-      scratch, Agent(server, good, "WEB03", scratch,
-                     {"--ca", scratch / "ca.pem", "--token-file", scratch / "agent.token",
-                      "--timeout", "5s"}),
-      std::chrono::seconds(60));
+  CommandResult no_client_cert = RunCommand(scratch,
+                                            Agent(server, good, "WEB03", scratch,
+                                                  {"--ca", scratch / "ca.pem", "--token-file",
+                                                   scratch / "agent.token", "--timeout", "5s"}),
+                                            std::chrono::seconds(60));
   EXPECT_NE(no_client_cert.exit_code, 0);
 
   CommandResult hosts_listed = RunCommand(scratch, [&] {
-    std::vector<std::string> argv = {CliBinary(), "hosts", "--server", server.address(),
-                                     "--format", "json"};
+    std::vector<std::string> argv = {CliBinary(),      "hosts",    "--server",
+                                     server.address(), "--format", "json"};
     argv.insert(argv.end(), reader.begin(), reader.end());
     return argv;
   }());
@@ -144,8 +146,8 @@ TEST(SecurityEndToEndTest, MutualTlsAndTokensLetInOnlyWhoMay) {
 // Proves: the server will not serve plain text on an address other machines can reach.
 TEST(SecurityEndToEndTest, InsecureRefusesANonLoopbackAddress) {
   ScratchDir scratch("insecure");
-  CommandResult refused = RunCommand(scratch, {ServerBinary(), "--listen", "0.0.0.0:0", "--data",
-                                               scratch / "data", "--insecure"});
+  CommandResult refused = RunCommand(
+      scratch, {ServerBinary(), "--listen", "0.0.0.0:0", "--data", scratch / "data", "--insecure"});
   EXPECT_EQ(refused.exit_code, 1);
   EXPECT_THAT(refused.err, HasSubstr("--insecure listens on loopback only"));
 }
