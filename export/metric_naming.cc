@@ -71,8 +71,9 @@ void AppendCamelParts(const std::string& word, std::vector<std::string>& tokens)
   size_t start = 0;
   for (size_t i = 1; i < word.size(); ++i) {
     bool lower_to_upper = IsLower(word[i - 1]) && IsUpper(word[i]);
-    bool acronym_end =
-        IsUpper(word[i - 1]) && IsUpper(word[i]) && i + 1 < word.size() && IsLower(word[i + 1]);
+    // Two lower-case letters after: "SQLServer" splits, "TCPv4" and "IPv6" do not.
+    bool acronym_end = IsUpper(word[i - 1]) && IsUpper(word[i]) && i + 2 < word.size() &&
+                       IsLower(word[i + 1]) && IsLower(word[i + 2]);
     if (lower_to_upper || acronym_end) {
       tokens.push_back(Lower(word.substr(start, i - start)));
       start = i;
@@ -84,29 +85,34 @@ void AppendCamelParts(const std::string& word, std::vector<std::string>& tokens)
 // What a unit word in a counter name does to the metric.
 enum class UnitWord { kNone, kSeconds, kPercent, kBytes };
 
+// A value in the word's unit × multiplier / divisor is in the base unit (seconds, bytes).
 struct UnitOf {
   UnitWord unit = UnitWord::kNone;
-  double scale = 1;  // to the base unit (seconds, bytes)
+  double multiplier = 1;
+  double divisor = 1;
+  const char* canonical = nullptr;  // for multiples of bytes: "kbytes", "mbytes", "gbytes"
 };
 
 UnitOf ClassifyUnitWord(const std::string& lower) {
   static constexpr double kKi = 1024.0;
   if (lower == "sec" || lower == "secs" || lower == "second" || lower == "seconds") {
-    return {UnitWord::kSeconds, 1};
+    return {UnitWord::kSeconds};
   }
   if (lower == "ms" || lower == "msec" || lower == "millisecond" || lower == "milliseconds") {
-    return {UnitWord::kSeconds, 1e-3};
+    return {UnitWord::kSeconds, 1, 1e3};
   }
-  if (lower == "microsecond" || lower == "microseconds") return {UnitWord::kSeconds, 1e-6};
+  if (lower == "microsecond" || lower == "microseconds") return {UnitWord::kSeconds, 1, 1e6};
   if (lower == "minute" || lower == "minutes") return {UnitWord::kSeconds, 60};
   if (lower == "hour" || lower == "hours") return {UnitWord::kSeconds, 3600};
-  if (lower == "percent" || lower == "percentage") return {UnitWord::kPercent, 1};
-  if (lower == "kbytes" || lower == "kb" || lower == "kilobytes") return {UnitWord::kBytes, kKi};
+  if (lower == "percent" || lower == "percentage") return {UnitWord::kPercent};
+  if (lower == "kbytes" || lower == "kb" || lower == "kilobytes") {
+    return {UnitWord::kBytes, kKi, 1, "kbytes"};
+  }
   if (lower == "mbytes" || lower == "mb" || lower == "megabytes") {
-    return {UnitWord::kBytes, kKi * kKi};
+    return {UnitWord::kBytes, kKi * kKi, 1, "mbytes"};
   }
   if (lower == "gbytes" || lower == "gb" || lower == "gigabytes") {
-    return {UnitWord::kBytes, kKi * kKi * kKi};
+    return {UnitWord::kBytes, kKi * kKi * kKi, 1, "gbytes"};
   }
   return {};
 }
@@ -157,7 +163,9 @@ MetricName MapMetricName(std::string_view object, std::string_view counter, uint
       case UnitWord::kSeconds:
         // "x/sec" is a rate; "sec/x" and a bare "sec" a duration.
         (word.after_slash ? per_second : seconds) = true;
-        metric.scale *= word.after_slash ? 1 / unit.scale : unit.scale;
+        // Per millisecond is a thousand per second: a rate's factor is the inverse.
+        metric.multiplier *= word.after_slash ? unit.divisor : unit.multiplier;
+        metric.divisor *= word.after_slash ? unit.multiplier : unit.divisor;
         previous_kept = false;
         continue;
       case UnitWord::kPercent:
@@ -165,9 +173,11 @@ MetricName MapMetricName(std::string_view object, std::string_view counter, uint
         previous_kept = false;
         continue;
       case UnitWord::kBytes:
-        metric.scale *= unit.scale;
+        // "Available MBytes" → available_mbytes_as_bytes: in bytes, and apart from "Available
+        // Bytes", which the same object has; two series of one name would refuse each other.
+        metric.multiplier *= unit.multiplier;
         if (word.after_slash && previous_kept) tokens.push_back("per");
-        tokens.push_back("bytes");
+        tokens.insert(tokens.end(), {std::string(unit.canonical), "as", "bytes"});
         previous_kept = true;
         continue;
       case UnitWord::kNone:
@@ -182,7 +192,8 @@ MetricName MapMetricName(std::string_view object, std::string_view counter, uint
   std::string conversion;
   if (percent || display == winperf::kDisplayPercent) {
     // Prometheus' convention for a share is a ratio from 0 to 1.
-    metric.scale = 0.01;
+    metric.multiplier = 1;
+    metric.divisor = 100;
     tokens.push_back("ratio");
     conversion = ", as a ratio (percent / 100)";
   } else {
@@ -191,10 +202,13 @@ MetricName MapMetricName(std::string_view object, std::string_view counter, uint
       tokens.push_back("per");
       tokens.push_back("second");
     }
-    if (metric.scale != 1) {
-      char factor[32];
-      std::snprintf(factor, sizeof factor, "%g", metric.scale);
+    char factor[32];
+    if (metric.multiplier != 1) {
+      std::snprintf(factor, sizeof factor, "%.15g", metric.multiplier);
       conversion = std::string(", in base units (value × ") + factor + ")";
+    } else if (metric.divisor != 1) {
+      std::snprintf(factor, sizeof factor, "%.15g", metric.divisor);
+      conversion = std::string(", in base units (value / ") + factor + ")";
     }
   }
 

@@ -16,8 +16,13 @@ namespace perfhive {
 
 struct MetricName {
   std::string name;  // "pdh_processor_processor_time_ratio"
-  double scale = 1;  // exported value = perfhive's computed value × scale
+  // The exported value is perfhive's computed value × multiplier / divisor: dividing keeps
+  // 37.5 % exactly 0.375 and 99 % exactly 0.99, where × 0.01 would be off in the last bit.
+  double multiplier = 1;
+  double divisor = 1;
   std::string help;  // names the PDH counter, its type and the conversion
+
+  double Apply(double value) const { return value * multiplier / divisor; }
 };
 
 // The metric for `counter` of `object` with counter type `counter_type`.

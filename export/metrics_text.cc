@@ -67,7 +67,7 @@ void MetricsText::AddComputed(const ComputedSample& sample, MetricNamer& namer) 
       namer.Map(sample.object_english, sample.counter_english, sample.counter_type);
   Labels labels = SeriesLabels(sample, metric.name);
   labels.erase(labels.begin());  // __name__ is the family's name here
-  Add(metric.name, MetricType::kGauge, metric.help, labels, sample.value * metric.scale);
+  Add(metric.name, MetricType::kGauge, metric.help, labels, metric.Apply(sample.value));
 }
 
 std::string MetricsText::Render() const {

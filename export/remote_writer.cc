@@ -85,7 +85,7 @@ bool RemoteWriter::Offer(const std::string& host, std::span<const ComputedSample
     entry.labels = SeriesLabels(sample, metric.name);
     entry.series_hash = HashLabels(entry.labels);
     entry.timestamp_ms = sample.timestamp_ms;
-    entry.value = sample.value * metric.scale;
+    entry.value = metric.Apply(sample.value);
     entry.batch = raw_batch;
     newest = std::max(newest, sample.timestamp_ms);
     per_shard[entry.series_hash % shards_.size()].push_back(std::move(entry));
