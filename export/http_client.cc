@@ -37,6 +37,7 @@ HttpClient::~HttpClient() { curl_easy_cleanup(Handle(curl_)); }
 Result<HttpResponse> HttpClient::Post(const std::string& url, std::string_view body,
                                       const std::vector<std::string>& headers) {
   CURL* curl = Handle(curl_);
+  if (curl == nullptr) return Status::Internal("libcurl could not create a handle");
   curl_easy_reset(curl);
   curl_easy_setopt(curl, CURLOPT_POST, 1L);
   curl_easy_setopt(curl, CURLOPT_POSTFIELDS, body.data());
@@ -45,6 +46,7 @@ Result<HttpResponse> HttpClient::Post(const std::string& url, std::string_view b
 }
 
 Result<HttpResponse> HttpClient::Get(const std::string& url) {
+  if (curl_ == nullptr) return Status::Internal("libcurl could not create a handle");
   curl_easy_reset(Handle(curl_));
   return Perform("GET", url, {});
 }
@@ -52,7 +54,6 @@ Result<HttpResponse> HttpClient::Get(const std::string& url) {
 Result<HttpResponse> HttpClient::Perform(std::string_view method, const std::string& url,
                                          const std::vector<std::string>& headers) {
   CURL* curl = Handle(curl_);
-  if (curl == nullptr) return Status::Internal("libcurl could not create a handle");
   HttpResponse response;
   curl_slist* header_list = nullptr;
   // "Expect: 100-continue" would cost a round trip per request on large bodies.

@@ -9,7 +9,6 @@
 
 #include <map>
 #include <mutex>
-#include <set>
 
 #include "export/http_server.h"
 #include "export/remote_write.pb.h"
