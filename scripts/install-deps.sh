@@ -16,6 +16,7 @@ for group in "${groups[@]}"; do
         libcli11-dev nlohmann-json3-dev
         libgrpc++-dev libprotobuf-dev protobuf-compiler protobuf-compiler-grpc libasio-dev
         libtomlplusplus-dev openssl
+        libzstd-dev libsqlite3-dev libssl-dev  # wire (zstd), store (SQLite), port (SHA-256)
       ) ;;
     windows)
       packages+=(g++-mingw-w64-x86-64-posix wine64 wine) ;;

@@ -1,0 +1,77 @@
+// The store's tables (docs/store_format.md), created on first open.
+
+#ifndef PERFHIVE_STORE_SCHEMA_H_
+#define PERFHIVE_STORE_SCHEMA_H_
+
+#include <cstdint>
+
+namespace perfhive {
+
+// PRAGMA user_version of a database this code writes; another version is refused.
+inline constexpr int64_t kSchemaVersion = 1;
+
+inline constexpr const char* kSchema = R"sql(
+CREATE TABLE IF NOT EXISTS hosts (
+  id INTEGER PRIMARY KEY,
+  name TEXT NOT NULL,
+  name_key TEXT NOT NULL UNIQUE,
+  os TEXT NOT NULL DEFAULT '',
+  os_version TEXT NOT NULL DEFAULT '',
+  source_kind TEXT NOT NULL DEFAULT '',
+  agent_version TEXT NOT NULL DEFAULT '',
+  instance_id TEXT NOT NULL DEFAULT '',
+  first_seen INTEGER NOT NULL,
+  last_seen INTEGER NOT NULL,
+  last_error TEXT NOT NULL DEFAULT '',
+  last_error_time INTEGER NOT NULL DEFAULT 0,
+  snapshots_received INTEGER NOT NULL DEFAULT 0,
+  raw_bytes_received INTEGER NOT NULL DEFAULT 0,
+  snapshots_stored INTEGER NOT NULL DEFAULT 0,
+  raw_bytes_stored INTEGER NOT NULL DEFAULT 0,
+  stored_bytes INTEGER NOT NULL DEFAULT 0,
+  refusals INTEGER NOT NULL DEFAULT 0
+);
+CREATE TABLE IF NOT EXISTS title_databases (
+  id INTEGER PRIMARY KEY,
+  digest BLOB NOT NULL UNIQUE,
+  language TEXT NOT NULL,
+  counters BLOB NOT NULL,
+  helps BLOB NOT NULL
+);
+CREATE TABLE IF NOT EXISTS host_titles (
+  host_id INTEGER NOT NULL,
+  language TEXT NOT NULL,
+  since INTEGER NOT NULL,
+  digest BLOB NOT NULL,
+  PRIMARY KEY (host_id, language, since)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS snapshots (
+  id INTEGER PRIMARY KEY,
+  host_id INTEGER NOT NULL,
+  query TEXT NOT NULL,
+  sample_time INTEGER NOT NULL,
+  receive_time INTEGER NOT NULL,
+  instance_id TEXT NOT NULL,
+  sequence INTEGER NOT NULL,
+  sha256 BLOB NOT NULL,
+  raw_size INTEGER NOT NULL,
+  stored_size INTEGER NOT NULL,
+  keyframe_id INTEGER
+);
+CREATE UNIQUE INDEX IF NOT EXISTS snapshots_by_sequence
+  ON snapshots (host_id, instance_id, sequence);
+CREATE INDEX IF NOT EXISTS snapshots_by_time ON snapshots (host_id, sample_time);
+CREATE INDEX IF NOT EXISTS snapshots_by_receive_time ON snapshots (receive_time);
+CREATE INDEX IF NOT EXISTS snapshots_by_keyframe ON snapshots (keyframe_id)
+  WHERE keyframe_id IS NOT NULL;
+CREATE INDEX IF NOT EXISTS keyframes_by_stream ON snapshots (host_id, query, id)
+  WHERE keyframe_id IS NULL;
+CREATE TABLE IF NOT EXISTS frames (
+  id INTEGER PRIMARY KEY,
+  frame BLOB NOT NULL
+);
+)sql";
+
+}  // namespace perfhive
+
+#endif  // PERFHIVE_STORE_SCHEMA_H_

@@ -1,0 +1,315 @@
+// Store: opening, the append queue and the writer thread. Hosts and titles are in
+// store_catalog.cc, reads in store_reads.cc, retention in store_retention.cc.
+
+#include "store/store.h"
+
+#include <chrono>
+#include <filesystem>
+#include <future>
+#include <system_error>
+
+#include "perfdata/snapshot_reader.h"
+#include "store/host_key.h"
+#include "store/keyframe_cache.h"
+#include "store/sample_time.h"
+#include "store/schema.h"
+#include "store/sqlite.h"
+#include "wire/snapshot_delta.h"
+
+namespace perfhive {
+
+namespace {
+
+constexpr char kDatabaseFile[] = "perfhive.db";
+
+int64_t NowNs() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+Status Configure(SqliteDb& db, const StoreOptions& options) {
+  // WAL lets readers run beside the writer; synchronous=FULL syncs the WAL at every commit, so a
+  // commit that returned survives a power cut, not only a crash of the process.
+  if (Status s = db.Exec("PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL;"
+                         "PRAGMA foreign_keys=OFF; PRAGMA busy_timeout=10000;"
+                         "PRAGMA journal_size_limit=67108864;");
+      !s.ok()) {
+    return s;
+  }
+  Result<int64_t> mode = db.QueryInt("PRAGMA synchronous");
+  if (!mode.ok()) return mode.status();
+  if (*mode != 2) return Status::Error("store " + db.path() + ": synchronous=FULL not in effect");
+  if (options.max_page_count > 0) {
+    std::string pragma = "PRAGMA max_page_count=" + std::to_string(options.max_page_count);
+    if (Status s = db.Exec(pragma.c_str()); !s.ok()) return s;
+  }
+  return Status();
+}
+
+}  // namespace
+
+Result<std::unique_ptr<Store>> Store::Open(const std::string& directory,
+                                           const StoreOptions& options) {
+  std::error_code error;
+  std::filesystem::create_directories(directory, error);
+  if (error) return Status::Error("store " + directory + ": cannot create: " + error.message());
+  std::string path = (std::filesystem::path(directory) / kDatabaseFile).string();
+
+  Result<std::unique_ptr<SqliteDb>> writer = SqliteDb::Open(path);
+  if (!writer.ok()) return writer.status();
+  if (Status s = Configure(**writer, options); !s.ok()) return s;
+  Result<int64_t> version = (*writer)->QueryInt("PRAGMA user_version");
+  if (!version.ok()) return version.status();
+  if (*version == 0) {
+    // Set before the first table exists, so that retention can give pages back to the disk.
+    if (Status s = (*writer)->Exec("PRAGMA auto_vacuum=INCREMENTAL"); !s.ok()) return s;
+    SqliteTransaction transaction(writer->get());
+    if (Status s = transaction.Begin(); !s.ok()) return s;
+    if (Status s = (*writer)->Exec(kSchema); !s.ok()) return s;
+    std::string pragma = "PRAGMA user_version=" + std::to_string(kSchemaVersion);
+    if (Status s = (*writer)->Exec(pragma.c_str()); !s.ok()) return s;
+    if (Status s = transaction.Commit(); !s.ok()) return s;
+  } else if (*version != kSchemaVersion) {
+    return Status::Error("store " + path + ": schema version " + std::to_string(*version) +
+                         ", this build reads version " + std::to_string(kSchemaVersion));
+  }
+  Result<std::unique_ptr<SqliteDb>> reader = SqliteDb::Open(path);
+  if (!reader.ok()) return reader.status();
+  if (Status s = Configure(**reader, options); !s.ok()) return s;
+  return std::unique_ptr<Store>(new Store(options, std::move(*writer), std::move(*reader)));
+}
+
+Store::Store(const StoreOptions& options, std::unique_ptr<SqliteDb> writer,
+             std::unique_ptr<SqliteDb> reader)
+    : options_(options),
+      writer_(std::move(writer)),
+      keyframes_(std::make_unique<KeyframeCache>(options.keyframe_cache_bytes)),
+      reader_(std::move(reader)),
+      writer_thread_([this] { WriterLoop(); }) {}
+
+Store::~Store() {
+  {
+    std::lock_guard lock(queue_mutex_);
+    stopping_ = true;
+  }
+  queue_ready_.notify_all();
+  writer_thread_.join();
+}
+
+const std::string& Store::path() const { return writer_->path(); }
+
+void Store::AppendAsync(SnapshotToAppend snapshot, AppendCallback done) {
+  // The checks and the digest run here, on the caller's thread, so that many streams spread
+  // them over the cores while the single writer only encodes and writes.
+  Result<SnapshotReader> reader = SnapshotReader::Open(snapshot.raw);
+  if (!reader.ok()) {
+    done(Status::Error("snapshot refused: " + reader.error()));
+    return;
+  }
+  Result<int64_t> sample_time = UnixNanosFromSystemTime(reader->system_time());
+  if (!sample_time.ok()) {
+    done(Status::Error("snapshot refused: " + sample_time.error()));
+    return;
+  }
+  if (snapshot.host.empty()) {
+    done(Status::Error("snapshot refused: no host name"));
+    return;
+  }
+  if (snapshot.receive_time_ns == 0) snapshot.receive_time_ns = NowNs();
+  Sha256Digest digest = Sha256(snapshot.raw);
+  Pending pending{std::move(snapshot), *sample_time, digest, std::move(done)};
+  {
+    std::lock_guard lock(queue_mutex_);
+    queue_.push_back(std::move(pending));
+  }
+  queue_ready_.notify_one();
+}
+
+Result<AppendResult> Store::Append(SnapshotToAppend snapshot) {
+  std::promise<Result<AppendResult>> promise;
+  std::future<Result<AppendResult>> future = promise.get_future();
+  AppendAsync(std::move(snapshot),
+              [&promise](Result<AppendResult> result) { promise.set_value(std::move(result)); });
+  return future.get();
+}
+
+void Store::WriterLoop() {
+  for (;;) {
+    std::vector<Pending> batch;
+    {
+      std::unique_lock lock(queue_mutex_);
+      queue_ready_.wait(lock, [this] { return stopping_ || !queue_.empty(); });
+      if (queue_.empty()) return;  // stopping, and everything queued was committed
+      while (!queue_.empty() && batch.size() < static_cast<size_t>(options_.max_batch)) {
+        batch.push_back(std::move(queue_.front()));
+        queue_.pop_front();
+      }
+    }
+    std::vector<Result<AppendResult>> results;
+    {
+      std::lock_guard lock(write_mutex_);
+      results = CommitBatch(batch);
+    }
+    for (size_t i = 0; i < batch.size(); ++i) batch[i].done(std::move(results[i]));
+  }
+}
+
+std::vector<Result<AppendResult>> Store::CommitBatch(std::vector<Pending>& batch) {
+  std::vector<Result<AppendResult>> results;
+  results.reserve(batch.size());
+  SqliteTransaction transaction(writer_.get());
+  Status status = transaction.Begin();
+  for (size_t i = 0; status.ok() && i < batch.size(); ++i) {
+    std::optional<Result<AppendResult>> result;
+    status = InsertOne(batch[i], result);
+    if (result) results.push_back(std::move(*result));
+  }
+  if (status.ok()) status = transaction.Commit();
+  if (!status.ok()) {
+    // Nothing of the batch was written, so the groups the cache holds may name keyframes that
+    // do not exist.
+    keyframes_->Clear();
+    results.assign(batch.size(), status);
+  }
+  return results;
+}
+
+Status Store::InsertOne(Pending& pending, std::optional<Result<AppendResult>>& result) {
+  const SnapshotToAppend& snapshot = pending.snapshot;
+  Result<int64_t> host_id = HostId(snapshot.host, true, snapshot.receive_time_ns);
+  if (!host_id.ok()) return host_id.status();
+  int64_t sequence = static_cast<int64_t>(snapshot.sequence);
+
+  Result<SqliteStatement*> existing = writer_->Prepare(
+      "SELECT id, sha256, sample_time FROM snapshots"
+      " WHERE host_id = ?1 AND instance_id = ?2 AND sequence = ?3");
+  if (!existing.ok()) return existing.status();
+  (*existing)->Bind(1, *host_id).Bind(2, snapshot.instance_id).Bind(3, sequence);
+  Result<bool> found = (*existing)->Step();
+  if (!found.ok()) return found.status();
+  if (*found) {
+    std::span<const uint8_t> stored = (*existing)->Blob(1);
+    bool same =
+        std::equal(stored.begin(), stored.end(), pending.sha256.begin(), pending.sha256.end());
+    AppendResult duplicate{(*existing)->Int(0), true, (*existing)->Int(2)};
+    (*existing)->Reset();
+    if (same) {
+      result = duplicate;
+    } else {
+      result =
+          Status::Error("snapshot refused: host " + snapshot.host + " instance " +
+                        snapshot.instance_id + " sequence " + std::to_string(snapshot.sequence) +
+                        " is already stored with different bytes");
+    }
+    return Status();
+  }
+
+  // Delta against the stream's keyframe, or a new keyframe.
+  Keyframe* group = keyframes_->Find(*host_id, snapshot.query);
+  if (group == nullptr) {
+    Result<SqliteStatement*> latest = writer_->Prepare(
+        "SELECT k.id, f.frame, k.stored_size,"
+        " (SELECT COUNT(*) FROM snapshots d WHERE d.keyframe_id = k.id)"
+        " FROM snapshots k JOIN frames f ON f.id = k.id"
+        " WHERE k.host_id = ?1 AND k.query = ?2 AND k.keyframe_id IS NULL"
+        " ORDER BY k.id DESC LIMIT 1");
+    if (!latest.ok()) return latest.status();
+    (*latest)->Bind(1, *host_id).Bind(2, snapshot.query);
+    Result<bool> row = (*latest)->Step();
+    if (!row.ok()) return row.status();
+    if (*row) {
+      Result<std::vector<uint8_t>> raw = DecodeDelta({}, (*latest)->Blob(1));
+      Keyframe keyframe{
+          (*latest)->Int(0), {}, (*latest)->Int(2), static_cast<int>((*latest)->Int(3)) + 1};
+      (*latest)->Reset();
+      // A keyframe that no longer decodes is left alone; a new group starts.
+      if (raw.ok()) {
+        keyframe.raw = std::move(*raw);
+        keyframes_->Put(*host_id, snapshot.query, std::move(keyframe));
+        group = keyframes_->Find(*host_id, snapshot.query);
+      }
+    }
+  }
+  std::vector<uint8_t> frame;
+  std::optional<int64_t> keyframe_id;
+  if (group != nullptr && group->members < options_.group_size) {
+    frame = EncodeDelta(group->raw, snapshot.raw, options_.delta_level);
+    if (static_cast<double>(frame.size()) <=
+        options_.max_delta_share * static_cast<double>(group->frame_size)) {
+      keyframe_id = group->id;
+    }
+  }
+  if (!keyframe_id) frame = EncodeDelta({}, snapshot.raw, options_.keyframe_level);
+
+  Result<SqliteStatement*> insert = writer_->Prepare(
+      "INSERT INTO snapshots (host_id, query, sample_time, receive_time, instance_id, sequence,"
+      " sha256, raw_size, stored_size, keyframe_id) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, "
+      "?10)");
+  if (!insert.ok()) return insert.status();
+  (*insert)
+      ->Bind(1, *host_id)
+      .Bind(2, snapshot.query)
+      .Bind(3, pending.sample_time_ns)
+      .Bind(4, snapshot.receive_time_ns)
+      .Bind(5, snapshot.instance_id)
+      .Bind(6, sequence)
+      .BindBlob(7, pending.sha256)
+      .Bind(8, static_cast<int64_t>(snapshot.raw.size()))
+      .Bind(9, static_cast<int64_t>(frame.size()));
+  if (keyframe_id) {
+    (*insert)->Bind(10, *keyframe_id);
+  } else {
+    (*insert)->BindNull(10);
+  }
+  if (Status s = (*insert)->Run(); !s.ok()) return s;
+  int64_t id = writer_->LastInsertId();
+  Result<SqliteStatement*> insert_frame =
+      writer_->Prepare("INSERT INTO frames (id, frame) VALUES (?1, ?2)");
+  if (!insert_frame.ok()) return insert_frame.status();
+  if (Status s = (*insert_frame)->Bind(1, id).BindBlob(2, frame).Run(); !s.ok()) return s;
+
+  Result<SqliteStatement*> count = writer_->Prepare(
+      "UPDATE hosts SET last_seen = MAX(last_seen, ?2),"
+      " snapshots_received = snapshots_received + 1, raw_bytes_received = raw_bytes_received + ?3,"
+      " snapshots_stored = snapshots_stored + 1, raw_bytes_stored = raw_bytes_stored + ?3,"
+      " stored_bytes = stored_bytes + ?4 WHERE id = ?1");
+  if (!count.ok()) return count.status();
+  (*count)
+      ->Bind(1, *host_id)
+      .Bind(2, snapshot.receive_time_ns)
+      .Bind(3, static_cast<int64_t>(snapshot.raw.size()))
+      .Bind(4, static_cast<int64_t>(frame.size()));
+  if (Status s = (*count)->Run(); !s.ok()) return s;
+
+  if (keyframe_id) {
+    ++group->members;
+  } else {
+    keyframes_->Put(*host_id, snapshot.query,
+                    Keyframe{id, snapshot.raw, static_cast<int64_t>(frame.size()), 1});
+  }
+  result = AppendResult{id, false, pending.sample_time_ns};
+  return Status();
+}
+
+Result<int64_t> Store::HostId(const std::string& host, bool create, int64_t now_ns) {
+  std::string key = HostKey(host);
+  Result<SqliteStatement*> select = writer_->Prepare("SELECT id FROM hosts WHERE name_key = ?1");
+  if (!select.ok()) return select.status();
+  (*select)->Bind(1, key);
+  Result<bool> row = (*select)->Step();
+  if (!row.ok()) return row.status();
+  if (*row) {
+    int64_t id = (*select)->Int(0);
+    (*select)->Reset();
+    return id;
+  }
+  if (!create) return Status::Error("no host " + host);
+  Result<SqliteStatement*> insert = writer_->Prepare(
+      "INSERT INTO hosts (name, name_key, first_seen, last_seen) VALUES (?1, ?2, ?3, ?3)");
+  if (!insert.ok()) return insert.status();
+  if (Status s = (*insert)->Bind(1, host).Bind(2, key).Bind(3, now_ns).Run(); !s.ok()) return s;
+  return writer_->LastInsertId();
+}
+
+}  // namespace perfhive

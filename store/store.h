@@ -1,0 +1,234 @@
+// Store: the server's embedded, durable store, one SQLite database in one directory. It keeps
+// the raw snapshots (the truth, restorable byte for byte and checked against their SHA-256), the
+// hosts that sent them, and every host's title databases with the time each came into force.
+//
+// Appends are group-committed: any number of threads call AppendAsync() (or Append()), one writer
+// thread commits whatever is queued in one transaction, and a completion runs only once that
+// transaction is durable (WAL, synchronous=FULL), so a caller that acknowledges from the
+// completion never acknowledges anything a crash can lose. A resend of (host, instance id,
+// sequence) is recognised and reported as a duplicate, not stored twice.
+//
+// Snapshots of one host and query are stored in groups: a keyframe, then deltas against that
+// keyframe (wire/snapshot_delta.h), so any snapshot restores from one keyframe and one delta.
+// Retention deletes oldest first and never leaves a delta without its keyframe.
+//
+// Reads run on their own connection and do not wait for the writer. Every method is
+// thread-safe. The layout is described in docs/store_format.md.
+
+#ifndef PERFHIVE_STORE_STORE_H_
+#define PERFHIVE_STORE_STORE_H_
+
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "perfdata/status.h"
+#include "port/sha256.h"
+
+namespace perfhive {
+
+class SqliteDb;
+class KeyframeCache;
+
+struct StoreOptions {
+  // Snapshots in a group, its keyframe included.
+  int group_size = 60;
+  // A delta larger than this share of its keyframe's frame starts a new group instead (the
+  // layout drifted too far from the keyframe's).
+  double max_delta_share = 0.5;
+  // zstd levels: keyframes are few and kept long, deltas are many.
+  int keyframe_level = 9;
+  int delta_level = 3;
+  // Appends committed in one transaction at most.
+  int max_batch = 512;
+  // Raw keyframes kept in memory to make deltas against; beyond it the least recently used are
+  // dropped and read back from the database when needed.
+  size_t keyframe_cache_bytes = 512 * 1024 * 1024;
+  // Caps the database at this many pages (0: no cap); tests use it to make a full disk.
+  int64_t max_page_count = 0;
+};
+
+// What an agent (or a poller, for an agentless host) says about a host.
+struct HostInfo {
+  std::string name;           // as the host spells it; unique ignoring case
+  std::string os;             // "Windows Server 2022", "Linux"
+  std::string os_version;     // "10.0.20348", "6.1.0-18-amd64"
+  std::string source_kind;    // "agent" or "agentless"
+  std::string agent_version;  // of the agent that read it
+  std::string instance_id;    // the agent's boot or instance id
+};
+
+struct HostRecord {
+  HostInfo info;
+  int64_t first_seen_ns = 0;  // server clock, Unix nanoseconds UTC
+  int64_t last_seen_ns = 0;
+  std::string last_error;  // as reported by the agent or poller, or a refusal's message
+  int64_t last_error_ns = 0;
+  int64_t snapshots_received = 0;  // appended since the host was first seen, duplicates not
+  int64_t raw_bytes_received = 0;
+  int64_t snapshots_stored = 0;  // kept now, after retention
+  int64_t raw_bytes_stored = 0;
+  int64_t stored_bytes = 0;  // what they take in the database, compressed
+  int64_t refusals = 0;
+};
+
+struct SnapshotToAppend {
+  std::string host;
+  std::string query;        // "Global", "Costly", "230 238"
+  std::string instance_id;  // with `sequence`, the idempotency key
+  uint64_t sequence = 0;
+  int64_t receive_time_ns = 0;  // server clock; 0: now
+  std::vector<uint8_t> raw;     // the exact PERF_DATA_BLOCK bytes
+};
+
+struct AppendResult {
+  int64_t id = 0;          // the stored snapshot's id
+  bool duplicate = false;  // already stored by an earlier append: acknowledge, nothing written
+  int64_t sample_time_ns = 0;
+};
+
+struct SnapshotInfo {
+  int64_t id = 0;
+  std::string host;
+  std::string query;
+  int64_t sample_time_ns = 0;  // the snapshot's own SystemTime, Unix nanoseconds UTC
+  int64_t receive_time_ns = 0;
+  std::string instance_id;
+  uint64_t sequence = 0;
+  Sha256Digest sha256{};  // of the raw bytes
+  int64_t raw_size = 0;
+  int64_t stored_size = 0;  // its frame in the database
+  int64_t keyframe_id = 0;  // the keyframe it is a delta against; 0: it is a keyframe
+};
+
+struct TitleDatabaseRecord {
+  Sha256Digest digest{};  // wire/title_digest.h
+  std::string language;   // "009"
+  std::vector<uint8_t> counters;
+  std::vector<uint8_t> helps;
+  int64_t since_ns = 0;  // in force for its host from this sample time (TitlesInForce only)
+};
+
+struct RetentionPolicy {
+  int64_t max_age_ns = 0;  // delete what was received longer ago than this (0: keep)
+  int64_t max_bytes = 0;   // then delete oldest groups while stored frames exceed it (0: keep)
+};
+
+struct RetentionResult {
+  int64_t snapshots_deleted = 0;
+  int64_t bytes_deleted = 0;  // stored (compressed) bytes
+};
+
+struct StoreTotals {
+  int64_t snapshots = 0;
+  int64_t keyframes = 0;
+  int64_t raw_bytes = 0;
+  int64_t stored_bytes = 0;  // frames only
+  int64_t file_bytes = 0;    // the database's pages, what the directory holds
+};
+
+class Store {
+ public:
+  // Opens, or creates, the store in `directory` (created if missing).
+  static Result<std::unique_ptr<Store>> Open(const std::string& directory,
+                                             const StoreOptions& options = {});
+  // Commits what is queued, then stops the writer.
+  ~Store();
+  Store(const Store&) = delete;
+  Store& operator=(const Store&) = delete;
+
+  using AppendCallback = std::function<void(Result<AppendResult>)>;
+  // Validates the snapshot (perfdata's reader; its SystemTime is the sample time), then queues
+  // it; `done` runs once on the writer thread when the append is durable or failed. A snapshot
+  // that does not validate fails at once, `done` running on the calling thread. An unknown host
+  // is added with just its name.
+  void AppendAsync(SnapshotToAppend snapshot, AppendCallback done);
+  // AppendAsync and wait.
+  Result<AppendResult> Append(SnapshotToAppend snapshot);
+
+  // Hosts. A host is named ignoring case; updating keeps first_seen and the counts.
+  Status UpsertHost(const HostInfo& host, int64_t now_ns);
+  // Health reported by an agent or poller (an empty message clears it).
+  Status RecordHostError(const std::string& host, const std::string& message, int64_t time_ns);
+  // A snapshot refused (malformed, oversized): counted, its message kept as the last error.
+  Status RecordRefusal(const std::string& host, const std::string& message, int64_t time_ns);
+  Result<std::vector<HostRecord>> ListHosts();
+  Result<std::optional<HostRecord>> FindHost(const std::string& host);
+
+  // Title databases, stored once per content.
+  Result<Sha256Digest> PutTitleDatabase(const std::string& language,
+                                        std::span<const uint8_t> counters,
+                                        std::span<const uint8_t> helps);
+  Result<bool> HasTitleDatabase(const Sha256Digest& digest);
+  Result<TitleDatabaseRecord> GetTitleDatabase(const Sha256Digest& digest);
+  // From `since_ns` (a sample time) on, `host` reads `language` with database `digest` (stored
+  // before with PutTitleDatabase). Saying again what is already in force changes nothing.
+  Status SetTitlesInForce(const std::string& host, const std::string& language,
+                          const Sha256Digest& digest, int64_t since_ns);
+  // The database in force at `sample_time_ns`: the latest set at or before it, or, for a sample
+  // older than every version (spooled before the first was recorded), the earliest.
+  Result<std::optional<TitleDatabaseRecord>> TitlesInForce(const std::string& host,
+                                                           const std::string& language,
+                                                           int64_t sample_time_ns);
+
+  // Snapshots of `host` with from_ns <= sample time < to_ns, by sample time; `query` if given.
+  Result<std::vector<SnapshotInfo>> ListSnapshots(const std::string& host, int64_t from_ns,
+                                                  int64_t to_ns,
+                                                  const std::optional<std::string>& query = {});
+  Result<SnapshotInfo> GetSnapshotInfo(int64_t id);
+  // The exact raw bytes, checked against their SHA-256.
+  Result<std::vector<uint8_t>> ReadSnapshot(int64_t id);
+  // The highest sequence stored for (host, instance id): where an agent resumes.
+  Result<std::optional<uint64_t>> LastSequence(const std::string& host,
+                                               const std::string& instance_id);
+
+  // Deletes by age, then by size; run it periodically.
+  Result<RetentionResult> ApplyRetention(const RetentionPolicy& policy, int64_t now_ns);
+  Result<StoreTotals> Totals();
+
+  const std::string& path() const;
+
+ private:
+  struct Pending {
+    SnapshotToAppend snapshot;
+    int64_t sample_time_ns = 0;
+    Sha256Digest sha256{};
+    AppendCallback done;
+  };
+
+  Store(const StoreOptions& options, std::unique_ptr<SqliteDb> writer,
+        std::unique_ptr<SqliteDb> reader);
+  void WriterLoop();
+  // Everything below runs with write_mutex_ held.
+  std::vector<Result<AppendResult>> CommitBatch(std::vector<Pending>& batch);
+  // A database error is returned and ends the batch; the outcome for this one snapshot (stored,
+  // duplicate, or refused as a conflicting resend) goes to `result`.
+  Status InsertOne(Pending& pending, std::optional<Result<AppendResult>>& result);
+  Result<int64_t> HostId(const std::string& host, bool create, int64_t now_ns);
+
+  const StoreOptions options_;
+
+  std::mutex write_mutex_;  // the writer connection and the keyframe cache
+  std::unique_ptr<SqliteDb> writer_;
+  std::unique_ptr<KeyframeCache> keyframes_;
+
+  std::mutex read_mutex_;
+  std::unique_ptr<SqliteDb> reader_;
+
+  std::mutex queue_mutex_;
+  std::condition_variable queue_ready_;
+  std::deque<Pending> queue_;
+  bool stopping_ = false;
+  std::thread writer_thread_;
+};
+
+}  // namespace perfhive
+
+#endif  // PERFHIVE_STORE_STORE_H_

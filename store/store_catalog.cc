@@ -1,0 +1,232 @@
+// Store: hosts and title databases.
+
+#include <algorithm>
+
+#include "store/host_key.h"
+#include "store/sqlite.h"
+#include "store/store.h"
+#include "wire/title_digest.h"
+
+namespace perfhive {
+
+namespace {
+
+constexpr const char* kHostColumns =
+    "SELECT name, os, os_version, source_kind, agent_version, instance_id, first_seen, last_seen,"
+    " last_error, last_error_time, snapshots_received, raw_bytes_received, snapshots_stored,"
+    " raw_bytes_stored, stored_bytes, refusals FROM hosts";
+
+HostRecord HostFromRow(const SqliteStatement& row) {
+  HostRecord host;
+  host.info = {row.Text(0), row.Text(1), row.Text(2), row.Text(3), row.Text(4), row.Text(5)};
+  host.first_seen_ns = row.Int(6);
+  host.last_seen_ns = row.Int(7);
+  host.last_error = row.Text(8);
+  host.last_error_ns = row.Int(9);
+  host.snapshots_received = row.Int(10);
+  host.raw_bytes_received = row.Int(11);
+  host.snapshots_stored = row.Int(12);
+  host.raw_bytes_stored = row.Int(13);
+  host.stored_bytes = row.Int(14);
+  host.refusals = row.Int(15);
+  return host;
+}
+
+Sha256Digest DigestFromBlob(std::span<const uint8_t> blob) {
+  Sha256Digest digest{};
+  std::copy_n(blob.begin(), std::min(blob.size(), digest.size()), digest.begin());
+  return digest;
+}
+
+}  // namespace
+
+Status Store::UpsertHost(const HostInfo& host, int64_t now_ns) {
+  if (host.name.empty()) return Status::Error("host: no name");
+  std::lock_guard lock(write_mutex_);
+  Result<SqliteStatement*> upsert = writer_->Prepare(
+      "INSERT INTO hosts (name, name_key, os, os_version, source_kind, agent_version,"
+      " instance_id, first_seen, last_seen) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?8)"
+      " ON CONFLICT (name_key) DO UPDATE SET name = ?1, os = ?3, os_version = ?4,"
+      " source_kind = ?5, agent_version = ?6, instance_id = ?7,"
+      " last_seen = MAX(last_seen, ?8)");
+  if (!upsert.ok()) return upsert.status();
+  std::string key = HostKey(host.name);
+  return (*upsert)
+      ->Bind(1, host.name)
+      .Bind(2, key)
+      .Bind(3, host.os)
+      .Bind(4, host.os_version)
+      .Bind(5, host.source_kind)
+      .Bind(6, host.agent_version)
+      .Bind(7, host.instance_id)
+      .Bind(8, now_ns)
+      .Run();
+}
+
+Status Store::RecordHostError(const std::string& host, const std::string& message,
+                              int64_t time_ns) {
+  std::lock_guard lock(write_mutex_);
+  Result<int64_t> id = HostId(host, true, time_ns);
+  if (!id.ok()) return id.status();
+  Result<SqliteStatement*> update =
+      writer_->Prepare("UPDATE hosts SET last_error = ?2, last_error_time = ?3 WHERE id = ?1");
+  if (!update.ok()) return update.status();
+  return (*update)->Bind(1, *id).Bind(2, message).Bind(3, time_ns).Run();
+}
+
+Status Store::RecordRefusal(const std::string& host, const std::string& message, int64_t time_ns) {
+  std::lock_guard lock(write_mutex_);
+  Result<int64_t> id = HostId(host, true, time_ns);
+  if (!id.ok()) return id.status();
+  Result<SqliteStatement*> update = writer_->Prepare(
+      "UPDATE hosts SET refusals = refusals + 1, last_error = ?2, last_error_time = ?3"
+      " WHERE id = ?1");
+  if (!update.ok()) return update.status();
+  return (*update)->Bind(1, *id).Bind(2, message).Bind(3, time_ns).Run();
+}
+
+Result<std::vector<HostRecord>> Store::ListHosts() {
+  std::lock_guard lock(read_mutex_);
+  static const std::string sql = std::string(kHostColumns) + " ORDER BY name_key";
+  Result<SqliteStatement*> select = reader_->Prepare(sql.c_str());
+  if (!select.ok()) return select.status();
+  std::vector<HostRecord> hosts;
+  for (;;) {
+    Result<bool> row = (*select)->Step();
+    if (!row.ok()) return row.status();
+    if (!*row) break;
+    hosts.push_back(HostFromRow(**select));
+  }
+  return hosts;
+}
+
+Result<std::optional<HostRecord>> Store::FindHost(const std::string& host) {
+  std::lock_guard lock(read_mutex_);
+  static const std::string sql = std::string(kHostColumns) + " WHERE name_key = ?1";
+  Result<SqliteStatement*> select = reader_->Prepare(sql.c_str());
+  if (!select.ok()) return select.status();
+  std::string key = HostKey(host);
+  (*select)->Bind(1, key);
+  Result<bool> row = (*select)->Step();
+  if (!row.ok()) return row.status();
+  if (!*row) return std::optional<HostRecord>();
+  HostRecord record = HostFromRow(**select);
+  (*select)->Reset();
+  return std::optional<HostRecord>(std::move(record));
+}
+
+Result<Sha256Digest> Store::PutTitleDatabase(const std::string& language,
+                                             std::span<const uint8_t> counters,
+                                             std::span<const uint8_t> helps) {
+  Sha256Digest digest = TitleDigest(language, counters, helps);
+  std::lock_guard lock(write_mutex_);
+  Result<SqliteStatement*> insert = writer_->Prepare(
+      "INSERT INTO title_databases (digest, language, counters, helps) VALUES (?1, ?2, ?3, ?4)"
+      " ON CONFLICT (digest) DO NOTHING");
+  if (!insert.ok()) return insert.status();
+  Status status = (*insert)
+                      ->BindBlob(1, digest)
+                      .Bind(2, language)
+                      .BindBlob(3, counters)
+                      .BindBlob(4, helps)
+                      .Run();
+  if (!status.ok()) return status;
+  return digest;
+}
+
+Result<bool> Store::HasTitleDatabase(const Sha256Digest& digest) {
+  std::lock_guard lock(read_mutex_);
+  Result<SqliteStatement*> select =
+      reader_->Prepare("SELECT 1 FROM title_databases WHERE digest = ?1");
+  if (!select.ok()) return select.status();
+  (*select)->BindBlob(1, digest);
+  Result<bool> row = (*select)->Step();
+  if (!row.ok()) return row.status();
+  (*select)->Reset();
+  return *row;
+}
+
+Result<TitleDatabaseRecord> Store::GetTitleDatabase(const Sha256Digest& digest) {
+  std::lock_guard lock(read_mutex_);
+  Result<SqliteStatement*> select =
+      reader_->Prepare("SELECT language, counters, helps FROM title_databases WHERE digest = ?1");
+  if (!select.ok()) return select.status();
+  (*select)->BindBlob(1, digest);
+  Result<bool> row = (*select)->Step();
+  if (!row.ok()) return row.status();
+  if (!*row) return Status::Error("no title database " + ToHex(digest));
+  TitleDatabaseRecord record;
+  record.digest = digest;
+  record.language = (*select)->Text(0);
+  std::span<const uint8_t> counters = (*select)->Blob(1);
+  std::span<const uint8_t> helps = (*select)->Blob(2);
+  record.counters.assign(counters.begin(), counters.end());
+  record.helps.assign(helps.begin(), helps.end());
+  (*select)->Reset();
+  return record;
+}
+
+Status Store::SetTitlesInForce(const std::string& host, const std::string& language,
+                               const Sha256Digest& digest, int64_t since_ns) {
+  std::lock_guard lock(write_mutex_);
+  Result<SqliteStatement*> known =
+      writer_->Prepare("SELECT 1 FROM title_databases WHERE digest = ?1");
+  if (!known.ok()) return known.status();
+  (*known)->BindBlob(1, digest);
+  Result<bool> exists = (*known)->Step();
+  if (!exists.ok()) return exists.status();
+  (*known)->Reset();
+  if (!*exists) return Status::Error("no title database " + ToHex(digest) + " to put in force");
+  Result<int64_t> id = HostId(host, true, since_ns);
+  if (!id.ok()) return id.status();
+
+  // Nothing to record when the version in force at `since_ns` is already this one.
+  Result<SqliteStatement*> current = writer_->Prepare(
+      "SELECT digest FROM host_titles WHERE host_id = ?1 AND language = ?2 AND since <= ?3"
+      " ORDER BY since DESC LIMIT 1");
+  if (!current.ok()) return current.status();
+  (*current)->Bind(1, *id).Bind(2, language).Bind(3, since_ns);
+  Result<bool> row = (*current)->Step();
+  if (!row.ok()) return row.status();
+  if (*row) {
+    bool same = DigestFromBlob((*current)->Blob(0)) == digest;
+    (*current)->Reset();
+    if (same) return Status();
+  }
+  Result<SqliteStatement*> insert = writer_->Prepare(
+      "INSERT INTO host_titles (host_id, language, since, digest) VALUES (?1, ?2, ?3, ?4)"
+      " ON CONFLICT (host_id, language, since) DO UPDATE SET digest = ?4");
+  if (!insert.ok()) return insert.status();
+  return (*insert)->Bind(1, *id).Bind(2, language).Bind(3, since_ns).BindBlob(4, digest).Run();
+}
+
+Result<std::optional<TitleDatabaseRecord>> Store::TitlesInForce(const std::string& host,
+                                                                const std::string& language,
+                                                                int64_t sample_time_ns) {
+  Sha256Digest digest;
+  int64_t since = 0;
+  {
+    std::lock_guard lock(read_mutex_);
+    // The latest version at or before the sample, else the earliest.
+    Result<SqliteStatement*> select = reader_->Prepare(
+        "SELECT t.digest, t.since FROM host_titles t JOIN hosts h ON h.id = t.host_id"
+        " WHERE h.name_key = ?1 AND t.language = ?2"
+        " ORDER BY (t.since <= ?3) DESC,"
+        " CASE WHEN t.since <= ?3 THEN -t.since ELSE t.since END LIMIT 1");
+    if (!select.ok()) return select.status();
+    std::string key = HostKey(host);
+    (*select)->Bind(1, key).Bind(2, language).Bind(3, sample_time_ns);
+    Result<bool> row = (*select)->Step();
+    if (!row.ok()) return row.status();
+    if (!*row) return std::optional<TitleDatabaseRecord>();
+    digest = DigestFromBlob((*select)->Blob(0));
+    since = (*select)->Int(1);
+    (*select)->Reset();
+  }
+  Result<TitleDatabaseRecord> record = GetTitleDatabase(digest);
+  if (!record.ok()) return record.status();
+  record->since_ns = since;
+  return std::optional<TitleDatabaseRecord>(std::move(*record));
+}
+
+}  // namespace perfhive

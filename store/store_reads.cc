@@ -1,0 +1,167 @@
+// Store: listing and restoring snapshots.
+
+#include <algorithm>
+
+#include "store/host_key.h"
+#include "store/sqlite.h"
+#include "store/store.h"
+#include "wire/snapshot_delta.h"
+
+namespace perfhive {
+
+namespace {
+
+constexpr const char* kSnapshotColumns =
+    "SELECT s.id, h.name, s.query, s.sample_time, s.receive_time, s.instance_id, s.sequence,"
+    " s.sha256, s.raw_size, s.stored_size, s.keyframe_id"
+    " FROM snapshots s JOIN hosts h ON h.id = s.host_id";
+
+SnapshotInfo SnapshotFromRow(const SqliteStatement& row) {
+  SnapshotInfo info;
+  info.id = row.Int(0);
+  info.host = row.Text(1);
+  info.query = row.Text(2);
+  info.sample_time_ns = row.Int(3);
+  info.receive_time_ns = row.Int(4);
+  info.instance_id = row.Text(5);
+  info.sequence = static_cast<uint64_t>(row.Int(6));
+  std::span<const uint8_t> sha = row.Blob(7);
+  std::copy_n(sha.begin(), std::min(sha.size(), info.sha256.size()), info.sha256.begin());
+  info.raw_size = row.Int(8);
+  info.stored_size = row.Int(9);
+  info.keyframe_id = row.IsNull(10) ? 0 : row.Int(10);
+  return info;
+}
+
+Result<SnapshotInfo> SelectSnapshot(SqliteDb& db, int64_t id) {
+  static const std::string sql = std::string(kSnapshotColumns) + " WHERE s.id = ?1";
+  Result<SqliteStatement*> select = db.Prepare(sql.c_str());
+  if (!select.ok()) return select.status();
+  (*select)->Bind(1, id);
+  Result<bool> row = (*select)->Step();
+  if (!row.ok()) return row.status();
+  if (!*row) return Status::Error("no snapshot " + std::to_string(id));
+  SnapshotInfo info = SnapshotFromRow(**select);
+  (*select)->Reset();
+  return info;
+}
+
+// The frame of snapshot `id`.
+Result<std::vector<uint8_t>> ReadFrame(SqliteDb& db, int64_t id) {
+  Result<SqliteStatement*> select = db.Prepare("SELECT frame FROM frames WHERE id = ?1");
+  if (!select.ok()) return select.status();
+  (*select)->Bind(1, id);
+  Result<bool> row = (*select)->Step();
+  if (!row.ok()) return row.status();
+  if (!*row)
+    return Status::Error("store " + db.path() + ": snapshot " + std::to_string(id) +
+                         " has no frame");
+  std::span<const uint8_t> frame = (*select)->Blob(0);
+  std::vector<uint8_t> out(frame.begin(), frame.end());
+  (*select)->Reset();
+  return out;
+}
+
+}  // namespace
+
+Result<std::vector<SnapshotInfo>> Store::ListSnapshots(const std::string& host, int64_t from_ns,
+                                                       int64_t to_ns,
+                                                       const std::optional<std::string>& query) {
+  std::lock_guard lock(read_mutex_);
+  static const std::string sql = std::string(kSnapshotColumns) +
+                                 " WHERE h.name_key = ?1 AND s.sample_time >= ?2 AND"
+                                 " s.sample_time < ?3 AND (?4 IS NULL OR s.query = ?4)"
+                                 " ORDER BY s.sample_time, s.id";
+  Result<SqliteStatement*> select = reader_->Prepare(sql.c_str());
+  if (!select.ok()) return select.status();
+  std::string key = HostKey(host);
+  (*select)->Bind(1, key).Bind(2, from_ns).Bind(3, to_ns);
+  if (query) {
+    (*select)->Bind(4, *query);
+  } else {
+    (*select)->BindNull(4);
+  }
+  std::vector<SnapshotInfo> snapshots;
+  for (;;) {
+    Result<bool> row = (*select)->Step();
+    if (!row.ok()) return row.status();
+    if (!*row) break;
+    snapshots.push_back(SnapshotFromRow(**select));
+  }
+  return snapshots;
+}
+
+Result<SnapshotInfo> Store::GetSnapshotInfo(int64_t id) {
+  std::lock_guard lock(read_mutex_);
+  return SelectSnapshot(*reader_, id);
+}
+
+Result<std::vector<uint8_t>> Store::ReadSnapshot(int64_t id) {
+  std::lock_guard lock(read_mutex_);
+  Result<SnapshotInfo> info = SelectSnapshot(*reader_, id);
+  if (!info.ok()) return info.status();
+  std::vector<uint8_t> base;
+  if (info->keyframe_id != 0) {
+    Result<std::vector<uint8_t>> keyframe = ReadFrame(*reader_, info->keyframe_id);
+    if (!keyframe.ok()) return keyframe.status();
+    Result<std::vector<uint8_t>> restored = DecodeDelta({}, *keyframe);
+    if (!restored.ok()) {
+      return Status::Error("store " + path() + ": keyframe " + std::to_string(info->keyframe_id) +
+                           ": " + restored.error());
+    }
+    base = std::move(*restored);
+  }
+  Result<std::vector<uint8_t>> frame = ReadFrame(*reader_, id);
+  if (!frame.ok()) return frame.status();
+  Result<std::vector<uint8_t>> raw = DecodeDelta(base, *frame);
+  if (!raw.ok()) {
+    return Status::Error("store " + path() + ": snapshot " + std::to_string(id) + ": " +
+                         raw.error());
+  }
+  if (Sha256(*raw) != info->sha256) {
+    return Status::Error("store " + path() + ": snapshot " + std::to_string(id) +
+                         " restores to bytes whose SHA-256 is not the one stored");
+  }
+  return raw;
+}
+
+Result<std::optional<uint64_t>> Store::LastSequence(const std::string& host,
+                                                    const std::string& instance_id) {
+  std::lock_guard lock(read_mutex_);
+  Result<SqliteStatement*> select = reader_->Prepare(
+      "SELECT MAX(s.sequence) FROM snapshots s JOIN hosts h ON h.id = s.host_id"
+      " WHERE h.name_key = ?1 AND s.instance_id = ?2");
+  if (!select.ok()) return select.status();
+  std::string key = HostKey(host);
+  (*select)->Bind(1, key).Bind(2, instance_id);
+  Result<bool> row = (*select)->Step();
+  if (!row.ok()) return row.status();
+  std::optional<uint64_t> last;
+  if (*row && !(*select)->IsNull(0)) last = static_cast<uint64_t>((*select)->Int(0));
+  (*select)->Reset();
+  return last;
+}
+
+Result<StoreTotals> Store::Totals() {
+  std::lock_guard lock(read_mutex_);
+  Result<SqliteStatement*> select = reader_->Prepare(
+      "SELECT COUNT(*), COALESCE(SUM(keyframe_id IS NULL), 0), COALESCE(SUM(raw_size), 0),"
+      " COALESCE(SUM(stored_size), 0) FROM snapshots");
+  if (!select.ok()) return select.status();
+  Result<bool> row = (*select)->Step();
+  if (!row.ok()) return row.status();
+  StoreTotals totals;
+  totals.snapshots = (*select)->Int(0);
+  totals.keyframes = (*select)->Int(1);
+  totals.raw_bytes = (*select)->Int(2);
+  totals.stored_bytes = (*select)->Int(3);
+  (*select)->Reset();
+  Result<int64_t> pages = reader_->QueryInt("PRAGMA page_count");
+  if (!pages.ok()) return pages.status();
+  Result<int64_t> page_size = reader_->QueryInt("PRAGMA page_size");
+  if (!page_size.ok()) return page_size.status();
+  totals.file_bytes = *pages * *page_size;
+  return totals;
+}
+
+}  // namespace perfhive

@@ -1,0 +1,66 @@
+// Helpers shared by the store tests: a fresh directory per test and small valid snapshots.
+
+#ifndef PERFHIVE_TESTS_STORE_STORE_TEST_UTIL_H_
+#define PERFHIVE_TESTS_STORE_STORE_TEST_UTIL_H_
+
+#include <unistd.h>
+
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "perfdata/snapshot_builder.h"
+#include "store/store.h"
+
+namespace perfhive::testing {
+
+// A directory under the system's temporary folder, removed with everything in it at the end.
+class TempDir {
+ public:
+  TempDir() {
+    std::string pattern =
+        (std::filesystem::temp_directory_path() / "perfhive-store-XXXXXX").string();
+    path_ = mkdtemp(pattern.data());
+  }
+  ~TempDir() { std::filesystem::remove_all(path_); }
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
+
+// A small valid snapshot taken at 2025-03-01 10:00:`second` UTC whose values depend on `seed`.
+inline std::vector<uint8_t> SmallSnapshot(int second, uint64_t seed = 0, int processes = 20) {
+  SnapshotBuilder builder;
+  builder.set_system_name("HOST").set_system_time(
+      {2025, 3, 6, 1, 10, 0, static_cast<uint16_t>(second), 0});
+  ObjectBuilder& process = builder.AddObject(230);
+  for (uint32_t c = 0; c < 4; ++c) {
+    process.AddCounter({.name_index = 6 + 2 * c, .type = winperf::kCounterLargeRawcount});
+  }
+  for (int p = 0; p < processes; ++p) {
+    uint32_t i = process.AddInstance("proc" + std::to_string(p), p);
+    for (uint32_t c = 0; c < 4; ++c) process.SetValue(i, c, seed * 1000 + p * 10 + c);
+  }
+  return builder.Build();
+}
+
+// Unix nanoseconds of 2025-03-01 10:00:`second` UTC (1740823200 is 2025-03-01T10:00:00Z).
+inline int64_t SampleNs(int second) { return (1'740'823'200LL + second) * 1'000'000'000LL; }
+
+inline SnapshotToAppend MakeAppend(std::string host, std::string instance, uint64_t sequence,
+                                   std::vector<uint8_t> raw, std::string query = "Global") {
+  SnapshotToAppend append;
+  append.host = std::move(host);
+  append.query = std::move(query);
+  append.instance_id = std::move(instance);
+  append.sequence = sequence;
+  append.receive_time_ns = 1'000'000'000LL * (1'740'823'200LL + static_cast<int64_t>(sequence));
+  append.raw = std::move(raw);
+  return append;
+}
+
+}  // namespace perfhive::testing
+
+#endif  // PERFHIVE_TESTS_STORE_STORE_TEST_UTIL_H_

@@ -1,0 +1,42 @@
+// Delta frames: a raw snapshot encoded against a previous snapshot of the same query (its
+// "base"), then compressed with zstd. Consecutive snapshots of one host share nearly all their
+// bytes (layout, names, counters that did not move), so a frame is a small fraction of the raw
+// size; the receiver, holding the same base, restores the exact bytes.
+//
+// An empty base gives a self-contained frame (a keyframe). Decoding checks every length against
+// the frame, the base and a caller's limit, so hostile frames yield an error, never a crash or an
+// unbounded allocation. The frame layout is described byte for byte in docs/wire_protocol.md.
+
+#ifndef PERFHIVE_WIRE_SNAPSHOT_DELTA_H_
+#define PERFHIVE_WIRE_SNAPSHOT_DELTA_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "perfdata/status.h"
+
+namespace perfhive {
+
+// The largest snapshot DecodeDelta restores unless told otherwise: the agent's HKPD ceiling.
+inline constexpr size_t kMaxSnapshotBytes = 256 * 1024 * 1024;
+// zstd's level for frames made on an agent: fast, and the delta does most of the work.
+inline constexpr int kDefaultDeltaLevel = 3;
+
+// `current` as a frame against `base` (empty: a keyframe).
+std::vector<uint8_t> EncodeDelta(std::span<const uint8_t> base, std::span<const uint8_t> current,
+                                 int level = kDefaultDeltaLevel);
+
+// The snapshot a frame holds, given the base it was made against (the frame records the base's
+// size and refuses another). At most `max_size` bytes are restored.
+Result<std::vector<uint8_t>> DecodeDelta(std::span<const uint8_t> base,
+                                         std::span<const uint8_t> delta,
+                                         size_t max_size = kMaxSnapshotBytes);
+
+// True when `frame` is a keyframe (decodes without a base); false for deltas and non-frames.
+bool IsKeyframe(std::span<const uint8_t> frame);
+
+}  // namespace perfhive
+
+#endif  // PERFHIVE_WIRE_SNAPSHOT_DELTA_H_

@@ -1,0 +1,102 @@
+#include "wire/zstd_codec.h"
+
+#include <zstd.h>
+
+#include <algorithm>
+#include <bit>
+#include <cstdlib>
+#include <memory>
+#include <string>
+
+namespace perfhive {
+
+namespace {
+
+struct CCtxDeleter {
+  void operator()(ZSTD_CCtx* context) const { ZSTD_freeCCtx(context); }
+};
+struct DCtxDeleter {
+  void operator()(ZSTD_DCtx* context) const { ZSTD_freeDCtx(context); }
+};
+
+// Compression of bytes in memory fails only when memory runs out or parameters are invalid,
+// which are programming errors here.
+size_t CheckCompress(size_t code) {
+  if (ZSTD_isError(code)) std::abort();
+  return code;
+}
+
+// zstd's window sizes: 2^10 to 2^31 on 64-bit (ZSTD_WINDOWLOG_MIN/MAX_64, which zstd.h shows
+// only to static linking).
+constexpr int kMinWindowLog = 10;
+constexpr int kMaxWindowLog = 31;
+
+// The window must reach back over the prefix and the whole content, or matches against the
+// start of the prefix are lost.
+int WindowLogFor(size_t bytes) {
+  int log = static_cast<int>(std::bit_width(bytes | 1));
+  return std::clamp(log, kMinWindowLog, kMaxWindowLog);
+}
+
+}  // namespace
+
+std::vector<uint8_t> ZstdCompress(std::span<const uint8_t> data, int level,
+                                  std::span<const uint8_t> prefix) {
+  std::unique_ptr<ZSTD_CCtx, CCtxDeleter> context(ZSTD_createCCtx());
+  if (context == nullptr) std::abort();
+  CheckCompress(ZSTD_CCtx_setParameter(context.get(), ZSTD_c_compressionLevel, level));
+  CheckCompress(ZSTD_CCtx_setParameter(context.get(), ZSTD_c_checksumFlag, 1));
+  CheckCompress(ZSTD_CCtx_setParameter(context.get(), ZSTD_c_contentSizeFlag, 1));
+  if (!prefix.empty()) {
+    CheckCompress(ZSTD_CCtx_setParameter(context.get(), ZSTD_c_windowLog,
+                                         WindowLogFor(prefix.size() + data.size())));
+    CheckCompress(ZSTD_CCtx_setParameter(context.get(), ZSTD_c_enableLongDistanceMatching, 1));
+    CheckCompress(ZSTD_CCtx_refPrefix(context.get(), prefix.data(), prefix.size()));
+  }
+  std::vector<uint8_t> out(ZSTD_compressBound(data.size()));
+  size_t written = CheckCompress(
+      ZSTD_compress2(context.get(), out.data(), out.size(), data.data(), data.size()));
+  out.resize(written);
+  return out;
+}
+
+Result<std::vector<uint8_t>> ZstdDecompress(std::span<const uint8_t> frame, size_t max_size,
+                                            std::span<const uint8_t> prefix) {
+  size_t frame_size = ZSTD_findFrameCompressedSize(frame.data(), frame.size());
+  if (ZSTD_isError(frame_size)) {
+    return Status::Error(std::string("zstd frame: ") + ZSTD_getErrorName(frame_size));
+  }
+  if (frame_size != frame.size()) {
+    return Status::Error("zstd frame: " + std::to_string(frame.size() - frame_size) +
+                         " bytes after the end of the frame at byte " + std::to_string(frame_size));
+  }
+  unsigned long long declared = ZSTD_getFrameContentSize(frame.data(), frame.size());
+  if (declared == ZSTD_CONTENTSIZE_ERROR) return Status::Error("zstd frame: malformed header");
+  if (declared == ZSTD_CONTENTSIZE_UNKNOWN) {
+    return Status::Error("zstd frame: the header does not declare the content size");
+  }
+  if (declared > max_size) {
+    return Status::Error("zstd frame: declares " + std::to_string(declared) +
+                         " bytes of content, more than the limit of " + std::to_string(max_size));
+  }
+  std::unique_ptr<ZSTD_DCtx, DCtxDeleter> context(ZSTD_createDCtx());
+  if (context == nullptr) std::abort();
+  // Decoding into one buffer of the declared size needs no separate window, so the window the
+  // frame asks for costs nothing; allow the largest one the encoder may choose.
+  ZSTD_DCtx_setParameter(context.get(), ZSTD_d_windowLogMax, kMaxWindowLog);
+  if (!prefix.empty()) ZSTD_DCtx_refPrefix(context.get(), prefix.data(), prefix.size());
+  std::vector<uint8_t> out(static_cast<size_t>(declared));
+  size_t written =
+      ZSTD_decompressDCtx(context.get(), out.data(), out.size(), frame.data(), frame.size());
+  if (ZSTD_isError(written)) {
+    return Status::Error(std::string("zstd frame: ") + ZSTD_getErrorName(written));
+  }
+  if (written != out.size()) {
+    return Status::Error("zstd frame: " + std::to_string(written) +
+                         " bytes of content where the header declares " +
+                         std::to_string(out.size()));
+  }
+  return out;
+}
+
+}  // namespace perfhive
