@@ -1,8 +1,9 @@
 #include "agent/agent_config.h"
 
+#include <toml++/toml.h>
+
 #include <cstdlib>
 #include <map>
-#include <toml++/toml.h>
 
 #include "agent/duration.h"
 
@@ -130,11 +131,11 @@ Status LoadConfigText(std::string_view text, std::string_view origin, AgentConfi
                                    std::string(error.description()));
   }
   const std::map<std::string_view, std::string*> strings = {
-      {"server", &config.server},       {"ca", &config.ca_file},
-      {"cert", &config.cert_file},      {"key", &config.key_file},
+      {"server", &config.server},         {"ca", &config.ca_file},
+      {"cert", &config.cert_file},        {"key", &config.key_file},
       {"token_file", &config.token_file}, {"host_name", &config.host_name},
-      {"source", &config.source},       {"replay", &config.replay_dir},
-      {"proc_root", &config.proc_root}, {"sys_root", &config.sys_root},
+      {"source", &config.source},         {"replay", &config.replay_dir},
+      {"proc_root", &config.proc_root},   {"sys_root", &config.sys_root},
       {"spool_dir", &config.spool_dir},
   };
   for (const auto& [key, value] : root) {

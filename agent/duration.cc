@@ -7,8 +7,8 @@ namespace perfhive {
 
 Result<std::chrono::milliseconds> ParseDuration(std::string_view text) {
   auto error = [&](std::string_view why) {
-    return Status::InvalidArgument("invalid duration \"" + std::string(text) + "\": " +
-                                   std::string(why) + " (e.g. 10s, 100ms, 5m, 1h, 1m30s)");
+    return Status::InvalidArgument("invalid duration \"" + std::string(text) +
+                                   "\": " + std::string(why) + " (e.g. 10s, 100ms, 5m, 1h, 1m30s)");
   };
   if (text.empty()) return error("empty");
   int64_t total = 0;

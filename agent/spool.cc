@@ -113,8 +113,7 @@ Result<Spool::Appended> Spool::Append(const SnapshotRecord& record) {
   }
   if (!appended.dropped.empty()) {
     log_.Warning("spool: over its limit of " + std::to_string(max_bytes_) +
-                 " bytes; dropped the oldest snapshots (" + std::to_string(dropped_) +
-                 " so far)");
+                 " bytes; dropped the oldest snapshots (" + std::to_string(dropped_) + " so far)");
   }
   appended.id = next_id_;
   if (Status status = env_.WriteFileAtomically(SnapshotPath(appended.id), bytes); !status.ok()) {

@@ -13,10 +13,10 @@ constexpr std::string_view kTitlesMagic = "PHTITLE1";
 // Appends little-endian fields.
 class FieldWriter {
  public:
-  void Bytes(std::span<const uint8_t> bytes) { out_.insert(out_.end(), bytes.begin(), bytes.end()); }
-  void Text(std::string_view text) {
-    out_.insert(out_.end(), text.begin(), text.end());
+  void Bytes(std::span<const uint8_t> bytes) {
+    out_.insert(out_.end(), bytes.begin(), bytes.end());
   }
+  void Text(std::string_view text) { out_.insert(out_.end(), text.begin(), text.end()); }
   void U32(uint32_t value) {
     uint8_t field[4];
     StoreU32(field, value);
@@ -153,8 +153,7 @@ Result<TitleBytes> DecodeSpoolTitles(std::span<const uint8_t> bytes) {
   FieldReader reader(bytes);
   TitleBytes titles;
   if (!reader.Magic(kTitlesMagic) || !reader.SizedText(titles.language) ||
-      !reader.SizedBytes(titles.counters) || !reader.SizedBytes(titles.helps) ||
-      !reader.AtEnd()) {
+      !reader.SizedBytes(titles.counters) || !reader.SizedBytes(titles.helps) || !reader.AtEnd()) {
     return Status::DataLoss("spooled title database is torn");
   }
   return titles;

@@ -80,8 +80,8 @@ class WindowsEnv : public Env {
   Result<std::vector<std::string>> ListDirectory(const std::string& dir) override {
     std::error_code error;
     std::vector<std::string> names;
-    for (const auto& entry : std::filesystem::directory_iterator(std::filesystem::u8path(dir),
-                                                                 error)) {
+    for (const auto& entry :
+         std::filesystem::directory_iterator(std::filesystem::u8path(dir), error)) {
       std::u8string name = entry.path().filename().u8string();
       names.emplace_back(name.begin(), name.end());
     }

@@ -43,8 +43,7 @@ class ReplaySource : public SnapshotSource {
   size_t remaining() const { return files_.size() - next_; }
 
  private:
-  ReplaySource(Env& env, ReplayOptions options, std::vector<std::string> files,
-               TitleBytes titles)
+  ReplaySource(Env& env, ReplayOptions options, std::vector<std::string> files, TitleBytes titles)
       : env_(env),
         options_(std::move(options)),
         files_(std::move(files)),
