@@ -10,7 +10,6 @@ Outbox::Outbox(Spool& spool, uint64_t memory_limit_bytes, Logger& log)
     Entry& entry = entries_.emplace_back();
     entry.instance_id = recovered.record.instance_id;
     entry.sequence = recovered.record.sequence;
-    entry.query = recovered.record.query;
     entry.spool_id = recovered.id;
   }
 }
@@ -20,7 +19,6 @@ void Outbox::Push(SnapshotRecord record) {
   Entry entry;
   entry.instance_id = record.instance_id;
   entry.sequence = record.sequence;
-  entry.query = record.query;
   entry.record = std::make_shared<const SnapshotRecord>(std::move(record));
   memory_bytes_ += entry.record->raw.size();
   entries_.push_back(std::move(entry));
@@ -129,16 +127,14 @@ void Outbox::RemoveEntryLocked(std::list<Entry>::iterator it) {
   changed_.notify_all();
 }
 
-std::optional<std::string> Outbox::Remove(const std::string& instance_id, uint64_t sequence) {
+void Outbox::Remove(const std::string& instance_id, uint64_t sequence) {
   std::lock_guard lock(mutex_);
   for (auto it = entries_.begin(); it != entries_.end(); ++it) {
     if (it->sequence == sequence && it->instance_id == instance_id) {
-      std::string query = std::move(it->query);
       RemoveEntryLocked(it);
-      return query;
+      return;
     }
   }
-  return std::nullopt;
 }
 
 void Outbox::RemoveThrough(const std::string& instance_id, uint64_t sequence) {

@@ -42,9 +42,9 @@ class Outbox {
                                                    const std::atomic<bool>& interrupted);
   void Wake();
 
-  // Removes the snapshot the server answered; its query, or nullopt when it is not here (an
-  // answer to a resend, or one dropped meanwhile).
-  std::optional<std::string> Remove(const std::string& instance_id, uint64_t sequence);
+  // Removes the snapshot the server answered, if it is still here (an answer to a resend, or
+  // to one the spool dropped meanwhile, finds nothing).
+  void Remove(const std::string& instance_id, uint64_t sequence);
   // Removes every snapshot of `instance_id` up to `sequence`: the server says they are durable.
   void RemoveThrough(const std::string& instance_id, uint64_t sequence);
 
@@ -59,7 +59,6 @@ class Outbox {
   struct Entry {
     std::string instance_id;
     uint64_t sequence = 0;
-    std::string query;
     std::shared_ptr<const SnapshotRecord> record;  // null while only in the spool
     std::optional<uint64_t> spool_id;
     bool sent = false;

@@ -185,12 +185,18 @@ void Shipper::ReadAnswers(Stream& stream) {
       if (ack.duplicate()) ++stats_.duplicates;
     } else if (message.has_refusal()) {
       const v1::Refusal& refusal = message.refusal();
-      std::optional<std::string> query = outbox_.Remove(refusal.instance_id(), refusal.sequence());
+      {
+        // The refused snapshot must not be a base: the next one of its query starts afresh.
+        // Forgotten before the outbox moves on, so the next snapshot cannot use it.
+        std::lock_guard lock(mutex_);
+        ++stats_.refused;
+        std::erase_if(bases_, [&](const auto& base) {
+          return base.first.first == refusal.instance_id() &&
+                 base.second.sequence == refusal.sequence();
+        });
+      }
+      outbox_.Remove(refusal.instance_id(), refusal.sequence());
       log_.Warning("the server refused a snapshot: " + refusal.code() + ": " + refusal.message());
-      std::lock_guard lock(mutex_);
-      ++stats_.refused;
-      // The refused snapshot must not be a base: the next one of its query starts afresh.
-      if (query) bases_.erase({refusal.instance_id(), *query});
     }
   }
   interrupted_ = true;
