@@ -3,9 +3,8 @@
 #include <algorithm>
 #include <random>
 
-#include "wire/snapshot_delta.h"
+#include "agent/snapshot_frame.h"
 #include "wire/title_digest.h"
-#include "wire/zstd_codec.h"
 
 namespace perfhive {
 namespace {
@@ -153,7 +152,7 @@ bool Shipper::RunStream(v1::Ingest::Stub& stub) {
       std::shared_ptr<const SnapshotRecord> record =
           outbox_.NextToSend(options_.window, interrupted_);
       if (record == nullptr) break;
-      if (!SendTitlesFor(*record, *stream) || !stream->Write(Frame(*record, record))) break;
+      if (!SendTitlesFor(*record, *stream) || !stream->Write(Frame(record))) break;
     }
     interrupted_ = true;
     context.TryCancel();
@@ -192,7 +191,7 @@ void Shipper::ReadAnswers(Stream& stream) {
         ++stats_.refused;
         std::erase_if(bases_, [&](const auto& base) {
           return base.first.first == refusal.instance_id() &&
-                 base.second.sequence == refusal.sequence();
+                 base.second->sequence == refusal.sequence();
         });
       }
       outbox_.Remove(refusal.instance_id(), refusal.sequence());
@@ -241,37 +240,19 @@ bool Shipper::SendTitles(const Sha256Digest& digest, Stream& stream) {
   return true;
 }
 
-v1::AgentMessage Shipper::Frame(const SnapshotRecord& record,
-                                const std::shared_ptr<const SnapshotRecord>& shared) {
-  v1::AgentMessage message;
-  v1::Snapshot* snapshot = message.mutable_snapshot();
-  snapshot->set_instance_id(record.instance_id);
-  snapshot->set_sequence(record.sequence);
-  snapshot->set_query(record.query);
-  snapshot->set_raw_size(static_cast<uint32_t>(record.raw.size()));
-  snapshot->set_sha256(Bytes(Sha256(record.raw)));
-  for (const TitleRef& title : record.titles) AddTitleDigest(title, snapshot->add_titles());
+v1::AgentMessage Shipper::Frame(const std::shared_ptr<const SnapshotRecord>& record) {
   std::shared_ptr<const SnapshotRecord> base;
   {
     std::lock_guard lock(mutex_);
-    Base& slot = bases_[{record.instance_id, record.query}];
-    base = slot.record;
-    if (base != nullptr) snapshot->set_base_sequence(slot.sequence);
-    slot = Base{.sequence = record.sequence, .record = shared};
+    std::shared_ptr<const SnapshotRecord>& slot = bases_[{record->instance_id, record->query}];
+    base = std::exchange(slot, record);
   }
-  std::vector<uint8_t> payload;
-  if (base != nullptr) {
-    snapshot->set_encoding(v1::ENCODING_DELTA_ZSTD);
-    payload = EncodeDelta(base->raw, record.raw);
-  } else {
-    snapshot->set_encoding(v1::ENCODING_ZSTD);
-    payload = ZstdCompress(record.raw, kDefaultDeltaLevel);
-  }
-  snapshot->set_payload(payload.data(), payload.size());
+  v1::AgentMessage message;
+  FrameSnapshot(*record, base.get(), *message.mutable_snapshot());
   std::lock_guard lock(mutex_);
   ++stats_.sent;
-  stats_.raw_bytes += record.raw.size();
-  stats_.payload_bytes += payload.size();
+  stats_.raw_bytes += record->raw.size();
+  stats_.payload_bytes += message.snapshot().payload().size();
   return message;
 }
 

@@ -73,12 +73,6 @@ class Shipper {
   ShipperStats stats() const;
 
  private:
-  // Per stream: the last snapshot sent of each (instance, query), the base of the next delta.
-  struct Base {
-    uint64_t sequence = 0;
-    std::shared_ptr<const SnapshotRecord> record;
-  };
-
   void Run();
   // One stream from Hello to its end; true when the server welcomed it.
   bool RunStream(v1::Ingest::Stub& stub);
@@ -88,8 +82,8 @@ class Shipper {
                      grpc::ClientReaderWriter<v1::AgentMessage, v1::ServerMessage>& stream);
   bool SendTitles(const Sha256Digest& digest,
                   grpc::ClientReaderWriter<v1::AgentMessage, v1::ServerMessage>& stream);
-  v1::AgentMessage Frame(const SnapshotRecord& record,
-                         const std::shared_ptr<const SnapshotRecord>& shared);
+  // The message for `record`, against the last one of its query sent on this stream.
+  v1::AgentMessage Frame(const std::shared_ptr<const SnapshotRecord>& record);
   std::chrono::milliseconds NextDelay(std::chrono::milliseconds backoff);
 
   const ShipperOptions options_;
@@ -107,7 +101,8 @@ class Shipper {
   std::map<Sha256Digest, TitleBytes> titles_;
   std::vector<TitleRef> current_titles_;
   std::set<Sha256Digest> stream_titles_;  // the server has these, or they were sent
-  std::map<std::pair<std::string, std::string>, Base> bases_;
+  // Per stream: the last snapshot sent of each (instance, query), the base of the next delta.
+  std::map<std::pair<std::string, std::string>, std::shared_ptr<const SnapshotRecord>> bases_;
   ShipperStats stats_;
 };
 
