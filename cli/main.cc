@@ -1,11 +1,50 @@
 // perfhive: the command-line client.
 
 #include <CLI/CLI.hpp>
+#include <cstdlib>
 #include <iostream>
 
 #include "cli/decode_command.h"
+#include "cli/server_connection.h"
+#include "cli/stored_snapshot_commands.h"
+
+namespace {
+
+// The flags every command that talks to the server takes.
+void AddConnectionOptions(CLI::App* command, perfhive::cli::ConnectionOptions& options) {
+  command->add_option("--server", options.server,
+                      "perfhive-server's HOST:PORT (default: $PERFHIVE_SERVER, else "
+                      "127.0.0.1:7470)");
+  command->add_flag("--insecure", options.insecure, "Plain text, no TLS (loopback servers)");
+  command->add_option("--ca", options.ca,
+                      "CA certificate (PEM) of the server's certificate (default: $PERFHIVE_CA, "
+                      "else the system's)");
+  command->add_option("--cert", options.cert, "Client certificate (PEM) for mutual TLS");
+  command->add_option("--key", options.key, "Client key (PEM) for mutual TLS");
+  command->add_option("--token-file", options.token_file,
+                      "File holding the token (default: $PERFHIVE_TOKEN_FILE)");
+}
+
+const std::map<std::string, perfhive::cli::OutputFormat> kListFormats = {
+    {"table", perfhive::cli::OutputFormat::kTable}, {"json", perfhive::cli::OutputFormat::kJson}};
+
+// Runs a command against the server, printing its error, and returns the exit code.
+template <typename Options>
+int RunAgainstServer(const perfhive::cli::ConnectionOptions& connection, const Options& options,
+                     perfhive::Status (*run)(const perfhive::cli::ServerConnection&, const Options&,
+                                             std::ostream&)) {
+  perfhive::Result<perfhive::cli::ServerConnection> server =
+      perfhive::cli::ServerConnection::Open(connection);
+  perfhive::Status status = server.ok() ? run(*server, options, std::cout) : server.status();
+  if (!status.ok()) std::cerr << "perfhive: " << status.message() << "\n";
+  return perfhive::cli::ExitCodeFor(status);
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
+  // gRPC's own log lines would repeat, less clearly, the errors this program explains.
+  setenv("GRPC_VERBOSITY", "NONE", /*overwrite=*/0);
   CLI::App app{"perfhive: Windows performance counters for a whole fleet"};
   app.require_subcommand(1);
 
@@ -27,7 +66,47 @@ int main(int argc, char** argv) {
   decode_cmd->add_option("--format", decode.format, "Output format: table or json")
       ->transform(CLI::CheckedTransformer(formats, CLI::ignore_case));
 
+  perfhive::cli::ConnectionOptions connection;
+
+  perfhive::cli::HostsOptions hosts;
+  CLI::App* hosts_cmd = app.add_subcommand(
+      "hosts", "The hosts the server has heard from: last seen, OS, source, health");
+  hosts_cmd->add_option("PATTERN", hosts.pattern, "Host name pattern, e.g. 'web*'");
+  hosts_cmd->add_option("--format", hosts.format, "table or json")
+      ->transform(CLI::CheckedTransformer(kListFormats, CLI::ignore_case));
+  AddConnectionOptions(hosts_cmd, connection);
+
+  perfhive::cli::SnapshotsOptions snapshots;
+  CLI::App* snapshots_cmd =
+      app.add_subcommand("snapshots", "The raw snapshots the server stores for a host");
+  snapshots_cmd->add_option("HOST", snapshots.host, "\\\\HOST or HOST")->required();
+  snapshots_cmd->add_option("--from", snapshots.from, "From this time (RFC 3339)");
+  snapshots_cmd->add_option("--to", snapshots.to, "Up to this time (RFC 3339)");
+  snapshots_cmd->add_option("--query", snapshots.query, "Only snapshots of this query");
+  snapshots_cmd->add_option("--format", snapshots.format, "table or json")
+      ->transform(CLI::CheckedTransformer(kListFormats, CLI::ignore_case));
+  AddConnectionOptions(snapshots_cmd, connection);
+
+  perfhive::cli::RawOptions raw;
+  CLI::App* raw_cmd = app.add_subcommand(
+      "raw",
+      "Write one stored snapshot exactly as its source produced it (perfhive decode reads "
+      "it)");
+  raw_cmd->add_option("HOST", raw.host, "\\\\HOST or HOST")->required();
+  raw_cmd->add_option("--at", raw.at, "The snapshot's time (RFC 3339), as `snapshots` prints it")
+      ->required();
+  raw_cmd->add_option("--query", raw.query, "When several snapshots share that time");
+  raw_cmd->add_option("--output", raw.output, "File for the raw snapshot")->required();
+  raw_cmd->add_option("--titles-output", raw.titles_output,
+                      "File for the title database in force then (\"Counter 009\")");
+  AddConnectionOptions(raw_cmd, connection);
+
   CLI11_PARSE(app, argc, argv);
   if (decode_cmd->parsed()) return perfhive::cli::RunDecode(decode, std::cout, std::cerr);
-  return 2;
+  if (hosts_cmd->parsed()) return RunAgainstServer(connection, hosts, perfhive::cli::RunHosts);
+  if (snapshots_cmd->parsed()) {
+    return RunAgainstServer(connection, snapshots, perfhive::cli::RunSnapshots);
+  }
+  if (raw_cmd->parsed()) return RunAgainstServer(connection, raw, perfhive::cli::RunRaw);
+  return perfhive::cli::kExitUsage;
 }

@@ -14,9 +14,9 @@ for group in "${groups[@]}"; do
         clang libclang-rt-14-dev            # libFuzzer and the sanitizer runtimes
         libgtest-dev libgmock-dev libbenchmark-dev googletest
         libcli11-dev nlohmann-json3-dev
-        libgrpc++-dev libprotobuf-dev protobuf-compiler protobuf-compiler-grpc libasio-dev
-        libtomlplusplus-dev openssl
         libzstd-dev libsqlite3-dev libssl-dev  # wire (zstd), store (SQLite), port (SHA-256)
+        libgrpc++-dev libprotobuf-dev protobuf-compiler protobuf-compiler-grpc  # proto, server
+        libasio-dev libtomlplusplus-dev openssl
       ) ;;
     windows)
       packages+=(g++-mingw-w64-x86-64-posix wine64 wine) ;;

@@ -15,44 +15,18 @@
 #include "agent/spool.h"
 #include "tests/agent/agent_test_util.h"
 #include "tests/agent/fake_ingest_server.h"
-
-extern char** environ;
+#include "tests/support/child_process.h"
 
 namespace perfhive {
 namespace {
 
+using testing::ChildProcess;
 using testing::FakeIngestServer;
 using testing::FakeIngestService;
 using testing::FakeRaw;
 using testing::TempDir;
 
-// A child process, killed by its PID if the test ends before it does.
-class Child {
- public:
-  explicit Child(std::vector<std::string> args) {
-    std::vector<char*> argv;
-    for (std::string& arg : args) argv.push_back(arg.data());
-    argv.push_back(nullptr);
-    if (posix_spawn(&pid_, argv[0], nullptr, nullptr, argv.data(), environ) != 0) pid_ = -1;
-  }
-  ~Child() {
-    if (pid_ > 0) {
-      kill(pid_, SIGKILL);
-      Wait();
-    }
-  }
-  pid_t pid() const { return pid_; }
-  // The exit code; -1 when killed by a signal.
-  int Wait() {
-    int status = 0;
-    waitpid(pid_, &status, 0);
-    pid_ = -1;
-    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  }
-
- private:
-  pid_t pid_ = -1;
-};
+constexpr std::chrono::minutes kGenerous{2};  // only so a broken agent fails, never hangs
 
 class AgentProcessTest : public ::testing::Test {
  protected:
@@ -77,15 +51,15 @@ class AgentProcessTest : public ::testing::Test {
   static constexpr int kFiles = 8;
   TempDir replay_;
   TempDir spool_;
+  TempDir log_;
   FakeIngestService service_;
 };
 
 TEST_F(AgentProcessTest, ReplayExitsZeroOnceTheServerHoldsEveryFileExactly) {
   service_.Refuse(5);  // refused counts as answered
   FakeIngestServer server(service_);
-  Child agent(Args(server.address(), "20ms"));
-  ASSERT_GT(agent.pid(), 0);
-  EXPECT_EQ(agent.Wait(), 0);
+  ChildProcess agent(Args(server.address(), "20ms"), log_ / "out", log_ / "err");
+  EXPECT_EQ(agent.Wait(kGenerous), 0) << testing::ReadWholeFile(log_ / "err");
 
   auto stored = service_.stored();
   ASSERT_EQ(stored.size(), static_cast<size_t>(kFiles - 1));
@@ -104,18 +78,19 @@ TEST_F(AgentProcessTest, ReplayExitsNonZeroWhenSomethingIsUnansweredAtTheTimeout
   FakeIngestServer server(service_);
   std::vector<std::string> args = Args(server.address(), "10ms");
   args.back() = "2s";
-  Child agent(args);
-  EXPECT_EQ(agent.Wait(), 1);
+  ChildProcess agent(args, log_ / "out", log_ / "err");
+  EXPECT_EQ(agent.Wait(kGenerous), 1);
+  EXPECT_NE(testing::ReadWholeFile(log_ / "err").find("unanswered at the timeout"),
+            std::string::npos);
 }
 
 TEST_F(AgentProcessTest, SigtermLeavesTheUnansweredSnapshotsInTheSpool) {
   service_.HoldAcks(true);
   FakeIngestServer server(service_);
-  Child agent(Args(server.address(), "50ms"));
-  ASSERT_GT(agent.pid(), 0);
+  ChildProcess agent(Args(server.address(), "50ms"), log_ / "out", log_ / "err");
   ASSERT_TRUE(service_.WaitFor([&] { return service_.received().size() >= 3; }));
-  ASSERT_EQ(kill(agent.pid(), SIGTERM), 0);
-  EXPECT_EQ(agent.Wait(), 0);
+  agent.Signal(SIGTERM);
+  EXPECT_EQ(agent.Wait(kGenerous), 0) << testing::ReadWholeFile(log_ / "err");
 
   std::ostringstream log_text;
   Logger log(log_text, Env::Default());

@@ -7,7 +7,6 @@
 
 #include <gtest/gtest.h>
 #include <signal.h>
-#include <sys/prctl.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -22,6 +21,7 @@
 #include "perfdata/snapshot_builder.h"
 #include "perfdata/snapshot_reader.h"
 #include "sources/snapshot_source.h"
+#include "tests/support/child_process.h"
 
 namespace perfhive::testing {
 
@@ -47,18 +47,6 @@ class TakenSnapshot {
   std::vector<uint8_t> bytes_;
   SnapshotReader reader_;
 };
-
-// fork(), with the child killed when the test process ends, however it ends: a test that
-// crashes must not leave a spinning child behind. Returns as fork() does.
-inline pid_t ForkBoundChild() {
-  pid_t parent = getpid();
-  pid_t pid = fork();
-  if (pid == 0) {
-    prctl(PR_SET_PDEATHSIG, SIGKILL);
-    if (getppid() != parent) _exit(0);  // the parent ended before prctl()
-  }
-  return pid;
-}
 
 // A clock's time in 100 ns units, to compare with a snapshot's times.
 inline int64_t ClockIn100ns(clockid_t clock) {

@@ -1,0 +1,118 @@
+#include "cli/server_connection.h"
+
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+
+namespace perfhive::cli {
+namespace {
+
+constexpr char kDefaultServer[] = "127.0.0.1:7470";
+
+std::string FromEnvironment(const std::string& given, const char* variable) {
+  if (!given.empty()) return given;
+  const char* value = std::getenv(variable);
+  return value ? value : "";
+}
+
+Result<std::string> ReadText(const std::string& path, const char* what) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return Status::NotFound(std::string("cannot read the ") + what + " " + path);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+}  // namespace
+
+Result<ServerConnection> ServerConnection::Open(const ConnectionOptions& options) {
+  ServerConnection connection;
+  connection.address_ = FromEnvironment(options.server, "PERFHIVE_SERVER");
+  if (connection.address_.empty()) connection.address_ = kDefaultServer;
+  std::string token_file = FromEnvironment(options.token_file, "PERFHIVE_TOKEN_FILE");
+  if (!token_file.empty()) {
+    Result<std::string> token = ReadText(token_file, "token file");
+    if (!token.ok()) return token.status();
+    connection.token_ = *token;
+    while (!connection.token_.empty() &&
+           (connection.token_.back() == '\n' || connection.token_.back() == '\r' ||
+            connection.token_.back() == ' ')) {
+      connection.token_.pop_back();
+    }
+  }
+  std::shared_ptr<grpc::ChannelCredentials> credentials;
+  if (options.insecure) {
+    credentials = grpc::InsecureChannelCredentials();
+  } else {
+    grpc::SslCredentialsOptions ssl;
+    std::string ca = FromEnvironment(options.ca, "PERFHIVE_CA");
+    if (!ca.empty()) {
+      Result<std::string> pem = ReadText(ca, "CA file");
+      if (!pem.ok()) return pem.status();
+      ssl.pem_root_certs = *pem;
+    }
+    if (!options.cert.empty()) {
+      Result<std::string> cert = ReadText(options.cert, "client certificate");
+      if (!cert.ok()) return cert.status();
+      Result<std::string> key = ReadText(options.key, "client key");
+      if (!key.ok()) return key.status();
+      ssl.pem_cert_chain = *cert;
+      ssl.pem_private_key = *key;
+    }
+    credentials = grpc::SslCredentials(ssl);
+  }
+  grpc::ChannelArguments arguments;
+  arguments.SetMaxReceiveMessageSize(1 << 30);
+  connection.channel_ = grpc::CreateCustomChannel(connection.address_, credentials, arguments);
+  return connection;
+}
+
+std::unique_ptr<grpc::ClientContext> ServerConnection::NewContext(
+    std::chrono::milliseconds timeout) const {
+  auto context = std::make_unique<grpc::ClientContext>();
+  if (!token_.empty()) context->AddMetadata("authorization", "Bearer " + token_);
+  context->set_deadline(std::chrono::system_clock::now() + timeout);
+  return context;
+}
+
+Status ServerConnection::Explain(const grpc::Status& status) const {
+  auto code = static_cast<StatusCode>(status.error_code());
+  std::string message = status.error_message();
+  switch (status.error_code()) {
+    case grpc::StatusCode::UNAVAILABLE:
+      return Status(code, "cannot reach perfhive-server at " + address_ + ": " + message +
+                              " (is it running? give the address with --server or "
+                              "PERFHIVE_SERVER; plain-text servers need --insecure)");
+    case grpc::StatusCode::DEADLINE_EXCEEDED:
+      return Status(code, "perfhive-server at " + address_ + " did not answer in time");
+    case grpc::StatusCode::UNAUTHENTICATED:
+      return Status(code, "perfhive-server refused the call: " + message +
+                              " (give a token with --token-file or PERFHIVE_TOKEN_FILE)");
+    case grpc::StatusCode::PERMISSION_DENIED:
+      return Status(code, "perfhive-server refused the call: " + message);
+    default:
+      return Status(code == StatusCode::kOk ? StatusCode::kUnknown : code, message);
+  }
+}
+
+int ExitCodeFor(const Status& status) {
+  switch (status.code()) {
+    case StatusCode::kOk:
+      return kExitOk;
+    case StatusCode::kInvalidArgument:
+    case StatusCode::kOutOfRange:
+      return kExitUsage;
+    case StatusCode::kNotFound:
+      return kExitNotFound;
+    case StatusCode::kUnavailable:
+    case StatusCode::kDeadlineExceeded:
+      return kExitUnavailable;
+    case StatusCode::kUnauthenticated:
+    case StatusCode::kPermissionDenied:
+      return kExitDenied;
+    default:
+      return kExitError;
+  }
+}
+
+}  // namespace perfhive::cli

@@ -1,0 +1,65 @@
+// IngestService: the server side of perfhive.v1.Ingest. Each agent stream is an IngestSession
+// (ingest_session.h); this class holds what they share: the store, the tokens, the limits and
+// the log. docs/wire_protocol.md describes the conversation.
+
+#ifndef PERFHIVE_SERVER_INGEST_SERVICE_H_
+#define PERFHIVE_SERVER_INGEST_SERVICE_H_
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+
+#include "perfhive/v1/ingest.grpc.pb.h"
+#include "server/server_log.h"
+#include "server/token_table.h"
+#include "store/store.h"
+
+namespace perfhive {
+
+struct IngestLimits {
+  // The largest raw snapshot accepted (restored size); larger ones are refused, the stream
+  // goes on.
+  size_t max_snapshot_bytes = 64 << 20;
+  // Snapshots a stream may send per second, on average over a few seconds; more are refused
+  // with RESOURCE_EXHAUSTED.
+  double max_snapshots_per_second = 50;
+  // Snapshots of one stream being made durable at once; the stream is read no further until
+  // one completes.
+  int max_in_flight = 64;
+};
+
+// Counters over all streams since the server started.
+struct IngestCounters {
+  std::atomic<uint64_t> streams{0};
+  std::atomic<uint64_t> snapshots_stored{0};
+  std::atomic<uint64_t> snapshots_duplicate{0};
+  std::atomic<uint64_t> snapshots_refused{0};
+  std::atomic<uint64_t> raw_bytes_stored{0};
+  std::atomic<uint64_t> wire_bytes{0};
+};
+
+class IngestService final : public perfhive::v1::Ingest::CallbackService {
+ public:
+  IngestService(Store& store, const TokenTable& tokens, IngestLimits limits, ServerLog& log)
+      : store_(store), tokens_(tokens), limits_(limits), log_(log) {}
+
+  grpc::ServerBidiReactor<perfhive::v1::AgentMessage, perfhive::v1::ServerMessage>* Stream(
+      grpc::CallbackServerContext* context) override;
+
+  Store& store() { return store_; }
+  const TokenTable& tokens() const { return tokens_; }
+  const IngestLimits& limits() const { return limits_; }
+  ServerLog& log() { return log_; }
+  IngestCounters& counters() { return counters_; }
+
+ private:
+  Store& store_;
+  const TokenTable& tokens_;
+  IngestLimits limits_;
+  ServerLog& log_;
+  IngestCounters counters_;
+};
+
+}  // namespace perfhive
+
+#endif  // PERFHIVE_SERVER_INGEST_SERVICE_H_

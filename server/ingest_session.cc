@@ -1,0 +1,381 @@
+#include "server/ingest_session.h"
+
+#include <algorithm>
+#include <utility>
+
+#include "perfdata/snapshot_reader.h"
+#include "port/sha256.h"
+#include "server/call_auth.h"
+#include "store/sample_time.h"
+#include "wire/title_digest.h"
+
+namespace perfhive {
+namespace {
+
+namespace v1 = perfhive::v1;
+
+int64_t NowNanos() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+std::span<const uint8_t> BytesOf(const std::string& bytes) {
+  return {reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size()};
+}
+
+std::optional<Sha256Digest> DigestOf(const std::string& bytes) {
+  if (bytes.size() != Sha256Digest{}.size()) return std::nullopt;
+  Sha256Digest digest;
+  std::copy(bytes.begin(), bytes.end(), digest.begin());
+  return digest;
+}
+
+}  // namespace
+
+IngestSession::IngestSession(IngestService& service, grpc::CallbackServerContext* context)
+    : service_(service),
+      context_(context),
+      peer_(context->peer()),
+      restorer_(service.limits().max_snapshot_bytes) {
+  service_.counters().streams++;
+  Result<Principal> principal = AuthenticateCall(service_.tokens(), *context);
+  std::unique_lock lock(mutex_);
+  if (!principal.ok()) {
+    service_.log().WarnOncePerBurst("unauthenticated", peer_,
+                                    {{"peer", peer_}, {"message", principal.error()}});
+    reads_over_ = true;
+    finish_with_ = ToGrpcStatus(principal.status());
+  } else {
+    principal_ = std::move(principal).value();
+    read_wanted_ = true;
+  }
+  Advance(lock);
+}
+
+void IngestSession::OnReadDone(bool ok) {
+  {
+    std::unique_lock lock(mutex_);
+    if (!ok || finish_with_) {
+      // The agent closed its side, or the stream is ending and what it sent is not wanted.
+      reads_over_ = true;
+      Advance(lock);
+      return;
+    }
+  }
+  bool go_on = true;
+  switch (incoming_.body_case()) {
+    case v1::AgentMessage::kHello:
+      go_on = HandleHello(incoming_.hello());
+      break;
+    case v1::AgentMessage::kTitles:
+      go_on = HandleTitles(incoming_.titles());
+      break;
+    case v1::AgentMessage::kSnapshot:
+      go_on = HandleSnapshot(*incoming_.mutable_snapshot());
+      break;
+    case v1::AgentMessage::kHealth:
+      HandleHealth(incoming_.health());
+      break;
+    case v1::AgentMessage::BODY_NOT_SET:
+      EndStream(grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, "an empty AgentMessage"));
+      go_on = false;
+      break;
+  }
+  if (!go_on) return;
+  std::unique_lock lock(mutex_);
+  read_wanted_ = true;
+  Advance(lock);
+}
+
+bool IngestSession::HandleHello(const v1::Hello& hello) {
+  if (hello_received_) {
+    EndStream(grpc::Status(grpc::StatusCode::FAILED_PRECONDITION, "a second Hello"));
+    return false;
+  }
+  if (hello.host_name().empty() || hello.instance_id().empty()) {
+    EndStream(grpc::Status(grpc::StatusCode::INVALID_ARGUMENT,
+                           "Hello needs a host_name and an instance_id"));
+    return false;
+  }
+  if (!principal_->MayWriteAs(hello.host_name())) {
+    service_.log().WarnOncePerBurst(
+        "permission_denied", hello.host_name(),
+        {{"peer", peer_}, {"token", principal_->name}, {"host", hello.host_name()}});
+    EndStream(grpc::Status(grpc::StatusCode::PERMISSION_DENIED,
+                           "token \"" + principal_->name + "\" may not send snapshots as host \"" +
+                               hello.host_name() + "\""));
+    return false;
+  }
+  hello_received_ = true;
+  host_ = hello.host_name();
+  instance_id_ = hello.instance_id();
+  Store& store = service_.store();
+  HostInfo info{
+      .name = host_,
+      .os = hello.os(),
+      .os_version = hello.os_version(),
+      .source_kind = hello.source_kind() == v1::SOURCE_KIND_AGENTLESS ? "agentless" : "agent",
+      .agent_version = hello.agent_version(),
+      .instance_id = instance_id_};
+  if (Status status = store.UpsertHost(info, NowNanos()); !status.ok()) {
+    EndStream(grpc::Status(grpc::StatusCode::UNAVAILABLE, "store: " + status.message()));
+    return false;
+  }
+  v1::ServerMessage reply;
+  v1::Welcome* welcome = reply.mutable_welcome();
+  for (const v1::TitleDigest& titles : hello.titles()) {
+    std::optional<Sha256Digest> digest = DigestOf(titles.sha256());
+    if (!digest) continue;
+    Result<bool> held = store.HasTitleDatabase(*digest);
+    if (held.ok() && *held) {
+      known_titles_.insert(*digest);
+    } else {
+      welcome->add_needed_titles(titles.sha256());
+    }
+  }
+  Result<std::optional<uint64_t>> durable = store.LastSequence(host_, instance_id_);
+  welcome->set_durable_sequence(durable.ok() && durable->has_value() ? **durable : 0);
+  welcome->set_max_message_bytes(static_cast<uint32_t>(service_.limits().max_snapshot_bytes));
+  service_.log().Info("hello", {{"host", host_},
+                                {"peer", peer_},
+                                {"instance", instance_id_},
+                                {"agent_version", hello.agent_version()},
+                                {"durable_sequence", std::to_string(welcome->durable_sequence())}});
+  Send(std::move(reply));
+  return true;
+}
+
+bool IngestSession::HandleTitles(const v1::TitleDatabase& titles) {
+  if (!hello_received_) {
+    EndStream(grpc::Status(grpc::StatusCode::FAILED_PRECONDITION, "titles before Hello"));
+    return false;
+  }
+  Sha256Digest digest =
+      TitleDigest(titles.language(), BytesOf(titles.counters()), BytesOf(titles.helps()));
+  if (DigestOf(titles.sha256()) != digest) {
+    EndStream(grpc::Status(
+        grpc::StatusCode::DATA_LOSS,
+        "title database " + titles.language() + ": its sha256 does not match its content"));
+    return false;
+  }
+  Result<Sha256Digest> stored = service_.store().PutTitleDatabase(
+      titles.language(), BytesOf(titles.counters()), BytesOf(titles.helps()));
+  if (!stored.ok()) {
+    EndStream(grpc::Status(grpc::StatusCode::UNAVAILABLE, "store: " + stored.error()));
+    return false;
+  }
+  known_titles_.insert(digest);
+  return true;
+}
+
+bool IngestSession::TakeRateToken() {
+  double rate = service_.limits().max_snapshots_per_second;
+  double burst = std::max(10.0, rate * 5);
+  auto now = std::chrono::steady_clock::now();
+  if (rate_updated_ == std::chrono::steady_clock::time_point{}) {
+    rate_tokens_ = burst;
+  } else {
+    rate_tokens_ = std::min(
+        burst, rate_tokens_ + rate * std::chrono::duration<double>(now - rate_updated_).count());
+  }
+  rate_updated_ = now;
+  if (rate_tokens_ < 1) return false;
+  rate_tokens_ -= 1;
+  return true;
+}
+
+Status IngestSession::ApplyTitles(const v1::Snapshot& snapshot, int64_t sample_ns) {
+  for (const v1::TitleDigest& titles : snapshot.titles()) {
+    std::optional<Sha256Digest> digest = DigestOf(titles.sha256());
+    if (!digest) return Status::InvalidArgument("a title digest is not 32 bytes");
+    if (!known_titles_.contains(*digest)) {
+      Result<bool> held = service_.store().HasTitleDatabase(*digest);
+      if (!held.ok() || !*held) {
+        return Status(StatusCode::kFailedPrecondition,
+                      "title database " + ToHex(*digest) + " (" + titles.language() +
+                          ") is unknown to the server: send it before the snapshots using it");
+      }
+      known_titles_.insert(*digest);
+    }
+    auto in_force = titles_in_force_.find(titles.language());
+    if (in_force != titles_in_force_.end() && in_force->second == *digest) continue;
+    if (Status status =
+            service_.store().SetTitlesInForce(host_, titles.language(), *digest, sample_ns);
+        !status.ok()) {
+      return Status::Unavailable("store: " + status.message());
+    }
+    titles_in_force_[titles.language()] = *digest;
+  }
+  return Status();
+}
+
+bool IngestSession::HandleSnapshot(v1::Snapshot& snapshot) {
+  if (!hello_received_) {
+    EndStream(grpc::Status(grpc::StatusCode::FAILED_PRECONDITION, "a snapshot before Hello"));
+    return false;
+  }
+  service_.counters().wire_bytes += snapshot.payload().size();
+  std::string instance_id = snapshot.instance_id().empty() ? instance_id_ : snapshot.instance_id();
+  uint64_t sequence = snapshot.sequence();
+  if (!TakeRateToken()) {
+    Refuse(instance_id, sequence,
+           Status::ResourceExhausted("more than " +
+                                     std::to_string(service_.limits().max_snapshots_per_second) +
+                                     " snapshots per second on one stream"));
+    return true;
+  }
+  Result<std::vector<uint8_t>> raw = restorer_.Restore(snapshot);
+  if (!raw.ok()) {
+    Refuse(instance_id, sequence, raw.status());
+    return true;
+  }
+  Result<SnapshotReader> reader = SnapshotReader::Open(*raw);
+  if (!reader.ok()) {
+    Refuse(instance_id, sequence, Status::InvalidArgument("malformed snapshot: " + reader.error()));
+    return true;
+  }
+  Result<int64_t> sample_ns = UnixNanosFromSystemTime(reader->system_time());
+  if (!sample_ns.ok()) {
+    Refuse(instance_id, sequence, sample_ns.status().Prefixed("malformed snapshot: SystemTime: "));
+    return true;
+  }
+  if (Status status = ApplyTitles(snapshot, *sample_ns); !status.ok()) {
+    if (status.code() == StatusCode::kUnavailable) {
+      EndStream(ToGrpcStatus(status));
+      return false;
+    }
+    Refuse(instance_id, sequence, status);
+    return true;
+  }
+  {
+    std::lock_guard lock(mutex_);
+    ++in_flight_;
+  }
+  SnapshotToAppend append{.host = host_,
+                          .query = snapshot.query(),
+                          .instance_id = instance_id,
+                          .sequence = sequence,
+                          .receive_time_ns = NowNanos(),
+                          .raw = std::move(raw).value()};
+  service_.store().AppendAsync(std::move(append),
+                               [this, instance_id, sequence](Result<AppendResult> result) {
+                                 OnAppended(instance_id, sequence, std::move(result));
+                               });
+  return true;
+}
+
+void IngestSession::HandleHealth(const v1::HealthReport& health) {
+  if (!hello_received_) return;
+  int64_t time = health.last_error_unix_nanos() != 0 ? health.last_error_unix_nanos() : NowNanos();
+  if (Status status = service_.store().RecordHostError(host_, health.last_error(), time);
+      !status.ok()) {
+    service_.log().Error("store_error", {{"host", host_}, {"message", status.message()}});
+  }
+}
+
+void IngestSession::Refuse(const std::string& instance_id, uint64_t sequence,
+                           const Status& status) {
+  service_.counters().snapshots_refused++;
+  service_.log().WarnOncePerBurst("refused", host_,
+                                  {{"host", host_},
+                                   {"instance", instance_id},
+                                   {"sequence", std::to_string(sequence)},
+                                   {"code", std::string(StatusCodeName(status.code()))},
+                                   {"message", status.message()}});
+  if (!host_.empty()) {
+    (void)service_.store().RecordRefusal(host_, status.message(), NowNanos());
+  }
+  v1::ServerMessage reply;
+  v1::Refusal* refusal = reply.mutable_refusal();
+  refusal->set_instance_id(instance_id);
+  refusal->set_sequence(sequence);
+  refusal->set_code(std::string(StatusCodeName(status.code())));
+  refusal->set_message(status.message());
+  Send(std::move(reply));
+}
+
+void IngestSession::OnAppended(const std::string& instance_id, uint64_t sequence,
+                               Result<AppendResult> result) {
+  if (result.ok()) {
+    if (result->duplicate) {
+      service_.counters().snapshots_duplicate++;
+    } else {
+      service_.counters().snapshots_stored++;
+    }
+    v1::ServerMessage reply;
+    v1::Ack* ack = reply.mutable_ack();
+    ack->set_instance_id(instance_id);
+    ack->set_sequence(sequence);
+    ack->set_duplicate(result->duplicate);
+    Send(std::move(reply));
+  } else if (result.status().code() == StatusCode::kInvalidArgument) {
+    Refuse(instance_id, sequence, result.status());
+  } else {
+    // Not durable, and not the snapshot's fault: the agent keeps it and sends it again later.
+    service_.log().Error("store_error", {{"host", host_}, {"message", result.error()}});
+    EndStream(grpc::Status(grpc::StatusCode::UNAVAILABLE,
+                           "the server cannot store snapshots now: " + result.error()));
+  }
+  std::unique_lock lock(mutex_);
+  --in_flight_;
+  Advance(lock);
+}
+
+void IngestSession::Send(v1::ServerMessage message) {
+  std::unique_lock lock(mutex_);
+  if (finished_ || finish_with_) return;
+  outgoing_.push_back(std::move(message));
+  Advance(lock);
+}
+
+void IngestSession::OnWriteDone(bool ok) {
+  std::unique_lock lock(mutex_);
+  writing_ = false;
+  outgoing_.pop_front();
+  if (!ok) {
+    // The agent is gone: nothing more reaches it.
+    outgoing_.clear();
+    reads_over_ = true;
+    if (!finish_with_) finish_with_ = grpc::Status(grpc::StatusCode::CANCELLED, "agent gone");
+  }
+  Advance(lock);
+}
+
+void IngestSession::EndStream(grpc::Status status) {
+  std::unique_lock lock(mutex_);
+  reads_over_ = true;
+  read_wanted_ = false;
+  if (!finish_with_) finish_with_ = std::move(status);
+  Advance(lock);
+}
+
+void IngestSession::Advance(std::unique_lock<std::mutex>& lock) {
+  if (finished_) return;
+  if (!writing_ && !outgoing_.empty() && !finish_with_) {
+    writing_ = true;
+    StartWrite(&outgoing_.front());
+  }
+  if (read_wanted_ && !reads_over_ && in_flight_ < service_.limits().max_in_flight) {
+    read_wanted_ = false;
+    StartRead(&incoming_);
+  }
+  // A read may still be outstanding when the stream ends early: Finish completes it (not ok).
+  bool drained = !writing_ && (outgoing_.empty() || finish_with_);
+  if ((reads_over_ || finish_with_) && in_flight_ == 0 && drained) {
+    finished_ = true;
+    grpc::Status status = finish_with_.value_or(grpc::Status::OK);
+    lock.unlock();
+    Finish(status);
+    lock.lock();
+  }
+}
+
+void IngestSession::OnDone() { delete this; }
+
+grpc::ServerBidiReactor<v1::AgentMessage, v1::ServerMessage>* IngestService::Stream(
+    grpc::CallbackServerContext* context) {
+  return new IngestSession(*this, context);
+}
+
+}  // namespace perfhive

@@ -1,0 +1,89 @@
+// IngestSession: one agent's Ingest stream, from Hello to the end. It restores each snapshot's
+// exact raw bytes (keyframe or delta against the previous one of its query on this stream),
+// checks size, SHA-256, well-formedness and title databases, hands it to the store, and
+// acknowledges it only once the store says it is durable. A snapshot that fails a check is
+// refused with a message and the stream goes on; the stream ends only on a protocol error, a
+// token that may not write as the host, or a store that cannot write (UNAVAILABLE: the agent
+// keeps what is unacknowledged and sends it again later).
+//
+// gRPC calls the reactions on its threads and the store completes appends on its writer
+// thread; the state they share is under `mutex_`. At most one read and one write are
+// outstanding, as the callback API requires, and the stream is finished only once every append
+// it started has completed, so no completion outlives the session.
+
+#ifndef PERFHIVE_SERVER_INGEST_SESSION_H_
+#define PERFHIVE_SERVER_INGEST_SESSION_H_
+
+#include <chrono>
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "perfhive/v1/ingest.grpc.pb.h"
+#include "server/ingest_service.h"
+#include "server/snapshot_restorer.h"
+
+namespace perfhive {
+
+class IngestSession final
+    : public grpc::ServerBidiReactor<perfhive::v1::AgentMessage, perfhive::v1::ServerMessage> {
+ public:
+  IngestSession(IngestService& service, grpc::CallbackServerContext* context);
+
+  void OnReadDone(bool ok) override;
+  void OnWriteDone(bool ok) override;
+  void OnDone() override;
+
+ private:
+  // Each returns false when the stream must end (EndStream was called).
+  bool HandleHello(const perfhive::v1::Hello& hello);
+  bool HandleTitles(const perfhive::v1::TitleDatabase& titles);
+  bool HandleSnapshot(perfhive::v1::Snapshot& snapshot);
+  void HandleHealth(const perfhive::v1::HealthReport& health);
+
+  // Records the title databases in force for the snapshot at `sample_ns`.
+  Status ApplyTitles(const perfhive::v1::Snapshot& snapshot, int64_t sample_ns);
+  bool TakeRateToken();
+
+  void Refuse(const std::string& instance_id, uint64_t sequence, const Status& status);
+  void OnAppended(const std::string& instance_id, uint64_t sequence, Result<AppendResult> result);
+  void Send(perfhive::v1::ServerMessage message);
+  // Stops reading and finishes with `status` once nothing is outstanding.
+  void EndStream(grpc::Status status);
+  // Under mutex_: starts the next write, the next read or Finish, whichever is due.
+  void Advance(std::unique_lock<std::mutex>& lock);
+
+  IngestService& service_;
+  grpc::CallbackServerContext* context_;
+  std::optional<Principal> principal_;
+  std::string peer_;
+
+  // Only touched by the reactions, one at a time.
+  perfhive::v1::AgentMessage incoming_;
+  bool hello_received_ = false;
+  std::string host_;
+  std::string instance_id_;
+  SnapshotRestorer restorer_;
+  std::set<Sha256Digest> known_titles_;                  // held by the store
+  std::map<std::string, Sha256Digest> titles_in_force_;  // by language, last recorded
+  double rate_tokens_ = 0;
+  std::chrono::steady_clock::time_point rate_updated_{};
+
+  std::mutex mutex_;
+  std::deque<perfhive::v1::ServerMessage> outgoing_;
+  bool writing_ = false;
+  int in_flight_ = 0;         // appends handed to the store, not yet completed
+  bool read_wanted_ = false;  // a read is due once in_flight_ is under the limit
+  bool reads_over_ = false;   // the agent closed its side, or the stream is ending
+  std::optional<grpc::Status> finish_with_;
+  bool finished_ = false;
+};
+
+}  // namespace perfhive
+
+#endif  // PERFHIVE_SERVER_INGEST_SESSION_H_

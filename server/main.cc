@@ -1,0 +1,216 @@
+// perfhive-server: receives raw snapshots from agents (Ingest), keeps them in its embedded store
+// and answers queries (Query). docs/wire_protocol.md and docs/store_format.md describe both
+// sides; README shows how to start it.
+
+#include <grpcpp/grpcpp.h>
+#include <signal.h>
+
+#include <CLI/CLI.hpp>
+#include <chrono>
+#include <condition_variable>
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <memory>
+#include <mutex>
+#include <sstream>
+#include <string>
+#include <thread>
+
+#include "server/ingest_service.h"
+#include "server/query_service.h"
+#include "server/server_log.h"
+#include "server/token_table.h"
+#include "store/store.h"
+
+namespace perfhive {
+namespace {
+
+struct ServerOptions {
+  std::string listen = "127.0.0.1:7470";
+  std::string data;
+  std::string tls_cert;
+  std::string tls_key;
+  std::string client_ca;
+  std::string tokens;
+  bool insecure = false;
+  size_t max_snapshot_bytes = 64 << 20;
+  double max_snapshots_per_second = 50;
+  int64_t retention_age_seconds = 0;
+  int64_t retention_bytes = 0;
+};
+
+bool IsLoopback(const std::string& address) {
+  std::string host = address.substr(0, address.rfind(':'));
+  return host == "localhost" || host.starts_with("127.") || host == "[::1]" || host == "::1";
+}
+
+Result<std::string> ReadText(const std::string& path, const char* what) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return Status::NotFound(std::string("cannot read the ") + what + " " + path);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+Result<std::shared_ptr<grpc::ServerCredentials>> Credentials(const ServerOptions& options) {
+  if (options.insecure) {
+    if (!IsLoopback(options.listen)) {
+      return Status::InvalidArgument(
+          "--insecure listens on loopback only (127.0.0.1, localhost, [::1]); for " +
+          options.listen + " give --tls-cert and --tls-key");
+    }
+    return grpc::InsecureServerCredentials();
+  }
+  if (options.tls_cert.empty() || options.tls_key.empty()) {
+    return Status::InvalidArgument(
+        "give --tls-cert and --tls-key (and --tokens), or --insecure for plain text on loopback");
+  }
+  Result<std::string> cert = ReadText(options.tls_cert, "TLS certificate");
+  if (!cert.ok()) return cert.status();
+  Result<std::string> key = ReadText(options.tls_key, "TLS key");
+  if (!key.ok()) return key.status();
+  grpc::SslServerCredentialsOptions ssl;
+  ssl.pem_key_cert_pairs.push_back({*key, *cert});
+  if (!options.client_ca.empty()) {
+    Result<std::string> ca = ReadText(options.client_ca, "client CA");
+    if (!ca.ok()) return ca.status();
+    ssl.pem_root_certs = *ca;
+    ssl.client_certificate_request = GRPC_SSL_REQUEST_AND_REQUIRE_CLIENT_CERTIFICATE_AND_VERIFY;
+  }
+  return grpc::SslServerCredentials(ssl);
+}
+
+int64_t NowNanos() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+Status Run(const ServerOptions& options) {
+  Result<std::shared_ptr<grpc::ServerCredentials>> credentials = Credentials(options);
+  if (!credentials.ok()) return credentials.status();
+  Result<TokenTable> tokens = TokenTable::AllowAll();
+  if (!options.tokens.empty()) {
+    tokens = TokenTable::Load(options.tokens);
+  } else if (!options.insecure) {
+    return Status::InvalidArgument("give --tokens FILE: without it anyone could write and read");
+  }
+  if (!tokens.ok()) return tokens.status();
+  Result<std::unique_ptr<Store>> store = Store::Open(options.data);
+  if (!store.ok()) return store.status().Prefixed("cannot open the store: ");
+
+  ServerLog log;
+  IngestLimits limits{.max_snapshot_bytes = options.max_snapshot_bytes,
+                      .max_snapshots_per_second = options.max_snapshots_per_second};
+  IngestService ingest(**store, *tokens, limits, log);
+  QueryService query(**store, *tokens);
+
+  grpc::ServerBuilder builder;
+  int port = 0;
+  builder.AddListeningPort(options.listen, *credentials, &port);
+  // Oversized snapshots are refused by the session with a message; gRPC's own limit only keeps
+  // a message from exhausting memory.
+  builder.SetMaxReceiveMessageSize(
+      static_cast<int>(std::min<size_t>(options.max_snapshot_bytes + (1 << 20), size_t{1} << 30)));
+  builder.RegisterService(&ingest);
+  builder.RegisterService(&query);
+  std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
+  if (!server || port == 0) {
+    return Status::Unavailable("cannot listen on " + options.listen +
+                               " (in use, or not an address of this host?)");
+  }
+  std::string address = options.listen.substr(0, options.listen.rfind(':'));
+  log.Info("listening", {{"address", address + ":" + std::to_string(port)},
+                         {"data", options.data},
+                         {"tls", options.insecure ? "off" : "on"}});
+  std::cout << "perfhive-server: listening on " << address << ":" << port << std::endl;
+
+  // Retention runs every minute until a signal stops the server.
+  std::mutex mutex;
+  std::condition_variable stop_requested;
+  bool stopping = false;
+  std::thread retention([&] {
+    RetentionPolicy policy{.max_age_ns = options.retention_age_seconds * 1'000'000'000,
+                           .max_bytes = options.retention_bytes};
+    std::unique_lock lock(mutex);
+    while (!stop_requested.wait_for(lock, std::chrono::minutes(1), [&] { return stopping; })) {
+      if (policy.max_age_ns == 0 && policy.max_bytes == 0) continue;
+      Result<RetentionResult> result = (*store)->ApplyRetention(policy, NowNanos());
+      if (!result.ok()) {
+        log.Error("retention", {{"message", result.error()}});
+      } else if (result->snapshots_deleted > 0) {
+        log.Info("retention", {{"deleted", std::to_string(result->snapshots_deleted)},
+                               {"bytes", std::to_string(result->bytes_deleted)}});
+      }
+    }
+  });
+
+  sigset_t signals;
+  sigemptyset(&signals);
+  sigaddset(&signals, SIGINT);
+  sigaddset(&signals, SIGTERM);
+  int signal_number = 0;
+  sigwait(&signals, &signal_number);
+  log.Info("stopping", {{"signal", signal_number == SIGINT ? "SIGINT" : "SIGTERM"}});
+  {
+    std::lock_guard lock(mutex);
+    stopping = true;
+  }
+  stop_requested.notify_all();
+  retention.join();
+  // Streams get a moment to finish what is in flight; acknowledged snapshots are durable already.
+  server->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(5));
+  server->Wait();
+  return Status();
+}
+
+}  // namespace
+}  // namespace perfhive
+
+int main(int argc, char** argv) {
+  // Signals are taken by sigwait in Run; every thread started after this inherits the mask.
+  sigset_t signals;
+  sigemptyset(&signals);
+  sigaddset(&signals, SIGINT);
+  sigaddset(&signals, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+
+  CLI::App app{"perfhive-server: receives raw snapshots from agents, stores them, answers queries"};
+  perfhive::ServerOptions options;
+  app.add_option("--listen", options.listen, "HOST:PORT to listen on (port 0: any free port)")
+      ->capture_default_str();
+  app.add_option("--data", options.data, "Directory of the embedded store")->required();
+  app.add_option("--tls-cert", options.tls_cert, "Server certificate (PEM)");
+  app.add_option("--tls-key", options.tls_key, "Server private key (PEM)");
+  app.add_option("--client-ca", options.client_ca,
+                 "CA (PEM) that client certificates must chain to: mutual TLS");
+  app.add_option("--tokens", options.tokens,
+                 "Token file (TOML): who may write as which hosts, "
+                 "who may read");
+  app.add_flag("--insecure", options.insecure,
+               "Plain text without tokens, on a loopback address only (demos and tests)");
+  app.add_option("--max-snapshot-bytes", options.max_snapshot_bytes,
+                 "Largest raw snapshot accepted; larger ones are refused")
+      ->transform(CLI::AsSizeValue(false))
+      ->capture_default_str();
+  app.add_option("--max-snapshots-per-second", options.max_snapshots_per_second,
+                 "Per stream; more are refused")
+      ->capture_default_str();
+  app.add_option("--retention-age", options.retention_age_seconds,
+                 "Delete snapshots older than this (e.g. 30d, 12h; default: keep)")
+      ->transform(CLI::AsNumberWithUnit(
+          std::map<std::string, int64_t>{{"s", 1}, {"m", 60}, {"h", 3600}, {"d", 86400}},
+          CLI::AsNumberWithUnit::CASE_SENSITIVE));
+  app.add_option("--retention-size", options.retention_bytes,
+                 "Delete the oldest snapshots while the store holds more (e.g. 50GB)")
+      ->transform(CLI::AsSizeValue(false));
+  CLI11_PARSE(app, argc, argv);
+
+  perfhive::Status status = perfhive::Run(options);
+  if (!status.ok()) {
+    std::cerr << "perfhive-server: " << status.message() << "\n";
+    return 1;
+  }
+  return 0;
+}

@@ -1,0 +1,27 @@
+// Fuzzes what the server decodes from an agent: the bytes of an AgentMessage, and, when it is a
+// snapshot, its restoration (keyframe or delta against a base the stream holds) with the size
+// and digest checks. Nothing may crash, hang, read outside a buffer or restore past the limit.
+
+#include <cstddef>
+#include <cstdint>
+
+#include "perfdata/snapshot_reader.h"
+#include "perfhive/v1/ingest.pb.h"
+#include "server/snapshot_restorer.h"
+#include "tests/fuzz/ingest_message_base.h"
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  constexpr size_t kLimit = 1 << 20;
+  perfhive::v1::AgentMessage message;
+  if (!message.ParseFromArray(data, static_cast<int>(size)) || !message.has_snapshot()) return 0;
+  perfhive::SnapshotRestorer restorer(kLimit);
+  // The stream already carried the base the seeds' deltas were made against.
+  perfhive::v1::Snapshot base = perfhive::testing::FuzzBaseSnapshotMessage();
+  if (!restorer.Restore(base).ok()) __builtin_trap();
+  perfhive::Result<std::vector<uint8_t>> raw = restorer.Restore(message.snapshot());
+  if (raw.ok()) {
+    if (raw->size() > kLimit) __builtin_trap();
+    (void)perfhive::SnapshotReader::Open(*raw);
+  }
+  return 0;
+}
