@@ -1,7 +1,6 @@
 #include "agent/snapshot_frame.h"
 
 #include "wire/snapshot_delta.h"
-#include "wire/zstd_codec.h"
 
 namespace perfhive {
 
@@ -17,6 +16,8 @@ void FrameSnapshot(const SnapshotRecord& record, const SnapshotRecord* base, v1:
     added->set_language(title.language);
     added->set_sha256(title.sha256.data(), title.sha256.size());
   }
+  // Without a base the frame is a keyframe (wire/snapshot_delta.h), which is how the server
+  // reads ENCODING_ZSTD: one frame format, with its sizes in the header, for both encodings.
   std::vector<uint8_t> payload;
   if (base != nullptr) {
     out.set_encoding(v1::ENCODING_DELTA_ZSTD);
@@ -24,7 +25,7 @@ void FrameSnapshot(const SnapshotRecord& record, const SnapshotRecord* base, v1:
     payload = EncodeDelta(base->raw, record.raw);
   } else {
     out.set_encoding(v1::ENCODING_ZSTD);
-    payload = ZstdCompress(record.raw, kDefaultDeltaLevel);
+    payload = EncodeDelta({}, record.raw);
   }
   out.set_payload(payload.data(), payload.size());
 }
