@@ -190,7 +190,7 @@ void Shipper::ReadAnswers(Stream& stream) {
         std::lock_guard lock(mutex_);
         ++stats_.refused;
         std::erase_if(bases_, [&](const auto& base) {
-          return base.first.first == refusal.instance_id() &&
+          return base.second->instance_id == refusal.instance_id() &&
                  base.second->sequence == refusal.sequence();
         });
       }
@@ -244,8 +244,11 @@ v1::AgentMessage Shipper::Frame(const std::shared_ptr<const SnapshotRecord>& rec
   std::shared_ptr<const SnapshotRecord> base;
   {
     std::lock_guard lock(mutex_);
-    std::shared_ptr<const SnapshotRecord>& slot = bases_[{record->instance_id, record->query}];
+    // One base per query, as the server keeps them: a snapshot of another instance (drained
+    // from the spool) is not a base.
+    std::shared_ptr<const SnapshotRecord>& slot = bases_[record->query];
     base = std::exchange(slot, record);
+    if (base != nullptr && base->instance_id != record->instance_id) base = nullptr;
   }
   v1::AgentMessage message;
   FrameSnapshot(*record, base.get(), *message.mutable_snapshot());

@@ -101,8 +101,9 @@ class Shipper {
   std::map<Sha256Digest, TitleBytes> titles_;
   std::vector<TitleRef> current_titles_;
   std::set<Sha256Digest> stream_titles_;  // the server has these, or they were sent
-  // Per stream: the last snapshot sent of each (instance, query), the base of the next delta.
-  std::map<std::pair<std::string, std::string>, std::shared_ptr<const SnapshotRecord>> bases_;
+  // Per stream: the last snapshot sent of each query, the base of the next delta of the query
+  // if it is of the same instance.
+  std::map<std::string, std::shared_ptr<const SnapshotRecord>> bases_;
   ShipperStats stats_;
 };
 
