@@ -128,7 +128,8 @@ bool Shipper::RunStream(v1::Ingest::Stub& stub) {
   }
   std::unique_ptr<Stream> stream = stub.Stream(&context);
   v1::ServerMessage answer;
-  bool welcomed = stream->Write(hello_message) && stream->Read(&answer) && answer.has_welcome();
+  bool answered = stream->Write(hello_message) && stream->Read(&answer);
+  bool welcomed = answered && answer.has_welcome();
   if (welcomed) {
     const v1::Welcome& welcome = answer.welcome();
     {
@@ -157,7 +158,9 @@ bool Shipper::RunStream(v1::Ingest::Stub& stub) {
     interrupted_ = true;
     context.TryCancel();
     reader.join();
-  } else if (!stopping_) {
+  } else if (answered && !stopping_) {
+    // An answer that is not Welcome: the server is not one to talk to. A stream the server
+    // ended instead (a refused token) is not cancelled, so Finish gives the server's reason.
     context.TryCancel();
   }
   grpc::Status status = stream->Finish();
