@@ -52,9 +52,13 @@ Reader::Reader(std::span<const uint8_t> stub, std::string what)
     : stub_(stub), what_(std::move(what)) {}
 
 void Reader::Fail(std::string_view field, const std::string& problem) {
+  FailAt(offset_, field, problem);
+}
+
+void Reader::FailAt(size_t offset, std::string_view field, const std::string& problem) {
   if (!status_.ok()) return;
   status_ = Status::DataLoss(what_ + ": " + std::string(field) + " at byte " +
-                             std::to_string(offset_) + ": " + problem);
+                             std::to_string(offset) + ": " + problem);
 }
 
 bool Reader::Need(size_t count, std::string_view field) {
@@ -101,19 +105,23 @@ std::span<const uint8_t> Reader::Bytes(size_t count, std::string_view field) {
 }
 
 std::span<const uint8_t> Reader::ConformantVaryingBytes(std::string_view field, uint32_t limit) {
+  Align(4, field);
+  size_t start = offset_;
   uint32_t max_count = U32(field);
   uint32_t first = U32(field);
   uint32_t actual = U32(field);
   if (!ok()) return {};
   if (max_count > limit) {
-    Fail(field,
-         "max count " + std::to_string(max_count) + " is above the limit " + std::to_string(limit));
+    FailAt(
+        start, field,
+        "max count " + std::to_string(max_count) + " is above the limit " + std::to_string(limit));
   } else if (first != 0) {
     // Every peer sends whole arrays; an offset would leave the array's head undefined.
-    Fail(field, "offset " + std::to_string(first) + " is not 0");
+    FailAt(start, field, "offset " + std::to_string(first) + " is not 0");
   } else if (actual > max_count) {
-    Fail(field, "actual count " + std::to_string(actual) + " exceeds max count " +
-                    std::to_string(max_count));
+    FailAt(start, field,
+           "actual count " + std::to_string(actual) + " exceeds max count " +
+               std::to_string(max_count));
   }
   if (!ok()) return {};
   return Bytes(actual, field);

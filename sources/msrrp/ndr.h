@@ -69,6 +69,7 @@ class Reader {
 
  private:
   bool Need(size_t count, std::string_view field);
+  void FailAt(size_t offset, std::string_view field, const std::string& problem);
 
   std::span<const uint8_t> stub_;
   std::string what_;
