@@ -59,6 +59,7 @@ long MsrrpRegistryApi::Fail(Status failure, long code) {
 Result<std::vector<uint8_t>> MsrrpRegistryApi::Call(uint16_t opnum,
                                                     const std::vector<uint8_t>& stub,
                                                     std::string_view name) {
+  last_failure_ = Status();
   Result<std::vector<uint8_t>> reply = connection_->rpc.Call(opnum, stub, name);
   if (!reply.ok()) Drop(reply.status());
   return reply;
@@ -85,11 +86,10 @@ long MsrrpRegistryApi::ConnectRegistry(const std::string& machine, PredefinedKey
     connection_ = std::move(connection);
   }
   bool performance = which == PredefinedKey::kPerformanceData;
-  // OpenPerformanceData ignores the access mask (MS-RRP: SHOULD be 0); HKLM is read only.
-  Result<std::vector<uint8_t>> stub =
-      Call(performance ? winreg::kOpenPerformanceData : winreg::kOpenLocalMachine,
-           winreg::EncodeOpenPredefinedKey(performance ? 0 : winreg::kKeyRead),
-           performance ? "OpenPerformanceData" : "OpenLocalMachine");
+  Result<std::vector<uint8_t>> stub = Call(
+      performance ? winreg::kOpenPerformanceData : winreg::kOpenLocalMachine,
+      winreg::EncodeOpenPredefinedKey(performance ? winreg::kMaximumAllowed : winreg::kKeyRead),
+      performance ? "OpenPerformanceData" : "OpenLocalMachine");
   if (!stub.ok()) return WindowsCodeFor(stub.status(), false);
   Result<winreg::HandleReply> reply =
       winreg::ParseHandleReply(*stub, performance ? "OpenPerformanceData" : "OpenLocalMachine");
@@ -100,7 +100,6 @@ long MsrrpRegistryApi::ConnectRegistry(const std::string& machine, PredefinedKey
 }
 
 long MsrrpRegistryApi::OpenKey(RegistryKey parent, const std::string& subkey, RegistryKey* out) {
-  last_failure_ = Status();
   auto found = keys_.find(parent);
   if (found == keys_.end()) return win_error::kInvalidHandle;
   Result<std::vector<uint8_t>> stub =
@@ -116,7 +115,6 @@ long MsrrpRegistryApi::OpenKey(RegistryKey parent, const std::string& subkey, Re
 
 long MsrrpRegistryApi::QueryValue(RegistryKey key, const std::string& name, uint8_t* buffer,
                                   uint32_t* size, uint32_t* type) {
-  last_failure_ = Status();
   auto found = keys_.find(key);
   if (found == keys_.end()) return win_error::kInvalidHandle;
   uint32_t asked = std::min(*size, winreg::kMaxValueBytes);
@@ -138,7 +136,6 @@ long MsrrpRegistryApi::QueryValue(RegistryKey key, const std::string& name, uint
 }
 
 long MsrrpRegistryApi::CloseKey(RegistryKey key) {
-  last_failure_ = Status();
   auto found = keys_.find(key);
   if (found == keys_.end()) return win_error::kInvalidHandle;
   winreg::ContextHandle handle = found->second;

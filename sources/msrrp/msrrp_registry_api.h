@@ -48,8 +48,9 @@ class MsrrpRegistryApi : public RegistryApi {
   long OpenKey(RegistryKey parent, const std::string& subkey, RegistryKey* out) override;
   long CloseKey(RegistryKey key) override;
 
-  // The failure behind the last call's non-registry error code; OK after a call that reached
-  // the registry (whatever the registry answered).
+  // The failure behind the last non-registry error code; OK after a call that reached the
+  // registry (whatever it answered). Calls that fail locally (a key of a connection that is
+  // gone) leave it alone, so it still explains why the connection went.
   const Status& last_failure() const { return last_failure_; }
   bool connected() const { return connection_ != nullptr; }
 

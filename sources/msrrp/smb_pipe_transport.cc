@@ -2,6 +2,10 @@
 
 #include <fcntl.h>
 #include <libsmbclient.h>
+#include <netdb.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include <cerrno>
 #include <csignal>
@@ -38,8 +42,56 @@ std::mutex& LibraryMutex() {
   return mutex;
 }
 
-Status Classify(int error, const std::string& what) {
+// Whether the host accepts a TCP connection on the port within the timeout. libsmbclient says
+// "connection refused" both for a host that refuses the connection and for a reachable server
+// whose winreg pipe has no service behind it; this tells the two apart, and bounds the
+// connect by the timeout whatever the resolver and libsmbclient do.
+Status ProbeTcp(const RemoteTarget& target, std::chrono::milliseconds timeout) {
+  std::string where = "connecting to " + target.host + " port " + std::to_string(target.port);
+  addrinfo hints{};
+  hints.ai_socktype = SOCK_STREAM;
+  addrinfo* found = nullptr;
+  if (int rc =
+          getaddrinfo(target.host.c_str(), std::to_string(target.port).c_str(), &hints, &found);
+      rc != 0) {
+    return Status::Unavailable("cannot resolve " + target.host + ": " + gai_strerror(rc));
+  }
+  Status result = Status::Unavailable(where + ": no address");
+  for (addrinfo* address = found; address != nullptr; address = address->ai_next) {
+    int fd = socket(address->ai_family, address->ai_socktype | SOCK_NONBLOCK | SOCK_CLOEXEC,
+                    address->ai_protocol);
+    if (fd < 0) continue;
+    int error = 0;
+    if (connect(fd, address->ai_addr, address->ai_addrlen) != 0) {
+      error = errno;
+      if (error == EINPROGRESS) {
+        pollfd wait{.fd = fd, .events = POLLOUT, .revents = 0};
+        int ready = poll(&wait, 1, static_cast<int>(timeout.count()));
+        socklen_t length = sizeof error;
+        if (ready == 0) {
+          error = ETIMEDOUT;
+        } else if (ready < 0 || getsockopt(fd, SOL_SOCKET, SO_ERROR, &error, &length) != 0) {
+          error = errno;
+        }
+      }
+    }
+    close(fd);
+    if (error == 0) {
+      result = Status();
+      break;
+    }
+    result = error == ETIMEDOUT
+                 ? Status::DeadlineExceeded(where + ": timed out (host unreachable)")
+                 : Status::Unavailable(where + ": " + std::strerror(error) + " (host unreachable)");
+  }
+  freeaddrinfo(found);
+  return result;
+}
+
+// `reached`: the host accepted the TCP connection, so a refusal is about the pipe.
+Status Classify(int error, const std::string& what, bool reached) {
   std::string text = what + ": " + std::strerror(error);
+  if (reached && error == ECONNREFUSED) error = ENOENT;
   switch (error) {
     case EACCES:
     case EPERM:
@@ -84,6 +136,7 @@ Result<std::unique_ptr<SmbPipeTransport>> SmbPipeTransport::Open(
     const RemoteTarget& target, const SmbCredentials& credentials,
     std::chrono::milliseconds timeout) {
   InitializeProcess();
+  if (Status reachable = ProbeTcp(target, timeout); !reachable.ok()) return reachable;
   std::unique_ptr<SmbPipeTransport> transport(new SmbPipeTransport(credentials));
   std::lock_guard lock(LibraryMutex());
   SMBCCTX* context = smbc_new_context();
@@ -105,7 +158,7 @@ Result<std::unique_ptr<SmbPipeTransport>> SmbPipeTransport::Open(
   errno = 0;
   transport->pipe_ = smbc_getFunctionOpen(context)(context, url.c_str(), O_RDWR, 0);
   if (transport->pipe_ == nullptr) {
-    return Classify(errno ? errno : EIO, "opening \\PIPE\\winreg over SMB");
+    return Classify(errno ? errno : EIO, "opening \\PIPE\\winreg over SMB", true);
   }
   return transport;
 }
@@ -117,7 +170,7 @@ Status SmbPipeTransport::Write(std::span<const uint8_t> bytes) {
     errno = 0;
     ssize_t n =
         smbc_getFunctionWrite(context_)(context_, pipe_, bytes.data() + done, bytes.size() - done);
-    if (n <= 0) return Classify(errno ? errno : EIO, "writing to \\PIPE\\winreg");
+    if (n <= 0) return Classify(errno ? errno : EIO, "writing to \\PIPE\\winreg", false);
     done += static_cast<size_t>(n);
   }
   return Status();
@@ -130,7 +183,7 @@ Status SmbPipeTransport::ReadExactly(std::span<uint8_t> out) {
     errno = 0;
     ssize_t n =
         smbc_getFunctionRead(context_)(context_, pipe_, out.data() + done, out.size() - done);
-    if (n < 0) return Classify(errno ? errno : EIO, "reading from \\PIPE\\winreg");
+    if (n < 0) return Classify(errno ? errno : EIO, "reading from \\PIPE\\winreg", false);
     if (n == 0) {
       return Status::Unavailable("reading from \\PIPE\\winreg: the server closed the pipe");
     }

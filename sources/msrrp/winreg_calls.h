@@ -32,6 +32,9 @@ inline constexpr uint16_t kBaseRegQueryValue = 17;
 
 // KEY_READ (winnt.h): what the reader asks of HKEY_LOCAL_MACHINE and its subkeys.
 inline constexpr uint32_t kKeyRead = 0x20019;
+// MAXIMUM_ALLOWED: what OpenPerformanceData asks for. MS-RRP says the mask SHOULD be 0 and is
+// ignored; Samba does not ignore it and refuses 0 with error 8.
+inline constexpr uint32_t kMaximumAllowed = 0x02000000;
 // MS-RRP's range on lpData: the largest buffer a request may announce.
 inline constexpr uint32_t kMaxValueBytes = 0x4000000;
 
