@@ -17,7 +17,7 @@ for group in "${groups[@]}"; do
         libzstd-dev libsqlite3-dev libssl-dev  # wire (zstd), store (SQLite), port (SHA-256)
         libgrpc++-dev libprotobuf-dev protobuf-compiler protobuf-compiler-grpc  # proto, server
         libasio-dev libtomlplusplus-dev openssl
-        libsmbclient-dev                      # sources/msrrp: SMB2/3 to \\PIPE\\winreg (GPL-3+)
+        libsmbclient-dev                      # sources/msrrp: SMB2/3 to \PIPE\winreg (GPL-3+)
         samba libnss-wrapper libtdb-dev       # msrrp e2e tests: a private smbd with test data
       ) ;;
     windows)
