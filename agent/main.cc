@@ -26,6 +26,7 @@
 #ifdef _WIN32
 #include "sources/hkpd/hkpd_source.h"
 #else
+#include "sources/msrrp/msrrp_source.h"
 #include "sources/procfs/procfs_source.h"
 #endif
 
@@ -46,15 +47,26 @@ struct SnapshotOptions {
   std::string titles_output;
   std::string proc_root = "/proc";
   std::string sys_root = "/sys";
+  std::string target;       // a host without an agent, "\\HOST[:PORT]"; replaces --source
+  std::string credentials;  // for --target: an smbclient authentication file
 };
 
 Result<std::unique_ptr<SnapshotSource>> OpenSource(const SnapshotOptions& options) {
 #ifdef _WIN32
+  if (!options.target.empty()) {
+    if (!options.credentials.empty()) {
+      return Status::Error(
+          "on Windows, --target connects as the agent's own account; "
+          "--credentials is for Linux");
+    }
+    return MakeRemoteHkpdSource(options.target);
+  }
   if (options.source == "hkpd") return MakeLocalHkpdSource();
   return Status::Error("the " + options.source +
                        " source reads Linux's /proc and is not available on Windows; use "
                        "--source hkpd");
 #else
+  if (!options.target.empty()) return OpenMsrrpSource(options.target, options.credentials);
   if (options.source == "procfs") {
     Result<std::unique_ptr<ProcfsSource>> source = ProcfsSource::Create(
         ProcfsOptions{.proc_root = options.proc_root, .sys_root = options.sys_root});
@@ -222,6 +234,13 @@ int main(int argc, char** argv) {
   snapshot->add_option("--output", options.output, "File for the raw snapshot")->required();
   snapshot->add_option("--titles-output", options.titles_output,
                        "File for the title database: the bytes \"Counter 009\" returns");
+  snapshot->add_option("--target", options.target,
+                       "A host without an agent, \\\\HOST or \\\\HOST:PORT, read over the remote "
+                       "registry (replaces --source)");
+  snapshot->add_option("--credentials", options.credentials,
+                       "For --target on Linux: a file with `username = NAME`, `password = SECRET` "
+                       "and optionally `domain = DOMAIN` (default: PERFHIVE_SMB_USER, "
+                       "PERFHIVE_SMB_PASSWORD, PERFHIVE_SMB_DOMAIN)");
   snapshot->add_option("--proc-root", options.proc_root, "procfs: where /proc is")
       ->capture_default_str();
   snapshot->add_option("--sys-root", options.sys_root, "procfs: where /sys is")
