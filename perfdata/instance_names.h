@@ -14,7 +14,8 @@
 
 namespace perfhive {
 
-struct PdhInstanceName {
+// How a counter path names one instance: (parent/name#duplicate).
+struct InstancePathName {
   std::string parent;  // empty when the instance names no parent (or it is not in the snapshot)
   std::string name;
   uint32_t duplicate = 0;  // the #index: 0 for the first of its parent and name
@@ -25,8 +26,8 @@ struct PdhInstanceName {
 
 // The PDH names of `object`'s instances, in order. An object without instances yields one
 // empty name; a metadata object none.
-std::vector<PdhInstanceName> NameInstances(const SnapshotReader& snapshot,
-                                           const ObjectView& object);
+std::vector<InstancePathName> NameInstances(const SnapshotReader& snapshot,
+                                            const ObjectView& object);
 
 }  // namespace perfhive
 

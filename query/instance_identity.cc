@@ -21,7 +21,7 @@ std::optional<CounterDefinitionView> FindCounter(const ObjectView& object, uint3
 }  // namespace
 
 std::vector<InstanceIdentity> IdentifyInstances(const ObjectView& object,
-                                                const std::vector<PdhInstanceName>& names) {
+                                                const std::vector<InstancePathName>& names) {
   std::vector<InstanceIdentity> identities;
   identities.reserve(names.size());
   std::optional<CounterDefinitionView> pid, tid, start;
@@ -37,7 +37,7 @@ std::vector<InstanceIdentity> IdentifyInstances(const ObjectView& object,
   std::unordered_map<std::string, uint32_t> seen;  // key → instances with it so far
   size_t position = 0;
   for (InstanceView instance : object.instances()) {
-    const PdhInstanceName& name = names[position++];
+    const InstancePathName& name = names[position++];
     InstanceIdentity identity;
     if (!instance.has_definition()) {
       identities.push_back(std::move(identity));  // the single instance: nothing to tell apart

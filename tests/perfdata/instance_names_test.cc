@@ -28,7 +28,7 @@ std::vector<std::string> NamesOf(const std::vector<uint8_t>& bytes, uint32_t ind
   std::optional<ObjectView> object = snapshot->FindObject(index);
   EXPECT_TRUE(object.has_value()) << index;
   if (!object) return names;
-  for (const PdhInstanceName& name : NameInstances(*snapshot, *object)) {
+  for (const InstancePathName& name : NameInstances(*snapshot, *object)) {
     names.push_back(name.ToString());
   }
   return names;
@@ -125,7 +125,7 @@ TEST(InstanceNamesTest, ParentAndNameAreComparedAsAPairNotAsJoinedText) {
   std::vector<uint8_t> bytes = builder.Build();
   Result<SnapshotReader> snapshot = SnapshotReader::Open(bytes);
   ASSERT_TRUE(snapshot.ok()) << snapshot.error();
-  std::vector<PdhInstanceName> names = NameInstances(*snapshot, *snapshot->FindObject(kThread));
+  std::vector<InstancePathName> names = NameInstances(*snapshot, *snapshot->FindObject(kThread));
   ASSERT_EQ(names.size(), 2u);
   EXPECT_EQ(names[0].parent, "a/b");
   EXPECT_EQ(names[0].name, "c");

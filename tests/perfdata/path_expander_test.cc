@@ -95,7 +95,7 @@ class PathExpanderTest : public ::testing::Test {
 TEST_F(PathExpanderTest, InstanceNamesFollowPdh) {
   std::vector<std::string> process, thread;
   for (ObjectView object : snapshot_->objects()) {
-    for (const PdhInstanceName& name : NameInstances(*snapshot_, object)) {
+    for (const InstancePathName& name : NameInstances(*snapshot_, object)) {
       if (object.name_index() == 230) process.push_back(name.ToString());
       if (object.name_index() == 232) thread.push_back(name.ToString());
     }
