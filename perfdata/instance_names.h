@@ -1,7 +1,8 @@
 // Instance names as PDH builds them: a child names its parent through ParentObjectTitleIndex and
 // ParentObjectInstance (Thread instances read "explorer/0"), duplicates of the same parent and
-// name (ignoring case, as paths match names) get "#1", "#2", ... in order of appearance, and
-// instances without a name are named by their UniqueID. docs/counter_paths.md has the details.
+// name (ignoring case in every script, as paths match names: "Ява" and "ява" are duplicates) get
+// "#1", "#2", ... in order of appearance, and instances without a name are named by their
+// UniqueID. docs/counter_paths.md has the details.
 
 #ifndef PERFHIVE_PERFDATA_INSTANCE_NAMES_H_
 #define PERFHIVE_PERFDATA_INSTANCE_NAMES_H_

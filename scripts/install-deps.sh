@@ -17,6 +17,7 @@ for group in "${groups[@]}"; do
         libzstd-dev libsqlite3-dev libssl-dev  # wire (zstd), store (SQLite), port (SHA-256)
         libgrpc++-dev libprotobuf-dev protobuf-compiler protobuf-compiler-grpc  # proto, server
         libasio-dev libtomlplusplus-dev openssl
+        unicode-data                        # CaseFolding.txt: perfdata's case folding table
       ) ;;
     windows)
       packages+=(g++-mingw-w64-x86-64-posix wine64 wine) ;;

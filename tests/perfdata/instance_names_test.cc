@@ -71,6 +71,25 @@ TEST(InstanceNamesTest, DuplicatesIgnoreCaseAsPathsMatchNames) {
   EXPECT_THAT(NamesOf(children.Build(), kThread), ElementsAre("Xorg/0", "xorg/0#1"));
 }
 
+TEST(InstanceNamesTest, DuplicatesIgnoreCaseInEveryScript) {
+  SnapshotBuilder builder;
+  AddProcesses(builder,
+               {"Ява",         "ява",    "ЯВА",    "Ява2", "Σίσυφος", "ΣΊΣΥΦΟΣ", "σίσυφοσ", "Պ",
+                "պ",           "ᲐᲑ", "აბ",     "Ⴀ",    "ⴀ",       "ＡＢ",    "ａｂ",    "ab",
+                "\u212Aelvin",  // U+212A KELVIN SIGN, 3 bytes, folds to 'k'
+                "kelvin",      "ß",      "\u1E9E", "ss"});
+  EXPECT_THAT(NamesOf(builder.Build(), kProcess),
+              ElementsAre("Ява", "ява#1", "ЯВА#2", "Ява2", "Σίσυφος", "ΣΊΣΥΦΟΣ#1", "σίσυφοσ#2", "Պ",
+                          "պ#1", "ᲐᲑ", "აბ#1", "Ⴀ", "ⴀ#1", "ＡＢ", "ａｂ#1", "ab",
+                          "\u212Aelvin", "kelvin#1", "ß", "\u1E9E#1", "ss"));
+  SnapshotBuilder children;
+  AddProcesses(children, {"Ява", "ява"});
+  ObjectBuilder& thread = AddThreads(children);
+  thread.AddInstance("0", wp::kNoUniqueId, kProcess, 0);
+  thread.AddInstance("0", wp::kNoUniqueId, kProcess, 1);
+  EXPECT_THAT(NamesOf(children.Build(), kThread), ElementsAre("Ява/0", "ява/0#1"));
+}
+
 TEST(InstanceNamesTest, ChildrenNameTheirParentByPosition) {
   SnapshotBuilder builder;
   AddProcesses(builder, {"svchost", "explorer", "svchost"});
