@@ -1,5 +1,6 @@
 #include "perfdata/case_folding.h"
 
+#include <algorithm>
 #include <cstdint>
 
 #include "perfdata/text_encoding.h"
@@ -10,9 +11,9 @@ namespace {
 // kFoldingLimit, kFoldingBlockBits, kFoldingBlock, kFoldingDeltaIndex, kFoldingDeltas.
 #include "perfdata/case_folding_table.inc"
 
-}  // namespace
-
-char32_t DecodeNameUnitAt(std::string_view text, size_t& at) {
+// The bodies of DecodeNameUnitAt and FoldNameUnit, inlined into NextFoldedNonAsciiUnit: one call
+// per character of a non-Latin name, not two.
+inline char32_t Decode(std::string_view text, size_t& at) {
   const unsigned char lead = static_cast<unsigned char>(text[at]);
   size_t length = 0;
   char32_t c = 0;
@@ -50,7 +51,7 @@ char32_t DecodeNameUnitAt(std::string_view text, size_t& at) {
   return c;
 }
 
-char32_t FoldNameUnit(char32_t unit) {
+inline char32_t Fold(char32_t unit) {
   if (unit >= kFoldingLimit) return unit;
   const uint32_t block = kFoldingBlock[unit >> kFoldingBlockBits];
   const uint32_t offset = unit & ((1u << kFoldingBlockBits) - 1);
@@ -58,10 +59,33 @@ char32_t FoldNameUnit(char32_t unit) {
   return static_cast<char32_t>(static_cast<int32_t>(unit) + delta);
 }
 
+bool IsContinuationAt(std::string_view text, size_t at) {
+  return at < text.size() && (static_cast<unsigned char>(text[at]) & 0xC0) == 0x80;
+}
+
+}  // namespace
+
+char32_t DecodeNameUnitAt(std::string_view text, size_t& at) { return Decode(text, at); }
+
+char32_t FoldNameUnit(char32_t unit) { return Fold(unit); }
+
+namespace case_folding_internal {
+
+char32_t NextFoldedNonAsciiUnit(std::string_view text, size_t& at) {
+  return Fold(Decode(text, at));
+}
+
+}  // namespace case_folding_internal
+
 bool EqualIgnoringCase(std::string_view a, std::string_view b) {
-  // Names compared through a hash table are mostly equal byte for byte.
-  if (a == b) return true;
-  size_t i = 0, j = 0;
+  // Names compared through a hash table are mostly equal byte for byte, or differ late: skip the
+  // common bytes, back to where a unit starts in both (a byte that is no continuation byte
+  // starts one, and the units before it are the same in both).
+  const size_t common = std::min(a.size(), b.size());
+  size_t i = std::mismatch(a.begin(), a.begin() + common, b.begin()).first - a.begin();
+  if (i == a.size() && i == b.size()) return true;
+  while (i > 0 && (IsContinuationAt(a, i) || IsContinuationAt(b, i))) --i;
+  size_t j = i;
   while (i < a.size() && j < b.size()) {
     if (NextFoldedNameUnit(a, i) != NextFoldedNameUnit(b, j)) return false;
   }

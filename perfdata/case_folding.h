@@ -24,6 +24,10 @@ char32_t DecodeNameUnitAt(std::string_view text, size_t& at);
 // The simple case folding of `unit`; non-code points are returned as they are.
 char32_t FoldNameUnit(char32_t unit);
 
+namespace case_folding_internal {
+char32_t NextFoldedNonAsciiUnit(std::string_view text, size_t& at);
+}  // namespace case_folding_internal
+
 // DecodeNameUnitAt, then FoldNameUnit, with ASCII inline: most names are ASCII.
 inline char32_t NextFoldedNameUnit(std::string_view text, size_t& at) {
   char32_t c = static_cast<unsigned char>(text[at]);
@@ -31,7 +35,7 @@ inline char32_t NextFoldedNameUnit(std::string_view text, size_t& at) {
     ++at;
     return c - U'A' < 26 ? c + (U'a' - U'A') : c;
   }
-  return FoldNameUnit(DecodeNameUnitAt(text, at));
+  return case_folding_internal::NextFoldedNonAsciiUnit(text, at);
 }
 
 bool EqualIgnoringCase(std::string_view a, std::string_view b);

@@ -37,6 +37,7 @@ const std::vector<std::pair<std::string_view, std::string_view>> kSameNames = {
     {"\u2126", "ω"},  // U+2126 OHM SIGN
     {"\u017F", "S"},  // U+017F long s, 2 bytes, and 1
     {"Ява \u212A", "ЯВА k"},
+    {"ЯвА", "Ява"},  // the same bytes up to the middle of the last letter
     {"", ""},
     {"\xC3", "\xC3"},  // invalid bytes equal themselves
     {"A\xFF-B", "a\xFF-b"},
@@ -59,6 +60,8 @@ const std::vector<std::pair<std::string_view, std::string_view>> kDifferentNames
     {"\xC1\x81", "\xC1\xA1"},          // ... whose bytes are not folded as if it were one
     {"\xED\xA0\x80", "\xED\xA0\x81"},  // surrogates are invalid, compared byte by byte
     {"\xD0", "\xD0\xB0"},              // truncated а
+    {"Я\xD0", "я\xD0\xB0"},
+    {"ЯвА", "Явб"},  // the same bytes up to the middle of the last letter
 };
 
 TEST(CaseFoldingTest, NamesInEveryScriptEqualIgnoringCase) {
