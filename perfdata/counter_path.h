@@ -43,7 +43,8 @@ std::string FormatCounterPath(const CounterPath& path);
 std::string EscapePattern(std::string_view name);
 // Whether `pattern` has a wildcard.
 bool HasWildcard(std::string_view pattern);
-// Whether `name` matches `pattern`, ignoring case as PDH does (perfdata/case_folding.h).
+// Whether `name` matches `pattern`, ignoring case as PDH does (perfdata/case_folding.h); '*'
+// matches any run of characters (code points), whatever their lengths in UTF-8.
 bool MatchesPattern(std::string_view pattern, std::string_view name);
 
 // A pattern decoded once, for matching many names without allocating (instances in expansion).
@@ -58,11 +59,9 @@ class NamePattern {
   bool has_wildcard() const;
 
  private:
-  struct Unit {
-    bool star;
-    unsigned char c;  // case-folded
-  };
-  std::vector<Unit> units_;
+  // A '*' of the pattern; no name unit (perfdata/case_folding.h) equals it.
+  static constexpr char32_t kStar = 0xFFFFFFFF;
+  std::vector<char32_t> units_;  // case-folded, or kStar
 };
 
 // The path with a caret under the character at byte `at` (counted in characters, so UTF-8

@@ -106,7 +106,7 @@ std::vector<CounterInfo> ListCounters(const ObjectView& object, const Titles& ti
 std::vector<InstanceInfo> ListInstances(const SnapshotReader& snapshot, const ObjectView& object) {
   std::vector<InstanceInfo> instances;
   if (!object.has_instance_list()) return instances;
-  std::vector<PdhInstanceName> names = NameInstances(snapshot, object);
+  std::vector<InstancePathName> names = NameInstances(snapshot, object);
   std::vector<InstanceIdentity> identities = IdentifyInstances(object, names);
   for (size_t i = 0; i < names.size(); ++i) {
     instances.push_back({names[i].ToString(), std::move(identities[i])});
