@@ -83,7 +83,7 @@ Result<Selection> Select(const SnapshotReader& snapshot, const TitleDatabase* ti
 }
 
 Json Decode(const SnapshotReader& snapshot, const SnapshotReader* previous,
-            const TitleDatabase* titles, const Selection* selection) {
+            const TitleDatabase* titles, const Selection* selection, const FormatOptions& format) {
   const std::string machine = snapshot.system_name();
   Json doc;
   doc["system"] = machine;
@@ -152,7 +152,7 @@ Json Decode(const SnapshotReader& snapshot, const SnapshotReader* previous,
   }
 
   if (previous != nullptr) {
-    ComputeSnapshotValues(previous, snapshot, {}, [&](const ComputedValue& v) {
+    ComputeSnapshotValues(previous, snapshot, format, [&](const ComputedValue& v) {
       Json& counter = objects[object_at[v.object.position()]]["instances"][v.instance_position]
                              ["counters"][v.counter_position];
       counter["value"] = IsSuccess(v.value.status) ? Json(v.value.value) : Json(nullptr);
@@ -276,6 +276,25 @@ Status Load(const std::string& path, LoadedSnapshot& loaded) {
   return Status();
 }
 
+// Rates divide by the time between the samples, so the older one must come first: said once,
+// rather than as a negative denominator on every rate.
+std::string SamplesOutOfOrder(const std::string& first_path, const SnapshotReader& first,
+                              const std::string& next_path, const SnapshotReader& next) {
+  std::string message = next_path + " is older than " + first_path + ": its PerfTime " +
+                        std::to_string(next.perf_time()) + " is before " +
+                        std::to_string(first.perf_time());
+  if (first.perf_freq() > 0) {
+    char seconds[64];
+    std::snprintf(seconds, sizeof seconds, " (%.3f s earlier)",
+                  // Unsigned: times at opposite ends of int64_t cannot overflow.
+                  static_cast<double>(static_cast<uint64_t>(first.perf_time()) -
+                                      static_cast<uint64_t>(next.perf_time())) /
+                      static_cast<double>(first.perf_freq()));
+    message += seconds;
+  }
+  return message + "; give the older sample first: perfhive decode " + next_path + " " + first_path;
+}
+
 }  // namespace
 
 int RunDecode(const DecodeOptions& options, std::ostream& out, std::ostream& err) {
@@ -306,7 +325,11 @@ int RunDecode(const DecodeOptions& options, std::ostream& out, std::ostream& err
     if (!selected.ok()) return fail(selected.error());
     selection = std::move(selected).value();
   }
-  Json doc = Decode(shown, previous, names, selection ? &*selection : nullptr);
+  if (previous != nullptr && shown.perf_time() < previous->perf_time()) {
+    return fail(SamplesOutOfOrder(options.snapshot_path, *previous, *options.next_path, shown));
+  }
+  Json doc = Decode(shown, previous, names, selection ? &*selection : nullptr,
+                    {.scale_factor = options.scale_factor});
   if (options.format == DecodeOptions::Format::kJson) {
     out << doc.dump(2) << "\n";
   } else {

@@ -1,5 +1,6 @@
 // `perfhive decode`: prints a raw snapshot file offline, every object, instance and counter with
-// names resolved through a title database, as a table for people or JSON for scripts.
+// names resolved through a title database, as a table for people or JSON for scripts. Given a
+// later sample too, adds each counter's value; samples given newest first are refused.
 
 #ifndef PERFHIVE_CLI_DECODE_COMMAND_H_
 #define PERFHIVE_CLI_DECODE_COMMAND_H_
@@ -18,6 +19,9 @@ struct DecodeOptions {
   std::optional<std::string> next_path;
   std::optional<std::string> titles_path;  // lodctr /S dump or "Counter 009" MULTI_SZ bytes
   std::vector<std::string> paths;          // counter paths (wildcards allowed) to print only
+  // The caller's scale factor, as PdhSetCounterScaleFactor: values ×10^scale_factor (−7..7).
+  // A counter's DefaultScale is shown, never applied.
+  int scale_factor = 0;
   enum class Format { kTable, kJson } format = Format::kTable;
 };
 

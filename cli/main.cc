@@ -5,6 +5,7 @@
 #include <iostream>
 
 #include "cli/decode_command.h"
+#include "cli/query_commands.h"
 #include "cli/server_connection.h"
 #include "cli/stored_snapshot_commands.h"
 
@@ -24,6 +25,11 @@ void AddConnectionOptions(CLI::App* command, perfhive::cli::ConnectionOptions& o
   command->add_option("--token-file", options.token_file,
                       "File holding the token (default: $PERFHIVE_TOKEN_FILE)");
 }
+
+const std::map<std::string, perfhive::cli::QueryFormat> kQueryFormats = {
+    {"table", perfhive::cli::QueryFormat::kTable},
+    {"csv", perfhive::cli::QueryFormat::kCsv},
+    {"json", perfhive::cli::QueryFormat::kJson}};
 
 const std::map<std::string, perfhive::cli::OutputFormat> kListFormats = {
     {"table", perfhive::cli::OutputFormat::kTable}, {"json", perfhive::cli::OutputFormat::kJson}};
@@ -60,6 +66,11 @@ int main(int argc, char** argv) {
                          "repeatable), e.g. '\\Processor(*)\\% Processor Time'");
   decode_cmd->add_option("--titles", decode.titles_path,
                          "Title database: a `lodctr /S` dump or the bytes of \"Counter 009\"");
+  decode_cmd
+      ->add_option("--scale", decode.scale_factor,
+                   "Multiply values by 10^N, as PdhSetCounterScaleFactor (-7..7; default 0). A "
+                   "counter's DefaultScale is only a chart scale and is never applied")
+      ->check(CLI::Range(-7, 7));
   std::map<std::string, perfhive::cli::DecodeOptions::Format> formats = {
       {"table", perfhive::cli::DecodeOptions::Format::kTable},
       {"json", perfhive::cli::DecodeOptions::Format::kJson}};
@@ -101,7 +112,76 @@ int main(int argc, char** argv) {
                       "File for the title database in force then (\"Counter 009\")");
   AddConnectionOptions(raw_cmd, connection);
 
+  perfhive::cli::QueryOptions query;
+  CLI::App* query_cmd = app.add_subcommand(
+      "query", "Values of counters over time, computed from the stored raw samples");
+  query_cmd
+      ->add_option("PATH", query.paths,
+                   "PDH counter paths, wildcards allowed: '\\\\web*\\Process(sql*)\\% "
+                   "Processor Time'; without \\\\HOST, every host")
+      ->required();
+  query_cmd->add_option("--since", query.since, "From this long ago: 10m, 2h, 1d");
+  query_cmd->add_option("--from", query.from, "From this time (RFC 3339)");
+  query_cmd->add_option("--to", query.to, "Up to this time (RFC 3339)");
+  query_cmd->add_option("--step", query.step,
+                        "One value per step (1m), exact from the raw samples at its ends");
+  query_cmd->add_flag("--stats", query.statistics,
+                      "Statistics per series: count, min, max, mean, p50, p90, p95, p99");
+  query_cmd->add_flag("--raw", query.raw, "Also the raw values");
+  query_cmd->add_option("--top", query.top, "Only the N series with the highest mean");
+  query_cmd
+      ->add_option("--scale", query.scale,
+                   "Multiply values by 10^N, as PdhSetCounterScaleFactor (-7..7)")
+      ->check(CLI::Range(-7, 7));
+  query_cmd->add_option("--format", query.format, "table, csv (typeperf's layout) or json")
+      ->transform(CLI::CheckedTransformer(kQueryFormats, CLI::ignore_case));
+  AddConnectionOptions(query_cmd, connection);
+
+  perfhive::cli::WatchOptions watch;
+  CLI::App* watch_cmd = app.add_subcommand("watch", "Live values as samples arrive, like typeperf");
+  watch_cmd->add_option("PATH", watch.paths, "PDH counter paths, wildcards allowed")->required();
+  watch_cmd->add_option("--interval", watch.interval, "How often to ask (1s)")
+      ->capture_default_str();
+  watch_cmd->add_option("--count", watch.count, "Stop after N new samples (typeperf -sc)");
+  watch_cmd->add_option("--format", watch.format, "table, csv or json")
+      ->transform(CLI::CheckedTransformer(kQueryFormats, CLI::ignore_case));
+  AddConnectionOptions(watch_cmd, connection);
+
+  perfhive::cli::BrowseOptions browse;
+  auto add_browse = [&](const char* name, const char* help, const char* target_help,
+                        bool with_detail) {
+    CLI::App* command = app.add_subcommand(name, help);
+    command->add_option("TARGET", browse.target, target_help)->required();
+    if (with_detail) {
+      command->add_option("--detail", browse.detail,
+                          "Up to this detail level: novice, advanced, expert, wizard");
+    }
+    command->add_option("--at", browse.at, "As of this time (RFC 3339); default: the newest");
+    command->add_option("--format", browse.format, "table or json")
+        ->transform(CLI::CheckedTransformer(kListFormats, CLI::ignore_case));
+    AddConnectionOptions(command, connection);
+    return command;
+  };
+  CLI::App* objects_cmd =
+      add_browse("objects", "The performance objects of a host", "\\\\HOST", true);
+  CLI::App* counters_cmd =
+      add_browse("counters", "The counters of an object", "\\\\HOST\\OBJECT", true);
+  CLI::App* instances_cmd =
+      add_browse("instances", "The instances of an object", "\\\\HOST\\OBJECT", false);
+  CLI::App* explain_cmd = add_browse("explain", "What a counter means: its explain text and type",
+                                     "\\\\HOST\\OBJECT\\COUNTER", false);
+
   CLI11_PARSE(app, argc, argv);
+  if (query_cmd->parsed()) return RunAgainstServer(connection, query, perfhive::cli::RunQuery);
+  if (watch_cmd->parsed()) return RunAgainstServer(connection, watch, perfhive::cli::RunWatch);
+  if (objects_cmd->parsed()) return RunAgainstServer(connection, browse, perfhive::cli::RunObjects);
+  if (counters_cmd->parsed()) {
+    return RunAgainstServer(connection, browse, perfhive::cli::RunCounters);
+  }
+  if (instances_cmd->parsed()) {
+    return RunAgainstServer(connection, browse, perfhive::cli::RunInstances);
+  }
+  if (explain_cmd->parsed()) return RunAgainstServer(connection, browse, perfhive::cli::RunExplain);
   if (decode_cmd->parsed()) return perfhive::cli::RunDecode(decode, std::cout, std::cerr);
   if (hosts_cmd->parsed()) return RunAgainstServer(connection, hosts, perfhive::cli::RunHosts);
   if (snapshots_cmd->parsed()) {

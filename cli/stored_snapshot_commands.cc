@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 #include <vector>
 
+#include "cli/text_table.h"
 #include "perfdata/time_text.h"
 #include "perfhive/v1/query.grpc.pb.h"
 #include "port/sha256.h"
@@ -21,23 +22,6 @@ std::string TimeOrDash(int64_t unix_nanos) {
 
 std::string Hex(const std::string& bytes) {
   return ToHex(std::span(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size()));
-}
-
-// Columns padded to their widest cell; the last column is not padded.
-void PrintTable(std::ostream& out, const std::vector<std::vector<std::string>>& rows) {
-  std::vector<size_t> widths;
-  for (const auto& row : rows) {
-    widths.resize(std::max(widths.size(), row.size()));
-    for (size_t i = 0; i < row.size(); ++i) widths[i] = std::max(widths[i], row[i].size());
-  }
-  for (const auto& row : rows) {
-    std::string line;
-    for (size_t i = 0; i < row.size(); ++i) {
-      line += row[i];
-      if (i + 1 < row.size()) line += std::string(widths[i] - row[i].size() + 2, ' ');
-    }
-    out << line << "\n";
-  }
 }
 
 Status WriteBytes(const std::string& path, const std::string& bytes) {

@@ -33,8 +33,10 @@ enum class Formula {
 };
 
 Formula FormulaOf(uint32_t type) {
-  // Every text type (Unicode or ASCII) and every zero-size type has no number.
-  if ((type & wp::kTypeMask) == wp::kTypeText || (type & wp::kSizeMask) == wp::kSizeZero) {
+  // Every text type (Unicode or ASCII), every zero-size type and every base (whatever its size
+  // flag) has no number.
+  if ((type & wp::kTypeMask) == wp::kTypeText || (type & wp::kSizeMask) == wp::kSizeZero ||
+      IsBaseType(type)) {
     return Formula::kNoNumber;
   }
   switch (type) {
@@ -84,11 +86,6 @@ Formula FormulaOf(uint32_t type) {
     case wp::kCounterLargeDelta:
       return Formula::kDelta;
     case wp::kCounterHistogramType:
-    case wp::kSampleBase:
-    case wp::kAverageBase:
-    case wp::kRawBase:
-    case wp::kLargeRawBase:
-    case wp::kCounterMultiBase:
       return Formula::kNoNumber;
     default:
       return Formula::kUnknown;
@@ -156,16 +153,17 @@ std::optional<double> Difference(uint64_t newer, uint64_t older, uint32_t size) 
   return static_cast<double>(newer - older);
 }
 
-// The cap, the scale and ×1000, in that order: the cap concerns the percentage itself.
+// The cap, the caller's scale factor and ×1000, in that order: the cap concerns the percentage
+// itself. The counter's DefaultScale is not applied: PDH leaves it to charts.
 CounterValue Finish(const RawCounter& raw, double result, const FormatOptions& format) {
   if (format.cap_100 && (raw.type & wp::kDisplayMask) == wp::kDisplayPercent) {
     result = std::min(result, 100.0);
   }
-  if (!format.no_scale && raw.default_scale != 0) {
-    result *= std::pow(10.0, raw.default_scale);
+  if (!format.no_scale && format.scale_factor != 0) {
+    result *= std::pow(10.0, format.scale_factor);
   }
   if (format.times_1000) result *= 1000;
-  // A wild DefaultScale or base can overflow a double; that is bad data, not a value.
+  // A scale factor far outside PDH's −7..7 can overflow a double; that is no value either.
   if (!std::isfinite(result)) return Failed(PdhStatus::kInvalidData);
   return {PdhStatus::kValidData, result};
 }

@@ -12,11 +12,14 @@
 
 namespace perfhive {
 
-// PDH's format flags that change the number (PDH_FMT_NOSCALE, PDH_FMT_1000, and the cap that
-// PDH applies unless PDH_FMT_NOCAP100; perfhive does not cap unless asked: multi-core process
-// CPU legitimately exceeds 100%).
+// What changes the number, as in PDH: the caller's scale factor (PdhSetCounterScaleFactor), the
+// format flags PDH_FMT_NOSCALE and PDH_FMT_1000, and the cap that PDH applies unless
+// PDH_FMT_NOCAP100 (perfhive does not cap unless asked: multi-core process CPU legitimately
+// exceeds 100%). A counter's DefaultScale never changes a value: it is the chart scale a viewer
+// may use, like perfmon's "Scale" column.
 struct FormatOptions {
-  bool no_scale = false;    // ignore the counter's DefaultScale
+  int scale_factor = 0;     // ×10^scale_factor; PDH accepts −7..7 and starts at 0
+  bool no_scale = false;    // ignore scale_factor
   bool times_1000 = false;  // multiply by 1000
   bool cap_100 = false;     // cap percentages at 100
 };
@@ -41,7 +44,7 @@ CounterValue ComputeCounterValue(const RawCounter& newer, const RawCounter* olde
 
 // A two-sample value in two steps, for callers that combine intervals (statistics over a run):
 // MeasureInterval takes the differences the type's formula divides, EvaluateInterval applies
-// the formula with the newer sample's frequency, item count and scale. Intervals of
+// the formula with the newer sample's frequency and item count. Intervals of
 // consecutive samples add up to the interval from the first to the last, each 32-bit wrap
 // counted once. ComputeCounterValue(newer, &older) is
 // EvaluateInterval(MeasureInterval(newer, older), newer).

@@ -4,6 +4,17 @@
 
 namespace perfhive {
 
+std::string FoldCase(std::string_view name) {
+  std::string folded(name);
+  unsigned char previous = 0;
+  for (char& c : folded) {
+    unsigned char raw = static_cast<unsigned char>(c);
+    c = static_cast<char>(FoldNameByte(raw, previous));
+    previous = raw;
+  }
+  return folded;
+}
+
 bool EqualIgnoringCase(std::string_view a, std::string_view b) {
   if (a.size() != b.size()) return false;
   unsigned char previous_a = 0, previous_b = 0;

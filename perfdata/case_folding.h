@@ -7,6 +7,7 @@
 #define PERFHIVE_PERFDATA_CASE_FOLDING_H_
 
 #include <cstddef>
+#include <string>
 #include <string_view>
 
 namespace perfhive {
@@ -21,6 +22,8 @@ constexpr unsigned char FoldNameByte(unsigned char c, unsigned char previous) {
   return c;
 }
 
+// The folded copy of a name, for keys of maps that must ignore case.
+std::string FoldCase(std::string_view name);
 bool EqualIgnoringCase(std::string_view a, std::string_view b);
 // A hash of the folded name: names EqualIgnoringCase hash alike.
 size_t HashIgnoringCase(std::string_view name);

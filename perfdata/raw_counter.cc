@@ -22,9 +22,19 @@ bool NeedsBase(uint32_t type) {
   }
 }
 
+namespace {
+
+// Types equal but for the size flag, which real providers set as they like on bases.
+bool SameButSize(uint32_t type, uint32_t base) {
+  return (type & ~wp::kSizeMask) == (base & ~wp::kSizeMask);
+}
+
+}  // namespace
+
 bool IsBaseType(uint32_t type) {
-  return type == wp::kSampleBase || type == wp::kAverageBase || type == wp::kRawBase ||
-         type == wp::kLargeRawBase || type == wp::kCounterMultiBase;
+  return SameButSize(type, wp::kSampleBase) || SameButSize(type, wp::kAverageBase) ||
+         SameButSize(type, wp::kRawBase) || SameButSize(type, wp::kLargeRawBase) ||
+         SameButSize(type, wp::kCounterMultiBase);
 }
 
 RawCounter ReadRawCounter(const SampleTimes& times, const CounterDefinitionView& definition,
@@ -32,7 +42,6 @@ RawCounter ReadRawCounter(const SampleTimes& times, const CounterDefinitionView&
   RawCounter raw;
   raw.type = definition.type();
   raw.size = definition.size();
-  raw.default_scale = definition.default_scale();
   raw.times = times;
   if (std::optional<uint64_t> value = block.Value(definition)) {
     raw.has_value = true;
@@ -49,7 +58,7 @@ RawCounter ReadRawCounter(const SampleTimes& times, const CounterDefinitionView&
     }
   }
   if (raw.type & wp::kMultiCounter) {
-    if (next_is_base && next->type() == wp::kCounterMultiBase) {
+    if (next_is_base && SameButSize(next->type(), wp::kCounterMultiBase)) {
       if (std::optional<uint64_t> count = block.Value(*next)) {
         raw.has_multi_count = true;
         raw.multi_count = *count;

@@ -29,8 +29,7 @@ struct SampleTimes {
 // calculator turns anything missing into a status, never a number.
 struct RawCounter {
   uint32_t type = 0;
-  uint32_t size = 0;  // CounterSize: the width deltas are computed in
-  int32_t default_scale = 0;
+  uint32_t size = 0;       // CounterSize: the width deltas are computed in
   bool has_value = false;  // false for sizes other than 4 and 8 (text, no data, malformed)
   uint64_t value = 0;
   bool has_base = false;  // the type needs a base and the next definition is a readable base
@@ -43,14 +42,16 @@ struct RawCounter {
 
 // Whether the type takes its base from the next counter definition.
 bool NeedsBase(uint32_t type);
-// Whether a type is a base (or timestamp) counter, shown only through the counter it serves.
+// Whether a type is a base (or timestamp) counter, shown only through the counter it serves:
+// one of winperf.h's base types with either size flag (real providers write PERF_AVERAGE_BASE
+// and PERF_RAW_BASE with PERF_SIZE_LARGE: 0x40030502, 0x40030503).
 bool IsBaseType(uint32_t type);
 
 // Reads the counter `definition` of one instance; `next` is the definition after it in the
 // object (nullptr for the last one), which holds the base of types that need one. The base is
-// taken only when `next` is a base type with a 4- or 8-byte value; otherwise has_base stays
-// false. The item count of a PERF_MULTI_COUNTER type comes from a following
-// PERF_COUNTER_MULTI_BASE, else from the DWORD right after the value. No allocation.
+// taken only when `next` is a base type with a 4- or 8-byte value, read by its own CounterSize;
+// otherwise has_base stays false. The item count of a PERF_MULTI_COUNTER type comes from a
+// following PERF_COUNTER_MULTI_BASE, else from the DWORD right after the value. No allocation.
 RawCounter ReadRawCounter(const SampleTimes& times, const CounterDefinitionView& definition,
                           const CounterDefinitionView* next, const CounterBlockView& block);
 

@@ -11,18 +11,6 @@
 namespace perfhive {
 namespace {
 
-// The name as IndexesOf looks it up: folded as perfdata/case_folding.h folds names.
-std::string FoldCase(std::string_view text) {
-  std::string folded(text);
-  unsigned char previous = 0;
-  for (char& c : folded) {
-    unsigned char raw = static_cast<unsigned char>(c);
-    c = static_cast<char>(FoldNameByte(raw, previous));
-    previous = raw;
-  }
-  return folded;
-}
-
 std::string_view TrimBlanks(std::string_view text) {
   while (!text.empty() && (text.front() == ' ' || text.front() == '\t')) text.remove_prefix(1);
   while (!text.empty() && (text.back() == ' ' || text.back() == '\t')) text.remove_suffix(1);

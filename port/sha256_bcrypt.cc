@@ -19,18 +19,30 @@ void Check(NTSTATUS status) {
   if (!BCRYPT_SUCCESS(status)) std::abort();
 }
 
+// The SHA-256 provider, opened once for the process (opening is the costly step; the handle is
+// safe to share between threads). Older MinGW headers lack the pseudo-handles of Windows 10.
+BCRYPT_ALG_HANDLE Provider() {
+  static BCRYPT_ALG_HANDLE provider = [] {
+    BCRYPT_ALG_HANDLE handle = nullptr;
+    Check(BCryptOpenAlgorithmProvider(&handle, BCRYPT_SHA256_ALGORITHM, nullptr, 0));
+    return handle;
+  }();
+  return provider;
+}
+
+BCRYPT_HASH_HANDLE NewHash() {
+  BCRYPT_HASH_HANDLE hash = nullptr;
+  Check(BCryptCreateHash(Provider(), &hash, nullptr, 0, nullptr, 0, 0));
+  return hash;
+}
+
 }  // namespace
 
 struct Sha256Hasher::State {
   BCRYPT_HASH_HANDLE hash = nullptr;
 };
 
-Sha256Hasher::Sha256Hasher() : state_(std::make_unique<State>()) {
-  // The pseudo-handle needs no BCryptOpenAlgorithmProvider (Windows 10 and later). The hash is
-  // reusable so that Finish() leaves it ready for the next message.
-  Check(BCryptCreateHash(BCRYPT_SHA256_ALG_HANDLE, &state_->hash, nullptr, 0, nullptr, 0,
-                         BCRYPT_HASH_REUSABLE_FLAG));
-}
+Sha256Hasher::Sha256Hasher() : state_(std::make_unique<State>()) { state_->hash = NewHash(); }
 
 Sha256Hasher::~Sha256Hasher() { BCryptDestroyHash(state_->hash); }
 
@@ -48,6 +60,9 @@ void Sha256Hasher::Update(std::span<const uint8_t> data) {
 Sha256Digest Sha256Hasher::Finish() {
   Sha256Digest digest;
   Check(BCryptFinishHash(state_->hash, digest.data(), static_cast<ULONG>(digest.size()), 0));
+  // A finished hash object cannot take more data: start the next message on a new one.
+  BCryptDestroyHash(state_->hash);
+  state_->hash = NewHash();
   return digest;
 }
 

@@ -17,6 +17,8 @@ for group in "${groups[@]}"; do
         libzstd-dev libsqlite3-dev libssl-dev  # wire (zstd), store (SQLite), port (SHA-256)
         libgrpc++-dev libprotobuf-dev protobuf-compiler protobuf-compiler-grpc  # proto, server
         libasio-dev libtomlplusplus-dev openssl
+        libsnappy-dev libcurl4-openssl-dev    # export/: remote-write compression and HTTP
+        prometheus                            # export/'s end-to-end tests (prometheus, promtool)
       ) ;;
     windows)
       packages+=(g++-mingw-w64-x86-64-posix wine64 wine) ;;

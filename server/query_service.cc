@@ -4,6 +4,11 @@
 #include <utility>
 
 #include "perfdata/counter_path.h"
+#include "perfdata/snapshot_reader.h"
+#include "proto/series_conversion.h"
+#include "query/browse.h"
+#include "query/series_query.h"
+#include "query/series_statistics.h"
 #include "server/call_auth.h"
 
 namespace perfhive {
@@ -38,15 +43,16 @@ void ToProto(const SnapshotInfo& info, v1::SnapshotInfo* out) {
 }
 
 // Streams a list that is known in full, one message at a time.
-class ListWriter final : public grpc::ServerWriteReactor<v1::SnapshotInfo> {
+template <typename Message>
+class ListWriter final : public grpc::ServerWriteReactor<Message> {
  public:
-  ListWriter(std::deque<v1::SnapshotInfo> items, Status status)
+  ListWriter(std::deque<Message> items, Status status)
       : items_(std::move(items)), status_(std::move(status)) {
     Next();
   }
   void OnWriteDone(bool ok) override {
     if (!ok) {
-      Finish(grpc::Status(grpc::StatusCode::CANCELLED, "client gone"));
+      this->Finish(grpc::Status(grpc::StatusCode::CANCELLED, "client gone"));
       return;
     }
     items_.pop_front();
@@ -57,16 +63,314 @@ class ListWriter final : public grpc::ServerWriteReactor<v1::SnapshotInfo> {
  private:
   void Next() {
     if (items_.empty()) {
-      Finish(ToGrpcStatus(status_));
+      this->Finish(ToGrpcStatus(status_));
     } else {
-      StartWrite(&items_.front());
+      this->StartWrite(&items_.front());
     }
   }
-  std::deque<v1::SnapshotInfo> items_;
+  std::deque<Message> items_;
   Status status_;
 };
 
+// Points a response carries at most: a host with more is split over several responses.
+constexpr size_t kPointsPerResponse = 50'000;
+// How far before a range the previous sample of each series is looked for.
+constexpr int64_t kLookbackNs = int64_t{3600} * 1'000'000'000;
+
+int64_t NowNanos() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+v1::DetailLevel ToProtoDetail(uint32_t level) {
+  if (level <= 100) return v1::DETAIL_LEVEL_NOVICE;
+  if (level <= 200) return v1::DETAIL_LEVEL_ADVANCED;
+  if (level <= 300) return v1::DETAIL_LEVEL_EXPERT;
+  return v1::DETAIL_LEVEL_WIZARD;
+}
+
+uint32_t MaxDetail(v1::DetailLevel level) {
+  return level == v1::DETAIL_LEVEL_UNSPECIFIED ? 400u : static_cast<uint32_t>(level);
+}
+
+std::string IdentityText(const query::InstanceIdentity& identity) {
+  std::string text;
+  if (identity.pid) text = "pid " + std::to_string(*identity.pid);
+  if (identity.tid) text += " tid " + std::to_string(*identity.tid);
+  return text;
+}
+
 }  // namespace
+
+std::shared_ptr<const TitleDatabase> QueryService::ParsedTitles(const TitleDatabaseRecord& record) {
+  {
+    std::lock_guard lock(titles_mutex_);
+    if (auto it = parsed_titles_.find(record.digest); it != parsed_titles_.end()) {
+      return it->second;
+    }
+  }
+  auto parsed = std::make_shared<TitleDatabase>();
+  // A list that does not parse leaves names as indexes; the bytes stay stored as they came.
+  (void)ParseTitleList(record.counters, /*is_help=*/false, *parsed);
+  if (!record.helps.empty()) (void)ParseTitleList(record.helps, /*is_help=*/true, *parsed);
+  std::lock_guard lock(titles_mutex_);
+  return parsed_titles_.emplace(record.digest, std::move(parsed)).first->second;
+}
+
+Result<query::HostSample> QueryService::LoadSample(const HostRecord& host,
+                                                   const SnapshotInfo& info) {
+  Result<std::vector<uint8_t>> raw = store_.ReadSnapshot(info.id);
+  if (!raw.ok()) return raw.status();
+  query::HostSample sample;
+  sample.time_ns = info.sample_time_ns;
+  sample.bytes = std::make_shared<const std::vector<uint8_t>>(std::move(raw).value());
+  Result<std::optional<TitleDatabaseRecord>> titles =
+      store_.TitlesInForce(host.info.name, "009", info.sample_time_ns);
+  if (titles.ok() && titles->has_value()) sample.english = ParsedTitles(**titles);
+  return sample;
+}
+
+Result<query::HostSamples> QueryService::LoadSamples(const HostRecord& host, int64_t from_ns,
+                                                     int64_t to_ns, bool latest_only) {
+  int64_t list_from =
+      latest_only ? NowNanos() - kLookbackNs : (from_ns > kLookbackNs ? from_ns - kLookbackNs : 0);
+  Result<std::vector<SnapshotInfo>> listed =
+      store_.ListSnapshots(host.info.name, list_from, to_ns == INT64_MAX ? to_ns : to_ns + 1);
+  if (!listed.ok()) return listed.status();
+  if (latest_only && listed->size() < 2) {
+    listed = store_.ListSnapshots(host.info.name, 0, INT64_MAX);
+    if (!listed.ok()) return listed.status();
+  }
+  // The samples in range, and the newest one before it.
+  size_t first = 0;
+  if (latest_only) {
+    first = listed->size() > 2 ? listed->size() - 2 : 0;
+  } else {
+    while (first < listed->size() && (*listed)[first].sample_time_ns < from_ns) ++first;
+    if (first > 0) --first;
+  }
+  query::HostSamples samples;
+  samples.host = host.info.name;
+  for (size_t i = first; i < listed->size(); ++i) {
+    Result<query::HostSample> sample = LoadSample(host, (*listed)[i]);
+    if (!sample.ok()) return sample.status();
+    samples.samples.push_back(std::move(sample).value());
+  }
+  return samples;
+}
+
+Result<std::vector<v1::ReadResponse>> QueryService::Answer(const v1::ReadRequest& request) {
+  if (request.paths().empty()) return Status::InvalidArgument("no counter path to read");
+  std::vector<CounterPath> paths;
+  for (const std::string& text : request.paths()) {
+    Result<CounterPath> path = ParseCounterPath(text);
+    if (!path.ok()) return path.status();
+    paths.push_back(std::move(path).value());
+  }
+  Result<std::vector<HostRecord>> hosts = store_.ListHosts();
+  if (!hosts.ok()) return Status::Unavailable("store: " + hosts.error());
+  std::vector<HostRecord> matched;
+  for (const HostRecord& host : *hosts) {
+    for (const CounterPath& path : paths) {
+      if (query::MachineMatches(path, host.info.name)) {
+        matched.push_back(host);
+        break;
+      }
+    }
+  }
+  if (matched.empty()) {
+    std::string known;
+    for (const HostRecord& host : *hosts) known += (known.empty() ? "" : ", ") + host.info.name;
+    return Status::NotFound(
+        "no host matches the paths' machines" +
+        (known.empty() ? std::string("; the server has no hosts yet") : "; known hosts: " + known));
+  }
+  int64_t from = request.from_unix_nanos();
+  int64_t to = request.to_unix_nanos() == 0 ? INT64_MAX : request.to_unix_nanos();
+  if (to < from) return Status::InvalidArgument("the range ends before it begins");
+  query::QueryOptions options;
+  options.format.scale_factor = request.scale_factor();
+  options.format.cap_100 = request.cap_100();
+  if (request.max_points() != 0) options.max_points = request.max_points();
+  if (request.step_nanos() > 0) {
+    options.step_ns = request.step_nanos();
+    if (from != 0) options.first_boundary_ns = from;
+  }
+  query::QueryAnswer answer;
+  for (const HostRecord& host : matched) {
+    Result<query::HostSamples> samples = LoadSamples(host, from, to, request.latest_only());
+    if (!samples.ok()) return samples.status().Prefixed(host.info.name + ": ");
+    if (samples->samples.empty()) {
+      answer.warnings.push_back(host.info.name + ": no sample in the range");
+      continue;
+    }
+    if (Status status = query::AddHostSeries(*samples, paths, options, answer); !status.ok()) {
+      return status;
+    }
+  }
+  std::vector<v1::ReadResponse> responses(1);
+  size_t points_in_response = 0;
+  for (query::Series& series : answer.series) {
+    // Points before the range only anchored the first interval.
+    int64_t keep_from =
+        request.latest_only() && !series.points.empty() ? series.points.back().time_ns : from;
+    std::erase_if(series.points,
+                  [&](const query::Point& point) { return point.time_ns < keep_from; });
+    if (request.statistics()) {
+      query::Series in_range = series;
+      bool interval = NeedsTwoSamples(series.counter_type);
+      // A two-sample type keeps the newest sample before the range as its first interval's
+      // older end; a one-sample type keeps nothing before it.
+      size_t drop = 0;
+      while (drop < in_range.raw.size() && in_range.raw[drop].time_ns < from) ++drop;
+      if (interval && drop > 0) --drop;
+      in_range.raw.erase(in_range.raw.begin(), in_range.raw.begin() + static_cast<long>(drop));
+      series.stats = query::ComputeSeriesStatistics(in_range, options.format);
+    }
+    if (points_in_response > 0 && points_in_response + series.points.size() > kPointsPerResponse) {
+      responses.emplace_back();
+      points_in_response = 0;
+    }
+    points_in_response += series.points.size();
+    SeriesToProto(series, request.raw(), responses.back().add_series());
+  }
+  for (const std::string& warning : answer.warnings) responses.front().add_warnings(warning);
+  return responses;
+}
+
+grpc::ServerWriteReactor<v1::ReadResponse>* QueryService::Read(grpc::CallbackServerContext* context,
+                                                               const v1::ReadRequest* request) {
+  std::deque<v1::ReadResponse> items;
+  Status status = Authorize(*context);
+  if (status.ok()) {
+    Result<std::vector<v1::ReadResponse>> answer = Answer(*request);
+    if (answer.ok()) {
+      for (v1::ReadResponse& response : *answer) items.push_back(std::move(response));
+    } else {
+      status = answer.status();
+    }
+  }
+  return new ListWriter<v1::ReadResponse>(std::move(items), std::move(status));
+}
+
+Result<QueryService::BrowsedSample> QueryService::SampleToBrowse(const v1::BrowseAt& where) {
+  Result<HostRecord> host = FindHost(where.host());
+  if (!host.ok()) return host.status();
+  int64_t at = where.at_unix_nanos() == 0 ? INT64_MAX : where.at_unix_nanos();
+  int64_t from = at == INT64_MAX ? NowNanos() - kLookbackNs : at - kLookbackNs;
+  Result<std::vector<SnapshotInfo>> listed =
+      store_.ListSnapshots(host->info.name, from, at == INT64_MAX ? at : at + 1);
+  if (listed.ok() && listed->empty()) {
+    listed = store_.ListSnapshots(host->info.name, 0, at == INT64_MAX ? at : at + 1);
+  }
+  if (!listed.ok()) return Status::Unavailable("store: " + listed.error());
+  if (listed->empty()) {
+    return Status::NotFound("host \"" + host->info.name +
+                            "\" has no sample at or before that time");
+  }
+  // The newest Global sample if there is one near the end: it has every object but the costly.
+  const SnapshotInfo* chosen = &listed->back();
+  for (auto it = listed->rbegin(); it != listed->rend() && it - listed->rbegin() < 16; ++it) {
+    if (it->query == "Global") {
+      chosen = &*it;
+      break;
+    }
+  }
+  Result<query::HostSample> sample = LoadSample(*host, *chosen);
+  if (!sample.ok()) return sample.status();
+  return BrowsedSample{*host, *chosen, std::move(sample).value()};
+}
+
+grpc::ServerUnaryReactor* QueryService::ListObjects(grpc::CallbackServerContext* context,
+                                                    const v1::ListObjectsRequest* request,
+                                                    v1::ListObjectsResponse* response) {
+  grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
+  auto finish = [&](const Status& status) {
+    reactor->Finish(ToGrpcStatus(status));
+    return reactor;
+  };
+  if (Status status = Authorize(*context); !status.ok()) return finish(status);
+  Result<BrowsedSample> browsed = SampleToBrowse(request->where());
+  if (!browsed.ok()) return finish(browsed.status());
+  Result<SnapshotReader> snapshot = SnapshotReader::Open(*browsed->sample.bytes);
+  if (!snapshot.ok()) return finish(Status::DataLoss("stored sample: " + snapshot.error()));
+  query::Titles titles{browsed->sample.english.get(), nullptr};
+  response->set_host(browsed->host.info.name);
+  response->set_sample_unix_nanos(browsed->info.sample_time_ns);
+  for (const query::ObjectInfo& object :
+       query::ListObjects(*snapshot, titles, MaxDetail(request->detail()))) {
+    v1::ObjectInfo* out = response->add_objects();
+    out->set_name(object.name);
+    out->set_index(object.index);
+    out->set_help(object.help);
+    out->set_detail(ToProtoDetail(object.detail_level));
+    out->set_instances(object.num_instances);
+    out->set_counters(object.num_counters);
+  }
+  return finish(Status());
+}
+
+grpc::ServerUnaryReactor* QueryService::ListCounters(grpc::CallbackServerContext* context,
+                                                     const v1::ListCountersRequest* request,
+                                                     v1::ListCountersResponse* response) {
+  grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
+  auto finish = [&](const Status& status) {
+    reactor->Finish(ToGrpcStatus(status));
+    return reactor;
+  };
+  if (Status status = Authorize(*context); !status.ok()) return finish(status);
+  Result<BrowsedSample> browsed = SampleToBrowse(request->where());
+  if (!browsed.ok()) return finish(browsed.status());
+  Result<SnapshotReader> snapshot = SnapshotReader::Open(*browsed->sample.bytes);
+  if (!snapshot.ok()) return finish(Status::DataLoss("stored sample: " + snapshot.error()));
+  query::Titles titles{browsed->sample.english.get(), nullptr};
+  Result<ObjectView> object = query::FindObject(*snapshot, titles, request->object());
+  if (!object.ok()) return finish(object.status().Prefixed(browsed->host.info.name + ": "));
+  response->set_host(browsed->host.info.name);
+  response->set_object(titles.Name(object->name_index()));
+  response->set_sample_unix_nanos(browsed->info.sample_time_ns);
+  for (const query::CounterInfo& counter :
+       query::ListCounters(*object, titles, MaxDetail(request->detail()))) {
+    v1::CounterInfo* out = response->add_counters();
+    out->set_name(counter.name);
+    out->set_index(counter.index);
+    out->set_help(counter.help);
+    out->set_detail(ToProtoDetail(counter.detail_level));
+    out->set_type(counter.type);
+    out->set_type_name(counter.type_name);
+    out->set_default_scale(counter.default_scale);
+    out->set_unit(counter.unit);
+  }
+  return finish(Status());
+}
+
+grpc::ServerUnaryReactor* QueryService::ListInstances(grpc::CallbackServerContext* context,
+                                                      const v1::ListInstancesRequest* request,
+                                                      v1::ListInstancesResponse* response) {
+  grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
+  auto finish = [&](const Status& status) {
+    reactor->Finish(ToGrpcStatus(status));
+    return reactor;
+  };
+  if (Status status = Authorize(*context); !status.ok()) return finish(status);
+  Result<BrowsedSample> browsed = SampleToBrowse(request->where());
+  if (!browsed.ok()) return finish(browsed.status());
+  Result<SnapshotReader> snapshot = SnapshotReader::Open(*browsed->sample.bytes);
+  if (!snapshot.ok()) return finish(Status::DataLoss("stored sample: " + snapshot.error()));
+  query::Titles titles{browsed->sample.english.get(), nullptr};
+  Result<ObjectView> object = query::FindObject(*snapshot, titles, request->object());
+  if (!object.ok()) return finish(object.status().Prefixed(browsed->host.info.name + ": "));
+  response->set_host(browsed->host.info.name);
+  response->set_object(titles.Name(object->name_index()));
+  response->set_sample_unix_nanos(browsed->info.sample_time_ns);
+  for (const query::InstanceInfo& instance : query::ListInstances(*snapshot, *object)) {
+    v1::InstanceInfo* out = response->add_instances();
+    out->set_name(instance.name);
+    out->set_identity(IdentityText(instance.identity));
+  }
+  return finish(Status());
+}
 
 Status QueryService::Authorize(const grpc::CallbackServerContext& context) const {
   Result<Principal> principal = AuthenticateCall(tokens_, context);
@@ -137,7 +441,7 @@ grpc::ServerWriteReactor<v1::SnapshotInfo>* QueryService::ListSnapshots(
       for (const SnapshotInfo& info : *snapshots) ToProto(info, &items.emplace_back());
     }
   }
-  return new ListWriter(std::move(items), std::move(status));
+  return new ListWriter<v1::SnapshotInfo>(std::move(items), std::move(status));
 }
 
 grpc::ServerUnaryReactor* QueryService::GetRawSnapshot(grpc::CallbackServerContext* context,

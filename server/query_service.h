@@ -4,7 +4,14 @@
 #ifndef PERFHIVE_SERVER_QUERY_SERVICE_H_
 #define PERFHIVE_SERVER_QUERY_SERVICE_H_
 
+#include <map>
+#include <memory>
+#include <mutex>
+#include <vector>
+
+#include "perfdata/title_database.h"
 #include "perfhive/v1/query.grpc.pb.h"
+#include "query/host_samples.h"
 #include "server/token_table.h"
 #include "store/store.h"
 
@@ -23,8 +30,37 @@ class QueryService final : public perfhive::v1::Query::CallbackService {
   grpc::ServerUnaryReactor* GetRawSnapshot(grpc::CallbackServerContext* context,
                                            const perfhive::v1::GetRawSnapshotRequest* request,
                                            perfhive::v1::RawSnapshot* response) override;
+  grpc::ServerUnaryReactor* ListObjects(grpc::CallbackServerContext* context,
+                                        const perfhive::v1::ListObjectsRequest* request,
+                                        perfhive::v1::ListObjectsResponse* response) override;
+  grpc::ServerUnaryReactor* ListCounters(grpc::CallbackServerContext* context,
+                                         const perfhive::v1::ListCountersRequest* request,
+                                         perfhive::v1::ListCountersResponse* response) override;
+  grpc::ServerUnaryReactor* ListInstances(grpc::CallbackServerContext* context,
+                                          const perfhive::v1::ListInstancesRequest* request,
+                                          perfhive::v1::ListInstancesResponse* response) override;
+  grpc::ServerWriteReactor<perfhive::v1::ReadResponse>* Read(
+      grpc::CallbackServerContext* context, const perfhive::v1::ReadRequest* request) override;
+
+  // Computes a Read's answer, one response per host (more for a host with many points).
+  Result<std::vector<perfhive::v1::ReadResponse>> Answer(const perfhive::v1::ReadRequest& request);
 
  private:
+  // One stored sample, with its parsed title database, for browsing.
+  struct BrowsedSample {
+    HostRecord host;
+    SnapshotInfo info;
+    query::HostSample sample;
+  };
+  Result<BrowsedSample> SampleToBrowse(const perfhive::v1::BrowseAt& where);
+  // The samples of `host` that a read of [from_ns, to_ns] needs: those in the range and the one
+  // before it (the older end of the first interval).
+  Result<query::HostSamples> LoadSamples(const HostRecord& host, int64_t from_ns, int64_t to_ns,
+                                         bool latest_only);
+  Result<query::HostSample> LoadSample(const HostRecord& host, const SnapshotInfo& info);
+  // Parsed title databases by digest, shared by every request: hosts of one build share one.
+  std::shared_ptr<const TitleDatabase> ParsedTitles(const TitleDatabaseRecord& record);
+
   // The caller may read, or the error to finish with.
   Status Authorize(const grpc::CallbackServerContext& context) const;
   // The stored host named `name` (ignoring case), or NOT_FOUND naming the hosts that come close.
@@ -32,6 +68,8 @@ class QueryService final : public perfhive::v1::Query::CallbackService {
 
   Store& store_;
   const TokenTable& tokens_;
+  std::mutex titles_mutex_;
+  std::map<Sha256Digest, std::shared_ptr<const TitleDatabase>> parsed_titles_;
 };
 
 }  // namespace perfhive

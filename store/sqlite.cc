@@ -123,8 +123,7 @@ Result<int64_t> SqliteDb::QueryInt(const char* sql) {
 int64_t SqliteDb::LastInsertId() const { return sqlite3_last_insert_rowid(db_); }
 
 Status SqliteDb::Error(std::string_view what) const {
-  std::string message = "store " + path_ + ": " + sqlite3_errmsg(db_) + " (" +
-                        sqlite3_errstr(sqlite3_extended_errcode(db_)) + ", code " +
+  std::string message = "store " + path_ + ": " + sqlite3_errmsg(db_) + " (SQLite code " +
                         std::to_string(sqlite3_extended_errcode(db_)) + ")";
   if (!what.empty()) message += " in: " + std::string(what);
   return Status::Error(std::move(message));

@@ -234,13 +234,13 @@ Status Store::InsertOne(Pending& pending, std::optional<Result<AppendResult>>& r
   std::vector<uint8_t> frame;
   std::optional<int64_t> keyframe_id;
   if (group != nullptr && group->members < options_.group_size) {
-    frame = EncodeDelta(group->raw, snapshot.raw, options_.delta_level);
+    frame = EncodeDelta(group->raw, snapshot.raw, options_.level);
     if (static_cast<double>(frame.size()) <=
         options_.max_delta_share * static_cast<double>(group->frame_size)) {
       keyframe_id = group->id;
     }
   }
-  if (!keyframe_id) frame = EncodeDelta({}, snapshot.raw, options_.keyframe_level);
+  if (!keyframe_id) frame = EncodeDelta({}, snapshot.raw, options_.level);
 
   Result<SqliteStatement*> insert = writer_->Prepare(
       "INSERT INTO snapshots (host_id, query, sample_time, receive_time, instance_id, sequence,"

@@ -43,9 +43,9 @@ struct StoreOptions {
   // A delta larger than this share of its keyframe's frame starts a new group instead (the
   // layout drifted too far from the keyframe's).
   double max_delta_share = 0.5;
-  // zstd levels: keyframes are few and kept long, deltas are many.
-  int keyframe_level = 9;
-  int delta_level = 3;
+  // zstd's level for keyframes and deltas. Higher levels barely help: a keyframe is one
+  // snapshot in group_size, and deltas are mostly zeros (docs/store_format.md).
+  int level = 3;
   // Appends committed in one transaction at most.
   int max_batch = 512;
   // Raw keyframes kept in memory to make deltas against; beyond it the least recently used are

@@ -19,6 +19,7 @@ namespace perfhive::cli {
 namespace {
 
 using ::testing::HasSubstr;
+using ::testing::Not;
 namespace wp = winperf;
 
 class DecodeCommandTest : public ::testing::Test {
@@ -227,6 +228,72 @@ TEST_F(DecodeCommandTest, NextSnapshotAddsValuesAndStatuses) {
   EXPECT_THAT(out_.str(), ::testing::ContainsRegex(
                               "explorer +% Processor Time +6 +PERF_100NSEC_TIMER +8 +5005000000 "
                               "+50.000 +PDH_CSTATUS_VALID_DATA"));
+}
+
+TEST_F(DecodeCommandTest, SamplesGivenNewestFirstAreRefusedPlainly) {
+  DecodeOptions options =
+      Options(Write("b.bin", Sample(1)), std::nullopt, DecodeOptions::Format::kTable);
+  options.next_path = Write("a.bin", Sample(0));
+  EXPECT_EQ(Run(options), 1);
+  EXPECT_EQ(out_.str(), "");
+  EXPECT_THAT(err_.str(), HasSubstr("a.bin is older than "));
+  EXPECT_THAT(err_.str(), HasSubstr("give the older sample first"));
+}
+
+TEST_F(DecodeCommandTest, ScaleIsTheCallersFactor) {
+  DecodeOptions options =
+      Options(Write("a.bin", Sample(0)), Write("t.bin", Titles()), DecodeOptions::Format::kJson);
+  options.next_path = Write("b.bin", Sample(1));
+  options.scale_factor = -2;
+  ASSERT_EQ(Run(options), 0) << err_.str();
+  nlohmann::json doc = nlohmann::json::parse(out_.str());
+  // explorer's 50% × 10^−2.
+  EXPECT_EQ(doc["objects"][0]["instances"][1]["counters"][0]["value"], 0.5);
+}
+
+const std::filesystem::path kZenoss =
+    std::filesystem::path(PERFHIVE_SHARED_DIR) / "fixtures" / "realdata" / "zenoss-windowsmonitor";
+
+// The real captures of ../shared/fixtures/realdata (fixtures/README.md), when present.
+class DecodeRealDataTest : public DecodeCommandTest {
+ protected:
+  void SetUp() override {
+    DecodeCommandTest::SetUp();
+    if (!std::filesystem::exists(kZenoss)) GTEST_SKIP() << "no real captures at " << kZenoss;
+  }
+  static std::string File(const std::string& name) { return (kZenoss / name).string(); }
+};
+
+TEST_F(DecodeRealDataTest, ValuesAreRealQuantitiesAndDefaultScaleIsMetadata) {
+  DecodeOptions options =
+      Options(File("kinex01-0.perf"), File("kinex01.counters"), DecodeOptions::Format::kJson);
+  options.next_path = File("kinex01-1.perf");
+  options.paths = {"\\Processor(_Total)\\Interrupts/sec"};
+  ASSERT_EQ(Run(options), 0) << err_.str();
+  nlohmann::json doc = nlohmann::json::parse(out_.str());
+  const nlohmann::json& processor = doc["objects"][0];
+  EXPECT_EQ(processor["counters"][3]["name"], "Interrupts/sec");
+  EXPECT_EQ(processor["counters"][3]["default_scale"], -2);
+  const nlohmann::json& counter = processor["instances"][0]["counters"][0];
+  EXPECT_EQ(counter["path"], "\\\\KINEX01\\Processor(_Total)\\Interrupts/sec");
+  // 55 interrupts (917,563,019 → 917,563,074) in 331,631,046 ticks of 1.995 GHz: 330.86 per
+  // second, not the 3.31 of DefaultScale −2.
+  EXPECT_NEAR(counter["value"].get<double>(), 330.86468, 1e-5);
+}
+
+TEST_F(DecodeRealDataTest, Wrxxcrpisax01InFileOrderIsRefusedWithTheReason) {
+  DecodeOptions options = Options(File("wrxxcrpisax01-0.perf"), File("wrxxcrpisax01.counters"),
+                                  DecodeOptions::Format::kTable);
+  options.next_path = File("wrxxcrpisax01-1.perf");
+  EXPECT_EQ(Run(options), 1);
+  // 269,686,667,214,321 − 269,652,927,032,444 ticks at 3.49129 GHz.
+  EXPECT_THAT(err_.str(),
+              HasSubstr("wrxxcrpisax01-1.perf is older than " + File("wrxxcrpisax01-0.perf") +
+                        ": its PerfTime 269652927032444 is before 269686667214321 (9.664 s "
+                        "earlier)"));
+  std::swap(options.snapshot_path, *options.next_path);
+  EXPECT_EQ(Run(options), 0) << err_.str();
+  EXPECT_THAT(out_.str(), Not(HasSubstr("PDH_CALC_NEGATIVE")));
 }
 
 TEST_F(DecodeCommandTest, PathSelectsCountersWithWildcards) {

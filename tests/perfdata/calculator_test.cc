@@ -414,22 +414,32 @@ TEST(CalculatorTest, MismatchedSamplesAreInvalid) {
             PdhStatus::kInvalidData);
 }
 
-TEST(CalculatorTest, ScaleAndTimes1000) {
-  // DefaultScale −3 (shown ×0.001): 5,000 → 5; NOSCALE keeps 5,000; ×1000 with the scale: 5,000.
+TEST(CalculatorTest, ScaleFactorNoScaleAndTimes1000) {
+  // The caller's scale factor −3 (PdhSetCounterScaleFactor): 5,000 → 5; NOSCALE keeps 5,000;
+  // ×1000 with the factor: 5,000.
   RawCounter raw = Sample(wp::kCounterRawcount, 5000);
-  raw.default_scale = -3;
-  ExpectValue(ComputeCounterValue(raw, nullptr), 5);
-  ExpectValue(ComputeCounterValue(raw, nullptr, {.no_scale = true}), 5000);
-  ExpectValue(ComputeCounterValue(raw, nullptr, {.times_1000 = true}), 5000);
+  ExpectValue(ComputeCounterValue(raw, nullptr), 5000);
+  ExpectValue(ComputeCounterValue(raw, nullptr, {.scale_factor = -3}), 5);
+  ExpectValue(ComputeCounterValue(raw, nullptr, {.scale_factor = -3, .no_scale = true}), 5000);
+  ExpectValue(ComputeCounterValue(raw, nullptr, {.scale_factor = -3, .times_1000 = true}), 5000);
   ExpectValue(ComputeCounterValue(raw, nullptr, {.no_scale = true, .times_1000 = true}), 5'000'000);
-  // The cap applies to the percentage before the scale: 300 of 200 = 150% → 100, then
-  // DefaultScale 1 → 1,000.
+  // The cap applies to the percentage before the factor: 300 of 200 = 150% → 100, then ×10.
   RawCounter over = WithBase(Sample(wp::kRawFraction, 300), 200);
-  over.default_scale = 1;
-  ExpectValue(ComputeCounterValue(over, nullptr, {.cap_100 = true}), 1000);
-  // A DefaultScale no producer should write overflows a double: bad data, not infinity.
-  raw.default_scale = 400;
-  EXPECT_EQ(ComputeCounterValue(raw, nullptr).status, PdhStatus::kInvalidData);
+  ExpectValue(ComputeCounterValue(over, nullptr, {.scale_factor = 1, .cap_100 = true}), 1000);
+  // A factor far outside PDH's −7..7 overflows a double: no value, not infinity.
+  EXPECT_EQ(ComputeCounterValue(raw, nullptr, {.scale_factor = 400}).status,
+            PdhStatus::kInvalidData);
+}
+
+TEST(CalculatorTest, BasesWithTheLargeSizeFlagServe) {
+  // wrxxcrpisax01 types PERF_AVERAGE_BASE and PERF_RAW_BASE with PERF_SIZE_LARGE; they are
+  // bases all the same, with no number of their own.
+  EXPECT_TRUE(IsBaseType(0x40030502));
+  EXPECT_TRUE(IsBaseType(0x40030503));
+  EXPECT_TRUE(IsBaseType(0x40030401 | 0x100));
+  EXPECT_FALSE(IsBaseType(wp::kAverageBulk));
+  EXPECT_FALSE(IsBaseType(wp::kCounterLargeRawcount));
+  EXPECT_EQ(ComputeCounterValue(Sample(0x40030502, 7), nullptr).status, PdhStatus::kNoData);
 }
 
 TEST(CalculatorTest, LongAndLargeTruncateTowardZeroAndSaturate) {
@@ -601,6 +611,31 @@ TEST_F(RawCounterTest, ABaseMissingOrNotABaseOrOfOddSizeIsAStatus) {
     EXPECT_EQ(ComputeCounterValue(raw, nullptr).status, PdhStatus::kInvalidData) << c;
   }
   EXPECT_FALSE(Read(odd).has_value);
+}
+
+TEST_F(RawCounterTest, BasesTypedWithTheLargeSizeFlagAreReadByTheirOwnSize) {
+  // As on wrxxcrpisax01: PERF_AVERAGE_BULK before 0x40030502 (AVERAGE_BASE, 8 bytes), and a
+  // 4-byte PERF_RAW_FRACTION before 0x40030503 (RAW_BASE, 8 bytes).
+  ObjectBuilder& object = builder_.AddObject(999);
+  uint32_t bulk = object.AddCounter({.name_index = 2, .type = wp::kAverageBulk});
+  uint32_t average_base = object.AddCounter({.name_index = 4, .type = 0x40030502, .size = 8});
+  uint32_t fraction = object.AddCounter({.name_index = 6, .type = wp::kRawFraction});
+  uint32_t raw_base = object.AddCounter({.name_index = 8, .type = 0x40030503, .size = 8});
+  uint32_t i = object.AddInstance("x");
+  object.SetValue(i, bulk, 4096);
+  object.SetValue(i, average_base, 0x1'0000'0002);
+  object.SetValue(i, fraction, 3);
+  object.SetValue(i, raw_base, 12);
+  ASSERT_NO_FATAL_FAILURE(Open());
+  RawCounter b = Read(bulk);
+  ASSERT_TRUE(b.has_base);
+  EXPECT_EQ(b.base, 0x1'0000'0002u);
+  EXPECT_EQ(b.base_size, 8u);
+  RawCounter f = Read(fraction);
+  ASSERT_TRUE(f.has_base);
+  EXPECT_EQ(f.base_size, 8u);
+  ExpectValue(ComputeCounterValue(f, nullptr), 25);  // 100 · 3 / 12
+  EXPECT_EQ(ComputeCounterValue(Read(raw_base), nullptr).status, PdhStatus::kNoData);
 }
 
 TEST_F(RawCounterTest, ReadsByCounterSizeNotTheNominalSize) {

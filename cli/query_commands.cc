@@ -1,0 +1,414 @@
+#include "cli/query_commands.h"
+
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <thread>
+
+#include "cli/stored_snapshot_commands.h"
+#include "cli/text_table.h"
+#include "perfdata/counter_path.h"
+#include "perfdata/time_text.h"
+#include "perfhive/v1/query.grpc.pb.h"
+#include "proto/series_conversion.h"
+#include "query/browse.h"
+#include "query/renderers.h"
+
+namespace perfhive::cli {
+namespace {
+
+namespace v1 = perfhive::v1;
+
+int64_t NowNanos() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+size_t TerminalWidth() {
+  winsize size{};
+  if (isatty(STDOUT_FILENO) && ioctl(STDOUT_FILENO, TIOCGWINSZ, &size) == 0) return size.ws_col;
+  return 0;
+}
+
+// Every path parses before anything is asked, so a typo is pointed at, not sent.
+Status CheckPaths(const std::vector<std::string>& paths) {
+  if (paths.empty()) return Status::InvalidArgument("give at least one counter path");
+  for (const std::string& text : paths) {
+    Result<CounterPath> path = ParseCounterPath(text);
+    if (!path.ok()) return path.status();
+  }
+  return Status();
+}
+
+// Sends a Read and gathers the answer back into the query model.
+Result<query::QueryAnswer> Read(const ServerConnection& server, const v1::ReadRequest& request,
+                                std::chrono::milliseconds timeout) {
+  auto stub = v1::Query::NewStub(server.channel());
+  auto context = server.NewContext(timeout);
+  auto reader = stub->Read(context.get(), request);
+  query::QueryAnswer answer;
+  v1::ReadResponse response;
+  while (reader->Read(&response)) {
+    for (const v1::Series& series : response.series()) {
+      answer.series.push_back(SeriesFromProto(series));
+    }
+    for (const std::string& warning : response.warnings()) answer.warnings.push_back(warning);
+  }
+  if (grpc::Status status = reader->Finish(); !status.ok()) return server.Explain(status);
+  return answer;
+}
+
+double MeanOfValidPoints(const query::Series& series) {
+  double sum = 0;
+  int count = 0;
+  for (const query::Point& point : series.points) {
+    if (IsSuccess(point.value.status)) {
+      sum += point.value.value;
+      ++count;
+    }
+  }
+  return count == 0 ? -1 : sum / count;
+}
+
+void Render(const query::QueryAnswer& answer, QueryFormat format, bool raw, size_t width,
+            std::ostream& out) {
+  query::RenderOptions options{.raw = raw, .width = width};
+  switch (format) {
+    case QueryFormat::kTable:
+      query::RenderTable(answer, options, out);
+      break;
+    case QueryFormat::kCsv:
+      query::RenderCsv(answer, out);
+      break;
+    case QueryFormat::kJson:
+      query::RenderJson(answer, options, out);
+      break;
+  }
+}
+
+// "\\HOST\Object(...)\..." as host and object; `need_object` says whether an object must follow.
+Status SplitTarget(const std::string& target, bool need_object, std::string& host,
+                   std::string& object) {
+  if (!target.starts_with("\\\\")) {
+    return Status::InvalidArgument("expected \\\\HOST" +
+                                   std::string(need_object ? "\\OBJECT" : "") + ", got \"" +
+                                   target + "\"");
+  }
+  std::string rest = target.substr(2);
+  size_t slash = rest.find('\\');
+  host = rest.substr(0, slash);
+  object = slash == std::string::npos ? "" : rest.substr(slash + 1);
+  // An instance part or a counter after the object is not needed to browse.
+  object = object.substr(0, std::min(object.find('('), object.find('\\')));
+  if (host.empty()) return Status::InvalidArgument("no host in \"" + target + "\"");
+  if (need_object && object.empty()) {
+    return Status::InvalidArgument("no object in \"" + target + "\": write \\\\" + host +
+                                   "\\OBJECT, e.g. \\\\" + host + "\\Process");
+  }
+  return Status();
+}
+
+Result<v1::BrowseAt> BrowseAt(const std::string& host, const std::string& at) {
+  v1::BrowseAt where;
+  where.set_host(host);
+  if (!at.empty()) {
+    Result<int64_t> time = ParseRfc3339(at);
+    if (!time.ok()) return time.status().Prefixed("--at: ");
+    where.set_at_unix_nanos(*time);
+  }
+  return where;
+}
+
+Result<v1::DetailLevel> DetailOf(const std::string& text) {
+  if (text.empty()) return v1::DETAIL_LEVEL_UNSPECIFIED;
+  std::optional<uint32_t> level = query::ParseDetailLevel(text);
+  if (!level) {
+    return Status::InvalidArgument("unknown detail level \"" + text +
+                                   "\": use novice, advanced, expert or wizard");
+  }
+  return static_cast<v1::DetailLevel>(*level);
+}
+
+}  // namespace
+
+Status RunQuery(const ServerConnection& server, const QueryOptions& options, std::ostream& out) {
+  if (Status status = CheckPaths(options.paths); !status.ok()) return status;
+  v1::ReadRequest request;
+  for (const std::string& path : options.paths) request.add_paths(path);
+  if (!options.since.empty()) {
+    if (!options.from.empty()) return Status::InvalidArgument("give --since or --from, not both");
+    Result<int64_t> span = ParseSpan(options.since);
+    if (!span.ok()) return span.status().Prefixed("--since: ");
+    request.set_from_unix_nanos(NowNanos() - *span);
+  }
+  if (!options.from.empty()) {
+    Result<int64_t> from = ParseRfc3339(options.from);
+    if (!from.ok()) return from.status().Prefixed("--from: ");
+    request.set_from_unix_nanos(*from);
+  }
+  if (!options.to.empty()) {
+    Result<int64_t> to = ParseRfc3339(options.to);
+    if (!to.ok()) return to.status().Prefixed("--to: ");
+    request.set_to_unix_nanos(*to);
+  }
+  if (!options.step.empty()) {
+    Result<int64_t> step = ParseSpan(options.step);
+    if (!step.ok() || *step == 0)
+      return Status::InvalidArgument("--step: expected a span, e.g. 1m");
+    request.set_step_nanos(*step);
+  }
+  request.set_statistics(options.statistics || options.top > 0);
+  request.set_raw(options.raw);
+  request.set_scale_factor(options.scale);
+  Result<query::QueryAnswer> answer = Read(server, request, std::chrono::minutes(10));
+  if (!answer.ok()) return answer.status();
+  if (options.top > 0) {
+    std::stable_sort(answer->series.begin(), answer->series.end(),
+                     [](const query::Series& a, const query::Series& b) {
+                       return MeanOfValidPoints(a) > MeanOfValidPoints(b);
+                     });
+    if (answer->series.size() > options.top) answer->series.resize(options.top);
+    if (!options.statistics) {
+      for (query::Series& series : answer->series) series.stats.reset();
+    }
+  }
+  if (answer->series.empty() && options.format == QueryFormat::kTable) {
+    out << "no counter matches in that range";
+    for (const std::string& warning : answer->warnings) out << "; " << warning;
+    out << "\n";
+    return Status();
+  }
+  Render(*answer, options.format, options.raw, options.width ? options.width : TerminalWidth(),
+         out);
+  return Status();
+}
+
+Status RunWatch(const ServerConnection& server, const WatchOptions& options, std::ostream& out) {
+  if (Status status = CheckPaths(options.paths); !status.ok()) return status;
+  Result<int64_t> interval = ParseSpan(options.interval);
+  if (!interval.ok() || *interval == 0) {
+    return Status::InvalidArgument("--interval: expected a span, e.g. 1s");
+  }
+  v1::ReadRequest request;
+  for (const std::string& path : options.paths) request.add_paths(path);
+  request.set_latest_only(true);
+  int64_t last_shown = 0;
+  int rounds = 0;
+  bool header_written = false;
+  for (;;) {
+    Result<query::QueryAnswer> answer = Read(server, request, std::chrono::seconds(30));
+    if (!answer.ok()) return answer.status();
+    int64_t newest = last_shown;
+    for (query::Series& series : answer->series) {
+      std::erase_if(series.points,
+                    [&](const query::Point& point) { return point.time_ns <= last_shown; });
+      for (const query::Point& point : series.points) newest = std::max(newest, point.time_ns);
+    }
+    std::erase_if(answer->series, [](const query::Series& s) { return s.points.empty(); });
+    if (!answer->series.empty()) {
+      if (options.format == QueryFormat::kCsv && header_written) {
+        // typeperf writes the header once, then a row per sample.
+        std::ostringstream csv;
+        query::RenderCsv(*answer, csv);
+        std::string text = csv.str();
+        out << text.substr(text.find('\n') + 1);
+      } else {
+        Render(*answer, options.format, false, TerminalWidth(), out);
+      }
+      header_written = true;
+      out.flush();
+      last_shown = newest;
+      if (options.count > 0 && ++rounds >= options.count) return Status();
+    }
+    std::this_thread::sleep_for(std::chrono::nanoseconds(*interval));
+  }
+}
+
+Status RunObjects(const ServerConnection& server, const BrowseOptions& options, std::ostream& out) {
+  std::string host, object;
+  if (Status status = SplitTarget(options.target, false, host, object); !status.ok()) {
+    return status;
+  }
+  Result<v1::BrowseAt> where = BrowseAt(host, options.at);
+  if (!where.ok()) return where.status();
+  Result<v1::DetailLevel> detail = DetailOf(options.detail);
+  if (!detail.ok()) return detail.status();
+  v1::ListObjectsRequest request;
+  *request.mutable_where() = *where;
+  request.set_detail(*detail);
+  v1::ListObjectsResponse response;
+  auto context = server.NewContext();
+  if (grpc::Status status =
+          v1::Query::NewStub(server.channel())->ListObjects(context.get(), request, &response);
+      !status.ok()) {
+    return server.Explain(status);
+  }
+  if (options.format == OutputFormat::kJson) {
+    nlohmann::ordered_json objects = nlohmann::ordered_json::array();
+    for (const v1::ObjectInfo& o : response.objects()) {
+      objects.push_back({{"name", o.name()},
+                         {"index", o.index()},
+                         {"instances", o.instances()},
+                         {"counters", o.counters()},
+                         {"detail", query::DetailLevelName(o.detail())},
+                         {"help", o.help()}});
+    }
+    out << nlohmann::ordered_json{{"host", response.host()},
+                                  {"time", FormatRfc3339(response.sample_unix_nanos())},
+                                  {"objects", objects}}
+               .dump(2)
+        << "\n";
+    return Status();
+  }
+  std::vector<std::vector<std::string>> rows = {
+      {"OBJECT", "INDEX", "INSTANCES", "COUNTERS", "DETAIL"}};
+  for (const v1::ObjectInfo& o : response.objects()) {
+    rows.push_back({o.name(), std::to_string(o.index()),
+                    o.instances() < 0 ? "-" : std::to_string(o.instances()),
+                    std::to_string(o.counters()), query::DetailLevelName(o.detail())});
+  }
+  out << "\\\\" << response.host() << " at " << FormatRfc3339(response.sample_unix_nanos()) << "\n";
+  PrintTable(out, rows);
+  return Status();
+}
+
+namespace {
+
+Result<v1::ListCountersResponse> ListCountersOf(const ServerConnection& server,
+                                                const std::string& host, const std::string& object,
+                                                const BrowseOptions& options) {
+  Result<v1::BrowseAt> where = BrowseAt(host, options.at);
+  if (!where.ok()) return where.status();
+  Result<v1::DetailLevel> detail = DetailOf(options.detail);
+  if (!detail.ok()) return detail.status();
+  v1::ListCountersRequest request;
+  *request.mutable_where() = *where;
+  request.set_object(object);
+  request.set_detail(*detail);
+  v1::ListCountersResponse response;
+  auto context = server.NewContext();
+  if (grpc::Status status =
+          v1::Query::NewStub(server.channel())->ListCounters(context.get(), request, &response);
+      !status.ok()) {
+    return server.Explain(status);
+  }
+  return response;
+}
+
+}  // namespace
+
+Status RunCounters(const ServerConnection& server, const BrowseOptions& options,
+                   std::ostream& out) {
+  std::string host, object;
+  if (Status status = SplitTarget(options.target, true, host, object); !status.ok()) {
+    return status;
+  }
+  Result<v1::ListCountersResponse> response = ListCountersOf(server, host, object, options);
+  if (!response.ok()) return response.status();
+  if (options.format == OutputFormat::kJson) {
+    nlohmann::ordered_json counters = nlohmann::ordered_json::array();
+    for (const v1::CounterInfo& c : response->counters()) {
+      counters.push_back({{"name", c.name()},
+                          {"index", c.index()},
+                          {"type", c.type_name()},
+                          {"unit", c.unit()},
+                          {"detail", query::DetailLevelName(c.detail())},
+                          {"default_scale", c.default_scale()},
+                          {"help", c.help()}});
+    }
+    out << nlohmann::ordered_json{{"host", response->host()},
+                                  {"object", response->object()},
+                                  {"counters", counters}}
+               .dump(2)
+        << "\n";
+    return Status();
+  }
+  std::vector<std::vector<std::string>> rows = {{"COUNTER", "INDEX", "TYPE", "UNIT", "DETAIL"}};
+  for (const v1::CounterInfo& c : response->counters()) {
+    rows.push_back({c.name(), std::to_string(c.index()), c.type_name(),
+                    c.unit().empty() ? "-" : c.unit(), query::DetailLevelName(c.detail())});
+  }
+  out << "\\\\" << response->host() << "\\" << response->object() << "\n";
+  PrintTable(out, rows);
+  return Status();
+}
+
+Status RunInstances(const ServerConnection& server, const BrowseOptions& options,
+                    std::ostream& out) {
+  std::string host, object;
+  if (Status status = SplitTarget(options.target, true, host, object); !status.ok()) {
+    return status;
+  }
+  Result<v1::BrowseAt> where = BrowseAt(host, options.at);
+  if (!where.ok()) return where.status();
+  v1::ListInstancesRequest request;
+  *request.mutable_where() = *where;
+  request.set_object(object);
+  v1::ListInstancesResponse response;
+  auto context = server.NewContext();
+  if (grpc::Status status =
+          v1::Query::NewStub(server.channel())->ListInstances(context.get(), request, &response);
+      !status.ok()) {
+    return server.Explain(status);
+  }
+  if (options.format == OutputFormat::kJson) {
+    nlohmann::ordered_json instances = nlohmann::ordered_json::array();
+    for (const v1::InstanceInfo& i : response.instances()) {
+      instances.push_back({{"name", i.name()}, {"identity", i.identity()}});
+    }
+    out << nlohmann::ordered_json{{"host", response.host()},
+                                  {"object", response.object()},
+                                  {"time", FormatRfc3339(response.sample_unix_nanos())},
+                                  {"instances", instances}}
+               .dump(2)
+        << "\n";
+    return Status();
+  }
+  std::vector<std::vector<std::string>> rows = {{"INSTANCE", "IDENTITY"}};
+  for (const v1::InstanceInfo& i : response.instances()) {
+    rows.push_back({i.name(), i.identity().empty() ? "-" : i.identity()});
+  }
+  out << "\\\\" << response.host() << "\\" << response.object() << " at "
+      << FormatRfc3339(response.sample_unix_nanos()) << "\n";
+  PrintTable(out, rows);
+  return Status();
+}
+
+Status RunExplain(const ServerConnection& server, const BrowseOptions& options, std::ostream& out) {
+  Result<CounterPath> path = ParseCounterPath(options.target);
+  if (!path.ok()) return path.status();
+  if (path->machine.empty()) {
+    return Status::InvalidArgument("name the host: \\\\HOST\\Object\\Counter");
+  }
+  BrowseOptions all = options;
+  all.detail.clear();
+  Result<v1::ListCountersResponse> response =
+      ListCountersOf(server, path->machine, path->object, all);
+  if (!response.ok()) return response.status();
+  for (const v1::CounterInfo& c : response->counters()) {
+    if (!MatchesPattern(path->counter, c.name()) && path->counter != std::to_string(c.index())) {
+      continue;
+    }
+    out << "\\\\" << response->host() << "\\" << response->object() << "\\" << c.name() << "\n"
+        << "  index " << c.index() << ", " << c.type_name() << ", unit "
+        << (c.unit().empty() ? "none" : c.unit()) << ", detail "
+        << query::DetailLevelName(c.detail()) << ", chart scale 10^" << c.default_scale()
+        << " (never applied to values)\n\n"
+        << (c.help().empty() ? "(the host's title database has no explain text for it)" : c.help())
+        << "\n";
+    return Status();
+  }
+  std::string names;
+  for (const v1::CounterInfo& c : response->counters()) {
+    names += (names.empty() ? "" : ", ") + c.name();
+  }
+  return Status::NotFound("no counter \"" + path->counter + "\" in " + response->object() + " on " +
+                          response->host() + "; it has: " + names);
+}
+
+}  // namespace perfhive::cli

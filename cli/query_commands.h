@@ -1,0 +1,58 @@
+// The commands that ask the server for meaning: `perfhive query` (values over a time range),
+// `perfhive watch` (live values as samples arrive), and browsing: `objects`, `counters`,
+// `instances`, `explain`. Output goes to `out`; the returned Status decides the exit code.
+
+#ifndef PERFHIVE_CLI_QUERY_COMMANDS_H_
+#define PERFHIVE_CLI_QUERY_COMMANDS_H_
+
+#include <chrono>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "cli/server_connection.h"
+#include "cli/stored_snapshot_commands.h"
+#include "perfdata/status.h"
+
+namespace perfhive::cli {
+
+enum class QueryFormat { kTable, kCsv, kJson };
+
+struct QueryOptions {
+  std::vector<std::string> paths;
+  std::string since;  // a span back from now ("10m"); empty: see from/to
+  std::string from;   // RFC 3339
+  std::string to;     // RFC 3339
+  std::string step;   // a span; empty: every sample
+  bool statistics = false;
+  bool raw = false;
+  size_t top = 0;  // keep the N series with the highest mean (0: all)
+  int scale = 0;
+  QueryFormat format = QueryFormat::kTable;
+  size_t width = 0;  // table width; 0: the terminal's, or unlimited when not a terminal
+};
+Status RunQuery(const ServerConnection& server, const QueryOptions& options, std::ostream& out);
+
+struct WatchOptions {
+  std::vector<std::string> paths;
+  std::string interval = "1s";
+  int count = 0;  // stop after this many rounds with new values (0: until interrupted)
+  QueryFormat format = QueryFormat::kTable;
+};
+Status RunWatch(const ServerConnection& server, const WatchOptions& options, std::ostream& out);
+
+struct BrowseOptions {
+  std::string target;  // \\HOST, \\HOST\Object or a counter path, as each command needs
+  std::string detail;  // novice, advanced, expert, wizard; empty: all
+  std::string at;      // RFC 3339; empty: the newest sample
+  OutputFormat format = OutputFormat::kTable;
+};
+Status RunObjects(const ServerConnection& server, const BrowseOptions& options, std::ostream& out);
+Status RunCounters(const ServerConnection& server, const BrowseOptions& options, std::ostream& out);
+Status RunInstances(const ServerConnection& server, const BrowseOptions& options,
+                    std::ostream& out);
+Status RunExplain(const ServerConnection& server, const BrowseOptions& options, std::ostream& out);
+
+}  // namespace perfhive::cli
+
+#endif  // PERFHIVE_CLI_QUERY_COMMANDS_H_

@@ -1,0 +1,114 @@
+#include "proto/series_conversion.h"
+
+namespace perfhive {
+
+void SeriesToProto(const query::Series& series, bool with_raw, perfhive::v1::Series* out) {
+  out->set_host(series.host);
+  out->set_object_index(series.object_index);
+  out->set_counter_index(series.counter_index);
+  out->set_counter_type(series.counter_type);
+  out->set_object(series.object);
+  out->set_counter(series.counter);
+  out->set_has_instance(series.has_instance);
+  out->set_instance(series.instance);
+  const query::InstanceIdentity& identity = series.identity;
+  out->set_has_pid(identity.pid.has_value());
+  out->set_pid(identity.pid.value_or(0));
+  out->set_has_tid(identity.tid.has_value());
+  out->set_tid(identity.tid.value_or(0));
+  out->set_has_start(identity.start.has_value());
+  out->set_start(identity.start.value_or(0));
+  out->set_identity_key(identity.key);
+  for (const std::string& path : series.paths) out->add_paths(path);
+  if (with_raw) {
+    for (const query::RawSample& raw : series.raw) {
+      perfhive::v1::RawSample* sample = out->add_raw();
+      sample->set_time_unix_nanos(raw.time_ns);
+      sample->set_has_value(raw.raw.has_value);
+      sample->set_value(raw.raw.value);
+      sample->set_has_base(raw.raw.has_base);
+      sample->set_base(raw.raw.base);
+      sample->set_selected(raw.selected);
+    }
+  }
+  for (const query::Point& point : series.points) {
+    perfhive::v1::Point* p = out->add_points();
+    p->set_time_unix_nanos(point.time_ns);
+    p->set_value(point.value.value);
+    p->set_status(static_cast<uint32_t>(point.value.status));
+    p->set_status_name(std::string(PdhStatusName(point.value.status)));
+    p->set_raw(with_raw ? point.raw : 0);
+    p->set_path(point.path);
+  }
+  if (series.stats) {
+    perfhive::v1::SeriesStatistics* stats = out->mutable_statistics();
+    const CounterStatistics& summary = series.stats->summary;
+    stats->set_status(static_cast<uint32_t>(summary.status));
+    stats->set_count(summary.count);
+    stats->set_invalid(summary.invalid);
+    stats->set_min(summary.min);
+    stats->set_max(summary.max);
+    stats->set_mean(summary.mean);
+    stats->set_p50(series.stats->p50);
+    stats->set_p90(series.stats->p90);
+    stats->set_p95(series.stats->p95);
+    stats->set_p99(series.stats->p99);
+  }
+}
+
+query::Series SeriesFromProto(const perfhive::v1::Series& in) {
+  query::Series series;
+  series.host = in.host();
+  series.object_index = in.object_index();
+  series.counter_index = in.counter_index();
+  series.counter_type = in.counter_type();
+  series.object = in.object();
+  series.counter = in.counter();
+  series.has_instance = in.has_instance();
+  series.instance = in.instance();
+  if (in.has_pid()) series.identity.pid = in.pid();
+  if (in.has_tid()) series.identity.tid = in.tid();
+  if (in.has_start()) series.identity.start = in.start();
+  series.identity.key = in.identity_key();
+  series.paths.assign(in.paths().begin(), in.paths().end());
+  // A series always has a current path; an answer from an older server might not.
+  if (series.paths.empty()) series.paths.push_back("");
+  for (const perfhive::v1::RawSample& sample : in.raw()) {
+    query::RawSample raw;
+    raw.time_ns = sample.time_unix_nanos();
+    raw.selected = sample.selected();
+    raw.raw.type = in.counter_type();
+    raw.raw.has_value = sample.has_value();
+    raw.raw.value = sample.value();
+    raw.raw.has_base = sample.has_base();
+    raw.raw.base = sample.base();
+    series.raw.push_back(raw);
+  }
+  for (const perfhive::v1::Point& p : in.points()) {
+    query::Point point;
+    point.time_ns = p.time_unix_nanos();
+    point.value.value = p.value();
+    point.value.status = static_cast<PdhStatus>(p.status());
+    point.raw = p.raw() < series.raw.size() ? p.raw() : 0;
+    point.path = p.path() < series.paths.size() ? p.path() : 0;
+    series.points.push_back(point);
+  }
+  if (in.has_statistics()) {
+    const perfhive::v1::SeriesStatistics& stats = in.statistics();
+    query::SeriesStatistics converted;
+    converted.summary.status = static_cast<PdhStatus>(stats.status());
+    converted.summary.count = stats.count();
+    converted.summary.invalid = stats.invalid();
+    converted.summary.min = stats.min();
+    converted.summary.max = stats.max();
+    converted.summary.mean = stats.mean();
+    converted.p50 = stats.p50();
+    converted.p90 = stats.p90();
+    converted.p95 = stats.p95();
+    converted.p99 = stats.p99();
+    series.stats = converted;
+  }
+  return series;
+}
+
+}  // namespace perfhive

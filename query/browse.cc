@@ -1,0 +1,117 @@
+#include "query/browse.h"
+
+#include <charconv>
+
+#include "perfdata/case_folding.h"
+#include "perfdata/counter_type.h"
+#include "perfdata/instance_names.h"
+#include "perfdata/raw_counter.h"
+#include "perfdata/winperf.h"
+#include "query/units.h"
+
+namespace perfhive::query {
+namespace {
+
+constexpr std::pair<uint32_t, std::string_view> kLevels[] = {{winperf::kDetailNovice, "novice"},
+                                                             {winperf::kDetailAdvanced, "advanced"},
+                                                             {winperf::kDetailExpert, "expert"},
+                                                             {winperf::kDetailWizard, "wizard"}};
+
+}  // namespace
+
+std::string DetailLevelName(uint32_t level) {
+  for (const auto& [value, name] : kLevels) {
+    if (value == level) return std::string(name);
+  }
+  return std::to_string(level);
+}
+
+std::optional<uint32_t> ParseDetailLevel(std::string_view text) {
+  for (const auto& [value, name] : kLevels) {
+    if (EqualIgnoringCase(name, text)) return value;
+  }
+  uint32_t number = 0;
+  auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), number);
+  if (error != std::errc() || end != text.data() + text.size() || text.empty()) {
+    return std::nullopt;
+  }
+  return number;
+}
+
+std::string Titles::Name(uint32_t index) const {
+  for (const TitleDatabase* titles : {english, localized}) {
+    if (titles == nullptr) continue;
+    if (std::optional<std::string_view> name = titles->Name(index)) return std::string(*name);
+  }
+  return std::to_string(index);
+}
+
+std::string Titles::Help(uint32_t index) const {
+  for (const TitleDatabase* titles : {english, localized}) {
+    if (titles == nullptr) continue;
+    if (std::optional<std::string_view> help = titles->Help(index)) return std::string(*help);
+  }
+  return "";
+}
+
+std::vector<ObjectInfo> ListObjects(const SnapshotReader& snapshot, const Titles& titles,
+                                    uint32_t max_detail) {
+  std::vector<ObjectInfo> objects;
+  for (ObjectView object : snapshot.objects()) {
+    if (!object.has_data() || object.detail_level() > max_detail) continue;
+    objects.push_back({object.name_index(), titles.Name(object.name_index()),
+                       titles.Help(object.help_index()), object.detail_level(),
+                       object.num_instances(), object.num_counters()});
+  }
+  return objects;
+}
+
+Result<ObjectView> FindObject(const SnapshotReader& snapshot, const Titles& titles,
+                              std::string_view name) {
+  std::string close;
+  for (ObjectView object : snapshot.objects()) {
+    if (!object.has_data()) continue;
+    const uint32_t index = object.name_index();
+    for (const TitleDatabase* database : {titles.english, titles.localized}) {
+      if (database == nullptr) continue;
+      std::optional<std::string_view> title = database->Name(index);
+      if (title && EqualIgnoringCase(*title, name)) return object;
+    }
+    if (name == std::to_string(object.name_index())) return object;
+    // Close: one name starts with the other, ignoring case.
+    std::string shown = titles.Name(object.name_index());
+    size_t common = std::min(shown.size(), name.size());
+    if (common >= 3 && EqualIgnoringCase(shown.substr(0, common), name.substr(0, common))) {
+      close += (close.empty() ? "" : ", ") + shown;
+    }
+  }
+  return Status::NotFound("no object '" + std::string(name) + "' in the snapshot" +
+                          (close.empty() ? "" : " (close: " + close + ")"));
+}
+
+std::vector<CounterInfo> ListCounters(const ObjectView& object, const Titles& titles,
+                                      uint32_t max_detail) {
+  std::vector<CounterInfo> counters;
+  for (CounterDefinitionView counter : object.counters()) {
+    if (IsBaseType(counter.type()) || counter.detail_level() > max_detail) continue;
+    std::string name = titles.Name(counter.name_index());
+    std::string unit = UnitOf(counter.type(), name);
+    counters.push_back({counter.name_index(), std::move(name), titles.Help(counter.help_index()),
+                        counter.type(), CounterTypeName(counter.type()), std::move(unit),
+                        counter.detail_level(), counter.default_scale()});
+  }
+  return counters;
+}
+
+std::vector<InstanceInfo> ListInstances(const SnapshotReader& snapshot, const ObjectView& object) {
+  std::vector<InstanceInfo> instances;
+  if (!object.has_instance_list()) return instances;
+  std::vector<PdhInstanceName> names = NameInstances(snapshot, object);
+  std::vector<InstanceIdentity> identities = IdentifyInstances(object, names);
+  for (size_t i = 0; i < names.size(); ++i) {
+    instances.push_back({names[i].ToString(), std::move(identities[i])});
+  }
+  return instances;
+}
+
+}  // namespace perfhive::query

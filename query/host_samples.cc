@@ -1,0 +1,9 @@
+#include "query/host_samples.h"
+
+namespace perfhive::query {
+
+bool MachineMatches(const CounterPath& path, std::string_view host) {
+  return path.machine.empty() || MatchesPattern(path.machine, host);
+}
+
+}  // namespace perfhive::query

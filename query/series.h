@@ -1,0 +1,71 @@
+// Series: the answer to a query, one series per counter of one instance of one host, with the
+// raw samples it was computed from and its points (values with their PDH status). A series
+// follows one instance over time (query/instance_identity.h), so its PDH name may change from
+// point to point ("java#1" becomes "java" when the first java exits); each point says which.
+
+#ifndef PERFHIVE_QUERY_SERIES_H_
+#define PERFHIVE_QUERY_SERIES_H_
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "perfdata/calculator.h"
+#include "perfdata/counter_statistics.h"
+#include "perfdata/raw_counter.h"
+#include "query/instance_identity.h"
+
+namespace perfhive::query {
+
+// One raw sample of the series' counter.
+struct RawSample {
+  int64_t time_ns = 0;
+  uint32_t sample = 0;    // its position in HostSamples::samples
+  bool selected = false;  // false: read only as the older end of the next point's interval
+  RawCounter raw;
+};
+
+struct Point {
+  int64_t time_ns = 0;  // the newer sample's own time, or the step boundary when resampled
+  CounterValue value;
+  uint32_t raw = 0;   // the newer sample, in Series::raw
+  uint32_t path = 0;  // the PDH path at this point, in Series::paths
+};
+
+// count/min/max/mean as PdhComputeCounterStatistics (perfdata/counter_statistics.h), and
+// nearest-rank percentiles over the same valid values.
+struct SeriesStatistics {
+  CounterStatistics summary;
+  double p50 = 0, p90 = 0, p95 = 0, p99 = 0;  // meaningful when summary.count > 0
+};
+
+struct Series {
+  std::string host;
+  uint32_t object_index = 0;
+  uint32_t counter_index = 0;
+  uint32_t counter_type = 0;
+  std::string object;   // English name, else the index in decimal
+  std::string counter;  // likewise
+  bool has_instance = false;
+  std::string instance;  // the latest PDH instance name ("java#1", "explorer/0")
+  InstanceIdentity identity;
+  std::vector<std::string> paths;  // every full PDH path it had, in order; the last is current
+  std::vector<RawSample> raw;
+  std::vector<Point> points;
+  std::optional<SeriesStatistics> stats;
+
+  const std::string& path() const { return paths.back(); }
+};
+
+struct QueryAnswer {
+  std::vector<Series> series;  // in order of first appearance: by sample, then snapshot order
+  // Samples that could not be read (malformed bytes), named by host and time: data, not errors.
+  std::vector<std::string> warnings;
+
+  size_t num_points() const;
+};
+
+}  // namespace perfhive::query
+
+#endif  // PERFHIVE_QUERY_SERIES_H_

@@ -1,0 +1,252 @@
+#include "query/series_query.h"
+
+#include <string>
+#include <unordered_map>
+#include <utility>
+
+#include "perfdata/instance_names.h"
+#include "perfdata/path_expander.h"
+#include "perfdata/snapshot_reader.h"
+#include "perfdata/time_text.h"
+#include "query/series_statistics.h"
+
+namespace perfhive::query {
+namespace {
+
+const TitleDatabase& NoTitles() {
+  static const TitleDatabase* empty = new TitleDatabase();
+  return *empty;
+}
+
+// One sample opened, with the names and identities of its objects' instances, worked out the
+// first time an object is asked for.
+class OpenSample {
+ public:
+  struct Object {
+    ObjectView view;
+    std::vector<InstanceView> instances;
+    std::vector<PdhInstanceName> names;
+    std::vector<InstanceIdentity> identities;
+    std::unordered_map<std::string, uint32_t> by_key;  // filled on the first Find
+  };
+
+  OpenSample(const HostSample& input, uint32_t index, SnapshotReader reader)
+      : input_(input), index_(index), reader_(reader) {}
+
+  const HostSample& input() const { return input_; }
+  uint32_t index() const { return index_; }
+  const SnapshotReader& reader() const { return reader_; }
+
+  Object& ObjectAt(const ObjectView& view) {
+    auto [it, added] = objects_.try_emplace(view.position());
+    if (added) {
+      Object& object = it->second;
+      object.view = view;
+      object.instances.assign(view.instances().begin(), view.instances().end());
+      object.names = NameInstances(reader_, view);
+      object.identities = IdentifyInstances(view, object.names);
+    }
+    return it->second;
+  }
+
+  // The instance of the first object with this title index whose identity has `key`.
+  std::optional<std::pair<Object*, uint32_t>> Find(uint32_t object_index, const std::string& key) {
+    std::optional<ObjectView> view = reader_.FindObject(object_index);
+    if (!view) return std::nullopt;
+    Object& object = ObjectAt(*view);
+    if (object.by_key.empty()) {
+      for (uint32_t i = 0; i < object.identities.size(); ++i) {
+        object.by_key.emplace(object.identities[i].key, i);
+      }
+    }
+    auto it = object.by_key.find(key);
+    if (it == object.by_key.end()) return std::nullopt;
+    return std::make_pair(&object, it->second);
+  }
+
+ private:
+  const HostSample& input_;
+  uint32_t index_;
+  SnapshotReader reader_;
+  std::unordered_map<uint32_t, Object> objects_;  // by byte position
+};
+
+// The raw sample of the counter (title index and type) in the older sample's instance, if
+// the object there defines it.
+std::optional<RawCounter> ReadOlder(const OpenSample& sample, const OpenSample::Object& object,
+                                    uint32_t instance, uint32_t counter_index, uint32_t type) {
+  CounterDefinitionRange counters = object.view.counters();
+  for (auto it = counters.begin(); it != counters.end(); ++it) {
+    if ((*it).name_index() == counter_index && (*it).type() == type) {
+      return ReadRawCounter(sample.reader(), object.view, it, object.instances[instance]);
+    }
+  }
+  return std::nullopt;
+}
+
+Status TooLarge(const HostSamples& host, size_t points, size_t series, const QueryOptions& o) {
+  return Status::ResourceExhausted(
+      "the answer would hold more than " + std::to_string(o.max_points) + " points (" +
+      std::to_string(points) + " so far, in " + std::to_string(series) + " series, reading host " +
+      host.host +
+      "); narrow the query: fewer paths or narrower wildcards (\\Process(sql*) rather than "
+      "\\Process(*)), a shorter time range, or a coarser step");
+}
+
+// What AddHostSeries keeps while it walks one host's samples.
+class HostWalk {
+ public:
+  HostWalk(const HostSamples& host, const QueryOptions& options, QueryAnswer& answer)
+      : host_(host),
+        options_(options),
+        answer_(answer),
+        first_series_(answer.series.size()),
+        points_(answer.num_points()),
+        host_prefix_("\\\\" + EscapePattern(host.host)) {}
+
+  Status Walk(const std::vector<CounterPath>& paths) {
+    std::optional<OpenSample> previous;
+    for (uint32_t i = 0; i < host_.samples.size(); ++i) {
+      const HostSample& input = host_.samples[i];
+      Result<SnapshotReader> reader =
+          input.bytes ? SnapshotReader::Open(*input.bytes)
+                      : Result<SnapshotReader>(Status::InvalidArgument("no bytes"));
+      if (!reader.ok()) {
+        answer_.warnings.push_back(host_.host + " at " + FormatRfc3339(input.time_ns) +
+                                   ": sample skipped: " + reader.error());
+        previous.reset();
+        continue;
+      }
+      OpenSample current(input, i, *reader);
+      if (Status s = Select(paths, current, previous ? &*previous : nullptr); !s.ok()) return s;
+      previous.emplace(std::move(current));
+    }
+    return Status();
+  }
+
+  void Finish() {
+    for (size_t s = first_series_; s < answer_.series.size(); ++s) {
+      Series& series = answer_.series[s];
+      if (options_.step_ns) {
+        ResampleSeries(series, options_.first_boundary_ns.value_or(host_.samples[0].time_ns),
+                       *options_.step_ns, options_.format);
+      }
+      if (options_.statistics) series.stats = ComputeSeriesStatistics(series, options_.format);
+    }
+  }
+
+ private:
+  Status Select(const std::vector<CounterPath>& paths, OpenSample& current, OpenSample* previous) {
+    const HostSample& input = current.input();
+    PathExpander expander(current.reader(), input.english ? *input.english : NoTitles(),
+                          input.localized.get());
+    // The expander names the machine as the snapshot does; answers name it as the agent did.
+    const std::string system = current.reader().system_name();
+    const size_t machine_length = system.empty() ? 0 : 2 + EscapePattern(system).size();
+    for (const CounterPath& path : paths) {
+      for (const CounterMatch& match : expander.Expand(path)) {
+        OpenSample::Object& object = current.ObjectAt(match.object);
+        const InstanceIdentity& identity = object.identities[match.instance_position];
+        Series& series = SeriesFor(expander, match, identity);
+        if (!series.raw.empty() && series.raw.back().sample == current.index()) continue;
+        std::string full_path = host_prefix_ + match.path.substr(machine_length);
+        if (series.paths.empty() || series.paths.back() != full_path) {
+          series.paths.push_back(std::move(full_path));
+        }
+        if (series.has_instance) series.instance = object.names[match.instance_position].ToString();
+        RawCounter raw =
+            ReadRawCounter(SampleTimes::Of(current.reader(), match.object), match.counter,
+                           match.next ? &*match.next : nullptr, match.instance.counters());
+        if (previous != nullptr && NeedsTwoSamples(raw.type) &&
+            (series.raw.empty() || series.raw.back().sample + 1 != current.index())) {
+          AddLeadIn(series, *previous);
+        }
+        CounterValue value = ComputeCounterValue(
+            raw, series.raw.empty() ? nullptr : &series.raw.back().raw, options_.format);
+        series.raw.push_back({input.time_ns, current.index(), true, raw});
+        series.points.push_back({input.time_ns, value, static_cast<uint32_t>(series.raw.size() - 1),
+                                 static_cast<uint32_t>(series.paths.size() - 1)});
+        if (++points_ > options_.max_points && !options_.step_ns) {
+          return TooLarge(host_, points_, answer_.series.size(), options_);
+        }
+      }
+    }
+    return Status();
+  }
+
+  Series& SeriesFor(const PathExpander& expander, const CounterMatch& match,
+                    const InstanceIdentity& identity) {
+    std::string key = std::to_string(match.object.name_index()) + "|" +
+                      std::to_string(match.counter.name_index()) + "|" +
+                      std::to_string(match.counter.type()) + "|" + identity.key;
+    auto [it, added] = series_at_.try_emplace(std::move(key), answer_.series.size());
+    if (added) {
+      Series& series = answer_.series.emplace_back();
+      series.host = host_.host;
+      series.object_index = match.object.name_index();
+      series.counter_index = match.counter.name_index();
+      series.counter_type = match.counter.type();
+      series.object = expander.DisplayName(series.object_index);
+      series.counter = expander.DisplayName(series.counter_index);
+      series.has_instance = match.instance.has_definition();
+      series.identity = identity;
+    }
+    return answer_.series[it->second];
+  }
+
+  // The same instance's raw sample in the sample just before, so that the first point of a
+  // series (or the first after a gap in its selection) has a value when the instance was there.
+  void AddLeadIn(Series& series, OpenSample& previous) {
+    auto found = previous.Find(series.object_index, series.identity.key);
+    if (!found) return;
+    std::optional<RawCounter> raw = ReadOlder(previous, *found->first, found->second,
+                                              series.counter_index, series.counter_type);
+    if (raw) series.raw.push_back({previous.input().time_ns, previous.index(), false, *raw});
+  }
+
+  const HostSamples& host_;
+  const QueryOptions& options_;
+  QueryAnswer& answer_;
+  const size_t first_series_;
+  size_t points_;
+  const std::string host_prefix_;
+  std::unordered_map<std::string, size_t> series_at_;  // object|counter|type|identity → series
+};
+
+}  // namespace
+
+size_t QueryAnswer::num_points() const {
+  size_t points = 0;
+  for (const Series& s : series) points += s.points.size();
+  return points;
+}
+
+Status AddHostSeries(const HostSamples& host, std::span<const CounterPath> paths,
+                     const QueryOptions& options, QueryAnswer& answer) {
+  if (options.step_ns && *options.step_ns <= 0) {
+    return Status::InvalidArgument("the step must be longer than zero");
+  }
+  std::vector<CounterPath> wanted;  // the host's paths, machine dropped: matched here already
+  for (const CounterPath& path : paths) {
+    if (!MachineMatches(path, host.host)) continue;
+    wanted.push_back(path);
+    wanted.back().machine.clear();
+  }
+  if (wanted.empty() || host.samples.empty()) return Status();
+  HostWalk walk(host, options, answer);
+  if (Status s = walk.Walk(wanted); !s.ok()) return s;
+  walk.Finish();
+  if (size_t points = answer.num_points(); points > options.max_points) {
+    return TooLarge(host, points, answer.series.size(), options);
+  }
+  return Status();
+}
+
+Result<QueryAnswer> RunQuery(const HostSamples& host, std::span<const CounterPath> paths,
+                             const QueryOptions& options) {
+  QueryAnswer answer;
+  if (Status s = AddHostSeries(host, paths, options, answer); !s.ok()) return s;
+  return answer;
+}
+
+}  // namespace perfhive::query

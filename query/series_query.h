@@ -1,0 +1,46 @@
+// RunQuery: selects counters by PDH paths in every sample of one host and computes their values
+// over time with perfdata's calculator, one series per counter of one instance, following
+// instances by identity (query/instance_identity.h); optionally resampled to a step and with
+// statistics. docs/query_semantics.md gives the rules.
+
+#ifndef PERFHIVE_QUERY_SERIES_QUERY_H_
+#define PERFHIVE_QUERY_SERIES_QUERY_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <span>
+
+#include "perfdata/calculator.h"
+#include "perfdata/counter_path.h"
+#include "perfdata/status.h"
+#include "query/host_samples.h"
+#include "query/series.h"
+
+namespace perfhive::query {
+
+struct QueryOptions {
+  FormatOptions format;
+  // Resample: one point per step boundary, first_boundary_ns + k·step_ns, computed from the
+  // last raw samples at or before consecutive boundaries.
+  std::optional<int64_t> step_ns;
+  std::optional<int64_t> first_boundary_ns;  // default: the host's first sample time
+  bool statistics = false;
+  // The most points the whole answer may hold (series × points); more is an error that says
+  // how to narrow the query.
+  size_t max_points = 2'000'000;
+};
+
+// Adds the series of one host to `answer` (call once per host; the limit counts the whole
+// answer). Paths whose machine does not match the host select nothing. Errors:
+// kResourceExhausted for the limit, kInvalidArgument for a bad option.
+Status AddHostSeries(const HostSamples& host, std::span<const CounterPath> paths,
+                     const QueryOptions& options, QueryAnswer& answer);
+
+// The same for one host, into a new answer.
+Result<QueryAnswer> RunQuery(const HostSamples& host, std::span<const CounterPath> paths,
+                             const QueryOptions& options = {});
+
+}  // namespace perfhive::query
+
+#endif  // PERFHIVE_QUERY_SERIES_QUERY_H_

@@ -1,0 +1,166 @@
+#include "tests/e2e/e2e_cluster.h"
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+
+#include "perfdata/snapshot_builder.h"
+#include "perfdata/title_database.h"
+#include "perfdata/well_known_indexes.h"
+#include "port/sha256.h"
+
+namespace perfhive::testing {
+namespace {
+
+namespace ti = title_index;
+
+void WriteFile(const std::string& path, const std::vector<uint8_t>& bytes) {
+  std::ofstream(path, std::ios::binary)
+      .write(reinterpret_cast<const char*>(bytes.data()),
+             static_cast<std::streamsize>(bytes.size()));
+}
+
+}  // namespace
+
+ScratchDir::ScratchDir(const std::string& name) {
+  std::string pattern =
+      (std::filesystem::temp_directory_path() / ("perfhive-e2e-" + name + "-XXXXXX")).string();
+  path_ = mkdtemp(pattern.data());
+}
+
+ScratchDir::~ScratchDir() { std::filesystem::remove_all(path_); }
+
+int FreeLoopbackPort() {
+  int fd = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof address);
+  socklen_t length = sizeof address;
+  getsockname(fd, reinterpret_cast<sockaddr*>(&address), &length);
+  close(fd);
+  return ntohs(address.sin_port);
+}
+
+ServerProcess::ServerProcess(const ScratchDir& scratch, std::vector<std::string> extra_flags)
+    : data_(scratch / "server-data"),
+      log_(scratch / "server.log"),
+      address_("127.0.0.1:" + std::to_string(FreeLoopbackPort())),
+      flags_(std::move(extra_flags)) {}
+
+bool ServerProcess::Start() {
+  std::vector<std::string> argv = {ServerBinary(), "--listen", address_, "--data", data_};
+  argv.insert(argv.end(), flags_.begin(), flags_.end());
+  std::string before = ReadWholeFile(log_);
+  process_ = std::make_unique<ChildProcess>(argv, log_, log_);
+  // The log is appended to across restarts: wait for a new "listening" line.
+  for (int i = 0; i < 500; ++i) {
+    std::string text = ReadWholeFile(log_);
+    if (text.size() > before.size() &&
+        text.find("event=listening", before.size()) != std::string::npos) {
+      return true;
+    }
+    if (!process_->running()) break;
+    usleep(20'000);
+  }
+  std::cerr << "perfhive-server did not start:\n" << ReadWholeFile(log_) << "\n";
+  return false;
+}
+
+void ServerProcess::Kill(int signal) {
+  if (process_) process_->Signal(signal);
+  if (signal == SIGKILL && process_) process_->Wait(std::chrono::seconds(10));
+}
+
+std::optional<int> ServerProcess::Stop() {
+  if (!process_) return std::nullopt;
+  process_->Signal(SIGTERM);
+  return process_->Wait(std::chrono::seconds(20));
+}
+
+ReplayDir WriteReplayDir(const ScratchDir& scratch, const std::string& name, int count,
+                         int first_second, const std::string& title_suffix) {
+  ReplayDir dir;
+  dir.path = scratch / name;
+  std::filesystem::create_directories(dir.path);
+  TitleDatabase titles;
+  titles.AddName(ti::kProcessor, "Processor" + title_suffix);
+  titles.AddName(ti::kProcess, "Process" + title_suffix);
+  titles.AddName(ti::kMemory, "Memory" + title_suffix);
+  titles.AddName(ti::kPercentProcessorTime, "% Processor Time");
+  titles.AddName(ti::kIdProcess, "ID Process");
+  titles.AddName(ti::kElapsedTime, "Elapsed Time");
+  titles.AddName(ti::kAvailableBytes, "Available Bytes");
+  dir.titles = titles.EncodeNames();
+  WriteFile(dir.path + "/titles.bin", dir.titles);
+  for (int i = 0; i < count; ++i) {
+    int second = first_second + i;
+    SnapshotBuilder builder;
+    builder.set_system_name(name)
+        .set_system_time({2026, 11, 1, 22, 10, static_cast<uint16_t>(second / 60 % 60),
+                          static_cast<uint16_t>(second % 60), 0})
+        .set_perf_freq(10'000'000)
+        .set_perf_time(int64_t{10'000'000} * second)
+        .set_perf_time_100ns(int64_t{10'000'000} * second);
+    ObjectBuilder& processor = builder.AddObject(ti::kProcessor);
+    processor.set_perf_freq(10'000'000).set_perf_time(int64_t{10'000'000} * second);
+    uint32_t busy = processor.AddCounter(
+        {.name_index = ti::kPercentProcessorTime, .type = winperf::k100NsecTimerInv});
+    for (int cpu = 0; cpu < 2; ++cpu) {
+      uint32_t instance = processor.AddInstance(std::to_string(cpu));
+      // Idle time grows by (1 - load) per second: cpu0 25% busy, cpu1 50% busy.
+      double load = cpu == 0 ? 0.25 : 0.5;
+      processor.SetValue(instance, busy,
+                         static_cast<uint64_t>(10'000'000 * (1 - load) * second) + 1'000'000'000);
+    }
+    ObjectBuilder& process = builder.AddObject(ti::kProcess);
+    process.set_perf_freq(10'000'000).set_perf_time(int64_t{10'000'000} * second);
+    uint32_t cpu = process.AddCounter(
+        {.name_index = ti::kPercentProcessorTime, .type = winperf::k100NsecTimer});
+    uint32_t pid =
+        process.AddCounter({.name_index = ti::kIdProcess, .type = winperf::kCounterRawcount});
+    for (int p = 0; p < 3; ++p) {
+      uint32_t instance = process.AddInstance(p == 2 ? "svc" : "app");
+      process.SetValue(instance, cpu, static_cast<uint64_t>(1'000'000 * (p + 1)) * second);
+      process.SetValue(instance, pid, static_cast<uint64_t>(1000 + p));
+    }
+    ObjectBuilder& memory = builder.AddObject(ti::kMemory);
+    memory.set_no_instances();
+    uint32_t available = memory.AddCounter(
+        {.name_index = ti::kAvailableBytes, .type = winperf::kCounterLargeRawcount});
+    memory.SetValue(0, available, uint64_t{4} << 30);
+    std::vector<uint8_t> bytes = builder.Build();
+    char file[32];
+    std::snprintf(file, sizeof file, "/%05d.perf", i);
+    WriteFile(dir.path + file, bytes);
+    dir.snapshots.push_back(std::move(bytes));
+  }
+  return dir;
+}
+
+CommandResult RunCommand(const ScratchDir& scratch, std::vector<std::string> argv,
+                         std::chrono::milliseconds timeout) {
+  static int runs = 0;
+  std::string out = scratch / ("command-" + std::to_string(++runs) + ".out");
+  std::string err = out + ".err";
+  ChildProcess child(std::move(argv), out, err);
+  CommandResult result;
+  result.exit_code = child.Wait(timeout).value_or(-1);
+  result.out = ReadWholeFile(out);
+  result.err = ReadWholeFile(err);
+  return result;
+}
+
+std::string ServerBinary() { return PERFHIVE_SERVER_BINARY; }
+std::string AgentBinary() { return PERFHIVE_AGENT_BINARY; }
+std::string CliBinary() { return PERFHIVE_CLI_BINARY; }
+
+std::string Sha256Hex(const std::vector<uint8_t>& bytes) { return ToHex(Sha256(bytes)); }
+
+}  // namespace perfhive::testing

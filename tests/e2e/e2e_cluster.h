@@ -1,0 +1,83 @@
+// The pieces of an end-to-end test: a perfhive-server process on a loopback port with its data
+// directory, agents as processes (procfs, or replay of builder-made Windows-like snapshots), and
+// the perfhive CLI run as a user runs it. Everything is started here and stopped by PID.
+
+#ifndef PERFHIVE_TESTS_E2E_E2E_CLUSTER_H_
+#define PERFHIVE_TESTS_E2E_E2E_CLUSTER_H_
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "tests/support/child_process.h"
+
+namespace perfhive::testing {
+
+// A directory removed with everything in it at the end.
+class ScratchDir {
+ public:
+  explicit ScratchDir(const std::string& name);
+  ~ScratchDir();
+  const std::string& path() const { return path_; }
+  std::string operator/(const std::string& name) const { return path_ + "/" + name; }
+
+ private:
+  std::string path_;
+};
+
+// A TCP port on 127.0.0.1 that was free a moment ago.
+int FreeLoopbackPort();
+
+// A perfhive-server process. Restartable on the same port and data directory.
+class ServerProcess {
+ public:
+  ServerProcess(const ScratchDir& scratch, std::vector<std::string> extra_flags = {"--insecure"});
+  // Starts it and waits until it listens; false (with its log in the test output) if it does not.
+  bool Start();
+  void Kill(int signal);
+  std::optional<int> Stop();  // SIGTERM, then wait
+  const std::string& address() const { return address_; }
+  const std::string& log_path() const { return log_; }
+  ChildProcess* process() { return process_.get(); }
+
+ private:
+  std::string data_;
+  std::string log_;
+  std::string address_;
+  std::vector<std::string> flags_;
+  std::unique_ptr<ChildProcess> process_;
+};
+
+// A directory of builder-made snapshots of a Windows-like host for `perfhive-agent run --source
+// replay`: `count` Global snapshots one second apart with Processor, Process and Memory, and a
+// title database whose object names carry `title_suffix` so hosts can be told apart.
+struct ReplayDir {
+  std::string path;
+  std::vector<std::vector<uint8_t>> snapshots;  // in file order
+  std::vector<uint8_t> titles;
+};
+ReplayDir WriteReplayDir(const ScratchDir& scratch, const std::string& name, int count,
+                         int first_second = 0, const std::string& title_suffix = "");
+
+// Runs a program to its end and returns its exit code and standard output.
+struct CommandResult {
+  int exit_code = -1;
+  std::string out;
+  std::string err;
+};
+CommandResult RunCommand(const ScratchDir& scratch, std::vector<std::string> argv,
+                         std::chrono::milliseconds timeout = std::chrono::seconds(60));
+
+// The paths of the built programs (compile definitions from CMake).
+std::string ServerBinary();
+std::string AgentBinary();
+std::string CliBinary();
+
+// Lower-case hex SHA-256 of bytes.
+std::string Sha256Hex(const std::vector<uint8_t>& bytes);
+
+}  // namespace perfhive::testing
+
+#endif  // PERFHIVE_TESTS_E2E_E2E_CLUSTER_H_

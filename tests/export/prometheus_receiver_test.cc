@@ -1,0 +1,402 @@
+// Against the real Debian `prometheus`, started here on 127.0.0.1 with its remote-write receiver
+// and a temporary storage directory, and stopped by PID: what the writer pushes is what
+// Prometheus stores (values and timestamps read back with /api/v1/query_range); a backlog
+// offered while the receiver is down arrives once it is up; samples already delivered, resent
+// in front of new ones as after a restart, do not keep the new ones out; and the /metrics page
+// of the real server passes `promtool check metrics`. Skips when prometheus is not installed.
+
+#include <gtest/gtest.h>
+#include <signal.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <thread>
+
+#include "export/http_client.h"
+#include "export/http_server.h"
+#include "export/metrics_http_server.h"
+#include "export/metrics_text.h"
+#include "export/remote_writer.h"
+#include "perfdata/winperf.h"
+#include "tests/support/child_process.h"
+
+namespace perfhive {
+namespace {
+
+namespace fs = std::filesystem;
+namespace wp = winperf;
+using std::chrono::milliseconds;
+
+const char* kPrometheus = "/usr/bin/prometheus";
+const char* kPromtool = "/usr/bin/promtool";
+
+// A port nothing listens on right now.
+uint16_t FreePort() {
+  auto probe = HttpServer::Start("127.0.0.1", 0, [](const HttpRequest&) { return HttpReply{}; });
+  EXPECT_TRUE(probe.ok());
+  return (*probe)->port();
+}
+
+// Percent-encoding for a query parameter.
+std::string UrlEncode(std::string_view text) {
+  std::string out;
+  for (unsigned char c : text) {
+    if (std::isalnum(c) || c == '_' || c == '-' || c == '.' || c == '~') {
+      out += static_cast<char>(c);
+    } else {
+      char hex[4];
+      std::snprintf(hex, sizeof hex, "%%%02X", c);
+      out += hex;
+    }
+  }
+  return out;
+}
+
+class TempDir {
+ public:
+  TempDir() {
+    std::string pattern = (fs::temp_directory_path() / "perfhive-prom-XXXXXX").string();
+    path_ = mkdtemp(pattern.data());
+  }
+  ~TempDir() { fs::remove_all(path_); }
+  const fs::path& path() const { return path_; }
+
+ private:
+  fs::path path_;
+};
+
+// One Prometheus on 127.0.0.1:`port`, storing under `dir`.
+class Prometheus {
+ public:
+  Prometheus(const fs::path& dir, uint16_t port) : port_(port) {
+    fs::create_directories(dir / "data");
+    std::ofstream(dir / "prometheus.yml") << "global: {scrape_interval: 15s}\n";
+    log_ = (dir / "prometheus.log").string();
+    process_.emplace(
+        std::vector<std::string>{kPrometheus, "--config.file=" + (dir / "prometheus.yml").string(),
+                                 "--storage.tsdb.path=" + (dir / "data").string(),
+                                 "--web.listen-address=" + Address(),
+                                 "--web.enable-remote-write-receiver"},
+        log_, log_);
+  }
+  ~Prometheus() { Stop(); }
+
+  void Stop() {
+    if (!process_) return;
+    process_->Signal(SIGTERM);
+    if (!process_->Wait(milliseconds(20000))) process_->Signal(SIGKILL);
+    process_.reset();
+  }
+
+  std::string Address() const { return "127.0.0.1:" + std::to_string(port_); }
+  std::string WriteUrl() const { return "http://" + Address() + "/api/v1/write"; }
+
+  bool WaitReady() {
+    HttpClient client({});
+    for (int i = 0; i < 300; ++i) {
+      Result<HttpResponse> ready = client.Get("http://" + Address() + "/-/ready");
+      if (ready.ok() && ready->status == 200) return true;
+      std::this_thread::sleep_for(milliseconds(100));
+    }
+    ADD_FAILURE() << "prometheus not ready; its log:\n" << testing::ReadWholeFile(log_);
+    return false;
+  }
+
+  // query_range's (time ms, value) points of every series `query` selects, by `instance` label.
+  std::map<std::string, std::vector<std::pair<int64_t, double>>> Range(const std::string& query,
+                                                                       int64_t start_ms,
+                                                                       int64_t end_ms,
+                                                                       int64_t step_ms) {
+    HttpClient client({});
+    std::string url = "http://" + Address() + "/api/v1/query_range?query=" + UrlEncode(query) +
+                      "&start=" + Seconds(start_ms) + "&end=" + Seconds(end_ms) +
+                      "&step=" + Seconds(step_ms);
+    Result<HttpResponse> response = client.Get(url);
+    std::map<std::string, std::vector<std::pair<int64_t, double>>> points;
+    if (!response.ok() || response->status != 200) {
+      ADD_FAILURE() << url << ": " << (response.ok() ? response->body : response.error());
+      return points;
+    }
+    nlohmann::json json = nlohmann::json::parse(response->body);
+    for (const auto& series : json["data"]["result"]) {
+      std::string instance = series["metric"].value("instance", "");
+      for (const auto& value : series["values"]) {
+        int64_t ms = std::llround(value[0].get<double>() * 1000);
+        points[instance].emplace_back(ms, std::stod(value[1].get<std::string>()));
+      }
+    }
+    return points;
+  }
+
+ private:
+  static std::string Seconds(int64_t ms) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%.3f", static_cast<double>(ms) / 1000);
+    return text;
+  }
+
+  uint16_t port_;
+  std::string log_;
+  std::optional<testing::ChildProcess> process_;
+};
+
+bool HavePrometheus() { return fs::exists(kPrometheus) && fs::exists(kPromtool); }
+
+#define SKIP_WITHOUT_PROMETHEUS()                                                              \
+  if (!HavePrometheus()) {                                                                     \
+    GTEST_SKIP() << kPrometheus << " or " << kPromtool                                         \
+                 << " is not installed (apt-get install prometheus; scripts/install-deps.sh)"; \
+  }
+
+// Sample times: whole 10 s steps shortly before now, inside Prometheus' accepted window.
+int64_t RecentStart() {
+  int64_t now =
+      std::chrono::duration_cast<milliseconds>(std::chrono::system_clock::now().time_since_epoch())
+          .count();
+  return (now - 10 * 60 * 1000) / 10000 * 10000;
+}
+
+ComputedSample Computed(const char* object, const char* counter, uint32_t type,
+                        const std::string& instance, int64_t t, double value) {
+  ComputedSample sample;
+  sample.host = "web01";
+  sample.object_english = object;
+  sample.counter_english = counter;
+  sample.instance = instance;
+  sample.counter_type = type;
+  sample.timestamp_ms = t;
+  sample.value = value;
+  return sample;
+}
+
+ComputedSample CpuSample(const std::string& instance, int64_t t, double percent) {
+  return Computed("Processor", "% Processor Time", wp::k100NsecTimerInv, instance, t, percent);
+}
+
+struct Delivered {
+  std::mutex mutex;
+  std::map<std::string, uint64_t> position;
+};
+
+RemoteWriterOptions WriterOptions(const std::string& url, Delivered& delivered) {
+  RemoteWriterOptions options;
+  options.url = url;
+  options.shards = 2;
+  options.max_samples_per_request = 5;
+  options.min_backoff = milliseconds(20);
+  options.max_backoff = milliseconds(200);
+  options.on_delivered = [&delivered](const std::string& host, uint64_t position) {
+    std::lock_guard lock(delivered.mutex);
+    delivered.position[host] = position;
+  };
+  return options;
+}
+
+TEST(PrometheusReceiverTest, StoresTheValuesAndTimesPushed) {
+  SKIP_WITHOUT_PROMETHEUS();
+  TempDir dir;
+  Prometheus prometheus(dir.path(), FreePort());
+  ASSERT_TRUE(prometheus.WaitReady());
+  Delivered delivered;
+  RemoteWriter writer(WriterOptions(prometheus.WriteUrl(), delivered));
+  const int64_t t0 = RecentStart();
+  // Processor % Processor Time for _Total and 0, 6 samples 10 s apart: 12.5 %, 25 %, ...
+  for (int step = 0; step < 6; ++step) {
+    std::vector<ComputedSample> batch = {CpuSample("_Total", t0 + step * 10000, 12.5 * (step + 1)),
+                                         CpuSample("0", t0 + step * 10000, 100 - step)};
+    // And one process handle count with its PID.
+    batch.push_back(Computed("Process", "Handle Count", wp::kCounterRawcount, "svchost#1",
+                             t0 + step * 10000, 400.0 + step));
+    batch.back().pid = 812;
+    ASSERT_TRUE(writer.Offer("web01", batch, step + 1));
+  }
+  ASSERT_TRUE(writer.Flush(milliseconds(30000)));
+  EXPECT_EQ(writer.stats().sent, 18u);
+  EXPECT_EQ(writer.stats().dropped, 0u);
+  {
+    std::lock_guard lock(delivered.mutex);
+    EXPECT_EQ(delivered.position["web01"], 6u);
+  }
+
+  auto cpu =
+      prometheus.Range("pdh_processor_processor_time_ratio{host=\"web01\"}", t0, t0 + 50000, 10000);
+  using Points = std::vector<std::pair<int64_t, double>>;
+  EXPECT_EQ(cpu["_Total"], (Points{{t0, 0.125},
+                                   {t0 + 10000, 0.25},
+                                   {t0 + 20000, 0.375},
+                                   {t0 + 30000, 0.5},
+                                   {t0 + 40000, 0.625},
+                                   {t0 + 50000, 0.75}}));
+  EXPECT_EQ(cpu["0"], (Points{{t0, 1.0},
+                              {t0 + 10000, 0.99},
+                              {t0 + 20000, 0.98},
+                              {t0 + 30000, 0.97},
+                              {t0 + 40000, 0.96},
+                              {t0 + 50000, 0.95}}));
+  auto handles = prometheus.Range("pdh_process_handles{pid=\"812\"}", t0, t0 + 50000, 10000);
+  EXPECT_EQ(handles["svchost#1"], (Points{{t0, 400},
+                                          {t0 + 10000, 401},
+                                          {t0 + 20000, 402},
+                                          {t0 + 30000, 403},
+                                          {t0 + 40000, 404},
+                                          {t0 + 50000, 405}}));
+}
+
+TEST(PrometheusReceiverTest, BacklogOfferedWhileTheReceiverIsDownArrivesWhenItIsUp) {
+  SKIP_WITHOUT_PROMETHEUS();
+  TempDir dir;
+  uint16_t port = FreePort();
+  Delivered delivered;
+  RemoteWriter writer(
+      WriterOptions("http://127.0.0.1:" + std::to_string(port) + "/api/v1/write", delivered));
+  const int64_t t0 = RecentStart();
+  for (int step = 0; step < 8; ++step) {
+    ASSERT_TRUE(
+        writer.Offer("web01", std::vector{CpuSample("_Total", t0 + step * 10000, step)}, step + 1));
+  }
+  EXPECT_FALSE(writer.Flush(milliseconds(500)));  // nothing listens yet
+  EXPECT_GT(writer.stats().failed, 0u);
+  EXPECT_EQ(writer.stats().sent, 0u);
+  {
+    std::lock_guard lock(delivered.mutex);
+    EXPECT_TRUE(delivered.position.empty());
+  }
+
+  Prometheus prometheus(dir.path(), port);
+  ASSERT_TRUE(prometheus.WaitReady());
+  ASSERT_TRUE(writer.Flush(milliseconds(30000)));
+  EXPECT_EQ(writer.stats().sent, 8u);
+  EXPECT_EQ(writer.stats().lag_ms(), 0);
+  {
+    std::lock_guard lock(delivered.mutex);
+    EXPECT_EQ(delivered.position["web01"], 8u);
+  }
+  auto cpu = prometheus.Range("pdh_processor_processor_time_ratio", t0, t0 + 70000, 10000);
+  ASSERT_EQ(cpu["_Total"].size(), 8u);
+  for (int step = 0; step < 8; ++step) {
+    EXPECT_EQ(cpu["_Total"][step].first, t0 + step * 10000);
+    EXPECT_DOUBLE_EQ(cpu["_Total"][step].second, step * 0.01);
+  }
+}
+
+TEST(PrometheusReceiverTest, ResentSamplesInFrontOfNewOnesDoNotKeepTheNewOnesOut) {
+  SKIP_WITHOUT_PROMETHEUS();
+  TempDir dir;
+  Prometheus prometheus(dir.path(), FreePort());
+  ASSERT_TRUE(prometheus.WaitReady());
+  const int64_t t0 = RecentStart();
+  auto batch = [&](int step) {
+    return std::vector{CpuSample("_Total", t0 + step * 10000, 10 * step),
+                       CpuSample("1", t0 + step * 10000, 10 * step + 1)};
+  };
+  {
+    Delivered delivered;
+    RemoteWriter first(WriterOptions(prometheus.WriteUrl(), delivered));
+    for (int step = 0; step < 3; ++step) ASSERT_TRUE(first.Offer("web01", batch(step), step));
+    ASSERT_TRUE(first.Flush(milliseconds(30000)));
+  }
+  // A restarted server resumes from an older persisted position: steps 0-2 again, then 3-5.
+  Delivered delivered;
+  RemoteWriterOptions options = WriterOptions(prometheus.WriteUrl(), delivered);
+  options.shards = 1;
+  options.max_samples_per_request = 100;
+  RemoteWriter second(options);
+  std::vector<ComputedSample> resumed;
+  for (int step = 0; step < 6; ++step) {
+    auto one = batch(step);
+    resumed.insert(resumed.end(), one.begin(), one.end());
+  }
+  ASSERT_TRUE(second.Offer("web01", resumed, 5));
+  ASSERT_TRUE(second.Flush(milliseconds(30000)));
+  EXPECT_GT(second.stats().dropped, 0u);  // the receiver refused the old ones
+  {
+    std::lock_guard lock(delivered.mutex);
+    EXPECT_EQ(delivered.position["web01"], 5u);
+  }
+  auto cpu = prometheus.Range("pdh_processor_processor_time_ratio", t0, t0 + 50000, 10000);
+  ASSERT_EQ(cpu["1"].size(), 6u);
+  for (int step = 0; step < 6; ++step) {
+    EXPECT_EQ(cpu["1"][step].first, t0 + step * 10000);
+    EXPECT_DOUBLE_EQ(cpu["1"][step].second, (10 * step + 1) / 100.0);
+  }
+}
+
+TEST(PrometheusReceiverTest, MetricsPagePassesPromtool) {
+  SKIP_WITHOUT_PROMETHEUS();
+  // The counters of docs/prometheus.md's table, plus names built to trip promtool's lint rules.
+  struct Counter {
+    const char* object;
+    const char* counter;
+    uint32_t type;
+  };
+  const Counter kCounters[] = {
+      {"Processor", "% Processor Time", wp::k100NsecTimerInv},
+      {"Processor", "% Idle Time", wp::k100NsecTimer},
+      {"PhysicalDisk", "Avg. Disk sec/Read", wp::kAverageTimer},
+      {"PhysicalDisk", "Avg. Disk Bytes/Read", wp::kAverageBulk},
+      {"PhysicalDisk", "Avg. Disk Queue Length", wp::kCounter100NsQueueLen},
+      {"Network Interface", "Bytes Received/sec", wp::kCounterBulkCount},
+      {"Network Interface", "Current Bandwidth", wp::kCounterRawcount},
+      {"Process", "Handle Count", wp::kCounterRawcount},
+      {"Process", "Thread Count", wp::kCounterRawcount},
+      {"Process", "Elapsed Time", wp::kElapsedTime},
+      {"Process", "Working Set - Private", wp::kCounterLargeRawcount},
+      {"Memory", "Available MBytes", wp::kCounterRawcount},
+      {"Memory", "Available KBytes", wp::kCounterRawcount},
+      {"Memory", "Pages/sec", wp::kCounterCounter},
+      {"Memory", "% Committed Bytes In Use", wp::kRawFraction},
+      {"System", "System Up Time", wp::kElapsedTime},
+      {"System", "Processes", wp::kCounterRawcount},
+      {"Job Object", "Process Count", wp::kCounterRawcount},
+      {"Server", "Errors Total", wp::kCounterRawcount},
+      {"Hash", "Block Sum", wp::kCounterRawcount},
+      {"Queue", "Processor's Load", wp::kCounterRawcount},
+      {"Web Service", "Avg ms/Request", wp::kCounterRawcount},
+      {"Thing", "Level D Hits", wp::kCounterRawcount},
+      {"Cache", "Data Map Hits %", wp::kSampleFraction},
+      {"LogicalDisk", "Free Megabytes", wp::kCounterRawcount},
+      {"Terminal Services Session", "Total Time Minutes", wp::kCounterLargeRawcount},
+  };
+  MetricNamer namer;
+  auto server = MetricsHttpServer::Start("127.0.0.1", 0, [&] {
+    MetricsText text;
+    for (const Counter& counter : kCounters) {
+      ComputedSample sample =
+          Computed(counter.object, counter.counter, counter.type, "svchost#1", 0, 42);
+      sample.pid = 812;
+      text.AddComputed(sample, namer);
+    }
+    text.Add("perfhive_export_samples_sent_total", MetricType::kCounter,
+             "Samples the receiver accepted.", {{"receiver", "http://127.0.0.1:9/api/v1/write"}},
+             18);
+    text.Add("perfhive_export_lag_seconds", MetricType::kGauge,
+             "Newest sample offered minus newest sample sent.", {{"receiver", "x\"y"}}, 0.5);
+    return text.Render();
+  });
+  ASSERT_TRUE(server.ok()) << server.error();
+  HttpClient client({});
+  Result<HttpResponse> page =
+      client.Get("http://127.0.0.1:" + std::to_string((*server)->port()) + "/metrics");
+  ASSERT_TRUE(page.ok()) << page.error();
+  ASSERT_EQ(page->status, 200);
+  EXPECT_NE(page->body.find("# TYPE pdh_process_handles gauge"), std::string::npos);
+
+  TempDir dir;
+  fs::path page_file = dir.path() / "metrics.txt";
+  std::ofstream(page_file) << page->body;
+  std::string out = (dir.path() / "promtool.out").string();
+  testing::ChildProcess promtool(
+      {"/bin/sh", "-c",
+       std::string("exec ") + kPromtool + " check metrics < " + page_file.string()},
+      out, out);
+  std::optional<int> exit_code = promtool.Wait(milliseconds(30000));
+  ASSERT_TRUE(exit_code.has_value());
+  EXPECT_EQ(*exit_code, 0) << testing::ReadWholeFile(out) << "\n--- page:\n" << page->body;
+}
+
+}  // namespace
+}  // namespace perfhive

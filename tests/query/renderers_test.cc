@@ -1,0 +1,142 @@
+// The renderers over answers made from builder hosts: typeperf's CSV, the JSON shape, the table.
+
+#include "query/renderers.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "query/series_query.h"
+#include "tests/query/query_test_hosts.h"
+
+namespace perfhive::query {
+namespace {
+
+using namespace testing;  // NOLINT: the test hosts
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+
+// Two processes over three seconds: "sql" (pid 7) busy 10% then 30%, and "web" (pid 9), which
+// starts at second 1 and is busy 100% in its one interval.
+QueryAnswer Answer(bool statistics) {
+  const std::vector<std::vector<TestProcess>> processes = {
+      {{"sql", 7, 1, 0}},
+      {{"sql", 7, 1, 1'000'000}, {"web", 9, 5, 0}},
+      {{"sql", 7, 1, 4'000'000}, {"web", 9, 5, 10'000'000}},
+  };
+  HostSamples host{"db\"01", {}};
+  for (int s = 0; s < 3; ++s) {
+    SnapshotBuilder builder = HostAt(s);
+    AddProcesses(builder, s, processes[s]);
+    host.samples.push_back(SampleOf(builder, s, EnglishTitles()));
+  }
+  QueryOptions options;
+  options.statistics = statistics;
+  std::vector<CounterPath> paths = {*ParseCounterPath("\\Process(*)\\% Processor Time")};
+  return *RunQuery(host, paths, options);
+}
+
+// RFC 4180 fields of every line (quoted fields only, as typeperf writes them).
+std::vector<std::vector<std::string>> ParseCsv(const std::string& text) {
+  std::vector<std::vector<std::string>> rows(1);
+  std::string field;
+  bool quoted = false;
+  for (size_t i = 0; i < text.size(); ++i) {
+    char c = text[i];
+    if (quoted) {
+      if (c == '"' && i + 1 < text.size() && text[i + 1] == '"') {
+        field += '"';
+        ++i;
+      } else if (c == '"') {
+        quoted = false;
+      } else {
+        field += c;
+      }
+    } else if (c == '"') {
+      quoted = true;
+    } else if (c == ',') {
+      rows.back().push_back(std::move(field));
+      field.clear();
+    } else if (c == '\r' && i + 1 < text.size() && text[i + 1] == '\n') {
+      rows.back().push_back(std::move(field));
+      field.clear();
+      rows.emplace_back();
+      ++i;
+    } else {
+      ADD_FAILURE() << "unquoted character '" << c << "' at " << i;
+    }
+  }
+  if (rows.back().empty()) rows.pop_back();
+  return rows;
+}
+
+TEST(RenderersTest, CsvIsTypeperfsLayout) {
+  std::ostringstream out;
+  RenderCsv(Answer(false), out);
+  std::vector<std::vector<std::string>> rows = ParseCsv(out.str());
+  ASSERT_EQ(rows.size(), 4u);
+  EXPECT_THAT(rows[0], ElementsAre("(PDH-CSV 4.0) (Coordinated Universal Time)(0)",
+                                   "\\\\db\"01\\Process(sql)\\% Processor Time",
+                                   "\\\\db\"01\\Process(web)\\% Processor Time"));
+  EXPECT_THAT(rows[1], ElementsAre("11/22/2026 10:00:00.000", " ", " "));
+  EXPECT_THAT(rows[2], ElementsAre("11/22/2026 10:00:01.000", "10.000000", " "));
+  EXPECT_THAT(rows[3], ElementsAre("11/22/2026 10:00:02.000", "30.000000", "100.000000"));
+  EXPECT_THAT(out.str(), ::testing::StartsWith("\"(PDH-CSV 4.0) (Coordinated Universal "
+                                               "Time)(0)\",\"\\\\db\"\"01\\"));
+}
+
+TEST(RenderersTest, JsonHasTheDocumentedShape) {
+  std::ostringstream out;
+  RenderJson(Answer(true), {.raw = true}, out);
+  nlohmann::json doc = nlohmann::json::parse(out.str());
+  ASSERT_EQ(doc["series"].size(), 2u);
+  const nlohmann::json& sql = doc["series"][0];
+  EXPECT_EQ(sql["path"], "\\\\db\"01\\Process(sql)\\% Processor Time");
+  EXPECT_EQ(sql["host"], "db\"01");
+  EXPECT_EQ(sql["object"], "Process");
+  EXPECT_EQ(sql["instance"], "sql");
+  EXPECT_EQ(sql["counter"], "% Processor Time");
+  EXPECT_EQ(sql["pid"], 7);
+  EXPECT_EQ(sql["type"], "PERF_100NSEC_TIMER");
+  EXPECT_EQ(sql["unit"], "%");
+  ASSERT_EQ(sql["points"].size(), 3u);
+  EXPECT_EQ(sql["points"][0]["time"], "2026-11-22T10:00:00Z");
+  EXPECT_TRUE(sql["points"][0]["value"].is_null());
+  EXPECT_EQ(sql["points"][0]["status"], "PDH_CSTATUS_INVALID_DATA");
+  EXPECT_DOUBLE_EQ(sql["points"][2]["value"].get<double>(), 30);
+  EXPECT_EQ(sql["points"][2]["status"], "PDH_CSTATUS_VALID_DATA");
+  EXPECT_EQ(sql["points"][2]["raw"], 4'000'000);
+  EXPECT_FALSE(sql["points"][2].contains("path"));  // the same as the series' path
+  EXPECT_EQ(sql["stats"]["count"], 2);
+  EXPECT_DOUBLE_EQ(sql["stats"]["max"].get<double>(), 30);
+  EXPECT_DOUBLE_EQ(sql["stats"]["mean"].get<double>(), 20);  // 4M in 2 s
+  EXPECT_DOUBLE_EQ(sql["stats"]["p50"].get<double>(), 10);
+  EXPECT_EQ(doc["warnings"], nlohmann::json::array());
+}
+
+TEST(RenderersTest, TableAlignsColumnsWithUnitsAndCutsLongPaths) {
+  std::ostringstream out;
+  RenderTable(Answer(false), {}, out);
+  std::string table = out.str();
+  EXPECT_THAT(table, ::testing::ContainsRegex(
+                         "2026-11-22T10:00:01Z +\\\\\\\\db\"01\\\\Process\\(sql\\)\\\\% Processor "
+                         "Time +7 +10.000 +%"));
+  EXPECT_THAT(table, HasSubstr("PDH_CSTATUS_INVALID_DATA"));
+  std::ostringstream narrow;
+  // The other columns take 68 characters (the status 24): the path keeps 32.
+  RenderTable(Answer(false), {.width = 100}, narrow);
+  EXPECT_THAT(narrow.str(), HasSubstr("  ...Process(sql)\\% Processor Time  "));
+}
+
+TEST(RenderersTest, TableWithStatisticsHasOneRowPerSeries) {
+  std::ostringstream out;
+  RenderTable(Answer(true), {}, out);
+  EXPECT_THAT(out.str(), ::testing::ContainsRegex("PATH +PID +COUNT +MIN +MAX +MEAN"));
+  EXPECT_THAT(out.str(), ::testing::ContainsRegex(
+                             "Process\\(web\\)\\\\% Processor Time +9 +1 +100.000 +100.000"));
+}
+
+}  // namespace
+}  // namespace perfhive::query

@@ -1,0 +1,258 @@
+// RunQuery on builder-made hosts: selection, values, identity over time, resampling,
+// statistics and the answer-size limit, each against numbers worked out by hand below.
+
+#include "query/series_query.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "perfdata/pdh_status.h"
+#include "tests/query/query_test_hosts.h"
+
+namespace perfhive::query {
+namespace {
+
+using namespace testing;  // NOLINT: the test hosts
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+
+std::vector<CounterPath> Paths(std::initializer_list<const char*> texts) {
+  std::vector<CounterPath> paths;
+  for (const char* text : texts) {
+    Result<CounterPath> path = ParseCounterPath(text);
+    EXPECT_TRUE(path.ok()) << path.error();
+    paths.push_back(*path);
+  }
+  return paths;
+}
+
+// Processors 0 and 1 over five seconds. CPU 0's idle time grows by 9, 5, 10 and 8 million
+// 100 ns units a second (busy 10%, 50%, 0%, 20%); CPU 1 is idle throughout. Interrupts of
+// CPU 0 grow by 100 a second.
+HostSamples ProcessorHost() {
+  const uint64_t idle0[] = {0, 9'000'000, 14'000'000, 24'000'000, 32'000'000};
+  HostSamples host{"web01", {}};
+  auto english = EnglishTitles();
+  for (int s = 0; s < 5; ++s) {
+    SnapshotBuilder builder = HostAt(s);
+    AddProcessors(builder, {idle0[s], static_cast<uint64_t>(s) * 10'000'000},
+                  {static_cast<uint64_t>(s) * 100, 0});
+    host.samples.push_back(SampleOf(builder, s, english));
+  }
+  return host;
+}
+
+// The points' values to 1e-9 (the formulas' doubles are off in the last bits), −1 where the
+// status is not valid.
+std::vector<double> Values(const Series& series) {
+  std::vector<double> values;
+  for (const Point& point : series.points) {
+    values.push_back(IsSuccess(point.value.status) ? std::round(point.value.value * 1e9) / 1e9
+                                                   : -1);
+  }
+  return values;
+}
+
+TEST(SeriesQueryTest, ValuesAreTheCalculatorsAtTheLaterSamplesTimes) {
+  Result<QueryAnswer> answer =
+      RunQuery(ProcessorHost(), Paths({"\\Processor(*)\\% Processor Time"}));
+  ASSERT_TRUE(answer.ok()) << answer.error();
+  ASSERT_EQ(answer->series.size(), 2u);
+  const Series& cpu0 = answer->series[0];
+  EXPECT_EQ(cpu0.path(), "\\\\web01\\Processor(0)\\% Processor Time");
+  EXPECT_EQ(cpu0.instance, "0");
+  EXPECT_EQ(cpu0.object, "Processor");
+  EXPECT_EQ(cpu0.counter, "% Processor Time");
+  ASSERT_EQ(cpu0.points.size(), 5u);
+  EXPECT_EQ(cpu0.points[0].value.status, PdhStatus::kInvalidData);  // no older sample
+  EXPECT_THAT(Values(cpu0), ElementsAre(-1, 10, 50, 0, 20));
+  EXPECT_EQ(cpu0.points[3].time_ns, kStartNs + 3 * kSecondNs);
+  EXPECT_THAT(Values(answer->series[1]), ElementsAre(-1, 0, 0, 0, 0));
+  EXPECT_EQ(cpu0.raw[2].raw.value, 14'000'000u);
+}
+
+TEST(SeriesQueryTest, MachinePatternIsMatchedAgainstTheHostName) {
+  EXPECT_EQ(
+      RunQuery(ProcessorHost(), Paths({"\\\\db*\\Processor(*)\\% Processor Time"}))->series.size(),
+      0u);
+  Result<QueryAnswer> answer =
+      RunQuery(ProcessorHost(), Paths({"\\\\WEB*\\Processor(1)\\% Processor Time"}));
+  ASSERT_EQ(answer->series.size(), 1u);
+  EXPECT_EQ(answer->series[0].host, "web01");
+  EXPECT_EQ(answer->series[0].path(), "\\\\web01\\Processor(1)\\% Processor Time");
+}
+
+TEST(SeriesQueryTest, LocalizedNamesSelectTheSameCounters) {
+  HostSamples host = ProcessorHost();
+  auto german = std::make_shared<TitleDatabase>();
+  german->AddName(title_index::kProcessor, "Prozessor");
+  german->AddName(title_index::kPercentProcessorTime, "Prozessorzeit (%)");
+  for (HostSample& sample : host.samples) sample.localized = german;
+  Result<QueryAnswer> answer = RunQuery(host, Paths({"\\Prozessor(0)\\Prozessorzeit (%)"}));
+  ASSERT_EQ(answer->series.size(), 1u);
+  EXPECT_EQ(answer->series[0].path(), "\\\\web01\\Processor(0)\\% Processor Time");
+  EXPECT_THAT(Values(answer->series[0]), ElementsAre(-1, 10, 50, 0, 20));
+}
+
+TEST(SeriesQueryTest, ResamplingIsExactFromTheRawValuesAtTheStepsEnds) {
+  QueryOptions options;
+  options.step_ns = 2 * kSecondNs;
+  Result<QueryAnswer> answer = RunQuery(ProcessorHost(), Paths({"\\Processor(0)\\*"}), options);
+  ASSERT_TRUE(answer.ok()) << answer.error();
+  ASSERT_EQ(answer->series.size(), 2u);
+  // Boundaries at 0, 2 and 4 s. From sample 0 to 2: 14M idle in 20M → 30% busy (the average
+  // of 10% and 50%); from 2 to 4: 18M idle in 20M → 10%.
+  const Series& cpu = answer->series[0];
+  EXPECT_THAT(Values(cpu), ElementsAre(30, 10));
+  EXPECT_EQ(cpu.points[0].time_ns, kStartNs + 2 * kSecondNs);
+  EXPECT_EQ(cpu.points[1].time_ns, kStartNs + 4 * kSecondNs);
+  // 200 interrupts in 2 s.
+  EXPECT_THAT(Values(answer->series[1]), ElementsAre(100, 100));
+}
+
+TEST(SeriesQueryTest, ResamplingTakesTheLastSampleAtOrBeforeEachBoundary) {
+  QueryOptions options;
+  options.step_ns = 3 * kSecondNs;
+  options.first_boundary_ns = kStartNs - kSecondNs / 2;  // boundaries at −0.5, 2.5, 5.5 s
+  Result<QueryAnswer> answer =
+      RunQuery(ProcessorHost(), Paths({"\\Processor(0)\\% Processor Time"}), options);
+  ASSERT_TRUE(answer.ok()) << answer.error();
+  // −0.5 s has no sample: no point at 2.5. At 5.5 the last is sample 4, at 2.5 sample 2:
+  // 18M idle in 20M → 10%.
+  EXPECT_THAT(Values(answer->series[0]), ElementsAre(10));
+  EXPECT_EQ(answer->series[0].points[0].time_ns, kStartNs + 5 * kSecondNs + kSecondNs / 2);
+}
+
+TEST(SeriesQueryTest, StatisticsAndPercentiles) {
+  QueryOptions options;
+  options.statistics = true;
+  Result<QueryAnswer> answer =
+      RunQuery(ProcessorHost(), Paths({"\\Processor(0)\\% Processor Time"}), options);
+  ASSERT_TRUE(answer->series[0].stats.has_value());
+  const SeriesStatistics& stats = *answer->series[0].stats;
+  EXPECT_EQ(stats.summary.count, 4u);
+  EXPECT_DOUBLE_EQ(stats.summary.min, 0);
+  EXPECT_DOUBLE_EQ(stats.summary.max, 50);
+  // Whole run: 32M idle in 40M → 20% (the mean of the four values is 20 too, by chance not).
+  EXPECT_DOUBLE_EQ(stats.summary.mean, 20);
+  // Sorted 0, 10, 20, 50: ranks ceil(2) = 2, ceil(3.6) = 4, ceil(3.8) = 4, ceil(3.96) = 4.
+  EXPECT_DOUBLE_EQ(stats.p50, 10);
+  EXPECT_DOUBLE_EQ(stats.p90, 50);
+  EXPECT_DOUBLE_EQ(stats.p95, 50);
+  EXPECT_DOUBLE_EQ(stats.p99, 50);
+}
+
+TEST(SeriesQueryTest, TheSizeLimitSaysHowToNarrowTheQuery) {
+  QueryOptions options;
+  options.max_points = 6;
+  Result<QueryAnswer> answer =
+      RunQuery(ProcessorHost(), Paths({"\\Processor(*)\\% Processor Time"}), options);
+  ASSERT_FALSE(answer.ok());
+  EXPECT_EQ(answer.status().code(), StatusCode::kResourceExhausted);
+  EXPECT_THAT(answer.error(), HasSubstr("more than 6 points"));
+  EXPECT_THAT(answer.error(), HasSubstr("narrow the query"));
+  options.step_ns = 2 * kSecondNs;  // 2 series × 2 points fit
+  EXPECT_TRUE(RunQuery(ProcessorHost(), Paths({"\\Processor(*)\\% Processor Time"}), options).ok());
+}
+
+TEST(SeriesQueryTest, MalformedSampleIsAWarningAndBreaksThePairing) {
+  HostSamples host = ProcessorHost();
+  host.samples[2].bytes = std::make_shared<const std::vector<uint8_t>>(10, 0);
+  Result<QueryAnswer> answer = RunQuery(host, Paths({"\\Processor(0)\\% Processor Time"}));
+  ASSERT_TRUE(answer.ok());
+  ASSERT_EQ(answer->warnings.size(), 1u);
+  EXPECT_THAT(answer->warnings[0], HasSubstr("web01 at 2026-11-22T10:00:02Z: sample skipped"));
+  // Sample 3 is computed against sample 1, the same instance's last sample: 15M idle in 20M.
+  EXPECT_THAT(Values(answer->series[0]), ElementsAre(-1, 10, 25, 20));
+}
+
+// java pid 100 and java pid 200 run; pid 100 exits after sample 1, so pid 200 becomes plain
+// "java"; at sample 3 a new java, pid 300, starts; at sample 4 pid 300 is gone and a new
+// process reuses PID 300 (another start).
+HostSamples JavaHost() {
+  const std::vector<std::vector<TestProcess>> samples = {
+      {{"java", 100, 1, 0}, {"java", 200, 2, 0}},
+      {{"java", 100, 1, 2'500'000}, {"java", 200, 2, 5'000'000}},
+      {{"java", 200, 2, 10'000'000}},
+      {{"java", 200, 2, 12'000'000}, {"java", 300, 3, 1'000'000}},
+      {{"java", 200, 2, 13'000'000}, {"java", 300, 4, 9'000'000}},
+  };
+  HostSamples host{"app01", {}};
+  auto english = EnglishTitles();
+  for (int s = 0; s < static_cast<int>(samples.size()); ++s) {
+    SnapshotBuilder builder = HostAt(s);
+    AddProcesses(builder, s, samples[s]);
+    host.samples.push_back(SampleOf(builder, s, english));
+  }
+  return host;
+}
+
+const Series* WithPidAndStart(const QueryAnswer& answer, uint64_t pid, uint64_t start) {
+  for (const Series& series : answer.series) {
+    if (series.identity.pid == pid && series.identity.start == start) return &series;
+  }
+  return nullptr;
+}
+
+TEST(SeriesQueryTest, SeriesFollowProcessesNotPositions) {
+  Result<QueryAnswer> answer = RunQuery(JavaHost(), Paths({"\\Process(java*)\\% Processor Time"}));
+  ASSERT_TRUE(answer.ok()) << answer.error();
+  ASSERT_EQ(answer->series.size(), 4u);
+  const Series* first = WithPidAndStart(*answer, 100, 1);
+  const Series* second = WithPidAndStart(*answer, 200, 2);
+  const Series* third = WithPidAndStart(*answer, 300, 3);
+  const Series* reused = WithPidAndStart(*answer, 300, 4);
+  ASSERT_TRUE(first && second && third && reused);
+  // pid 100: 2.5M in 1 s = 25%, and nothing after it exits.
+  EXPECT_THAT(Values(*first), ElementsAre(-1, 25));
+  EXPECT_EQ(first->path(), "\\\\app01\\Process(java)\\% Processor Time");
+  // pid 200 keeps its history through the rename: 50%, 50% (not 75%, pid 100's 2.5M to pid
+  // 200's 10M, which pairing by position would give), 20%, 10%.
+  EXPECT_THAT(Values(*second), ElementsAre(-1, 50, 50, 20, 10));
+  EXPECT_THAT(second->paths, ElementsAre("\\\\app01\\Process(java#1)\\% Processor Time",
+                                         "\\\\app01\\Process(java)\\% Processor Time"));
+  EXPECT_EQ(second->points[1].path, 0u);
+  EXPECT_EQ(second->points[2].path, 1u);
+  EXPECT_EQ(second->instance, "java");
+  // The new process has no older sample; neither has the one reusing its PID.
+  EXPECT_THAT(Values(*third), ElementsAre(-1));
+  EXPECT_THAT(Values(*reused), ElementsAre(-1));
+  EXPECT_EQ(reused->path(), "\\\\app01\\Process(java#1)\\% Processor Time");
+}
+
+TEST(SeriesQueryTest, AnInstanceSelectedLateIsComputedAgainstItsOwnPreviousSample) {
+  // "java" without a wildcard is the first java: pid 100, then pid 200 from sample 2.
+  Result<QueryAnswer> answer = RunQuery(JavaHost(), Paths({"\\Process(java)\\% Processor Time"}));
+  ASSERT_EQ(answer->series.size(), 2u);
+  EXPECT_EQ(answer->series[0].identity.pid, 100u);
+  EXPECT_THAT(Values(answer->series[0]), ElementsAre(-1, 25));
+  EXPECT_EQ(answer->series[1].identity.pid, 200u);
+  // Sample 2 against pid 200's sample 1 (then java#1): 5M in 1 s.
+  EXPECT_THAT(Values(answer->series[1]), ElementsAre(50, 20, 10));
+  EXPECT_FALSE(answer->series[1].raw[0].selected);
+}
+
+TEST(SeriesQueryTest, EveryHostAddsToOneAnswerAndTheLimitCountsThemAll) {
+  QueryAnswer answer;
+  std::vector<CounterPath> paths = Paths({"\\*(*)\\% Processor Time"});
+  ASSERT_TRUE(AddHostSeries(ProcessorHost(), paths, {}, answer).ok());
+  ASSERT_TRUE(AddHostSeries(JavaHost(), paths, {}, answer).ok());
+  EXPECT_EQ(answer.series.size(), 6u);
+  EXPECT_EQ(answer.num_points(), 10u + 9u);
+  QueryOptions options;
+  options.max_points = 20;
+  EXPECT_EQ(AddHostSeries(ProcessorHost(), paths, options, answer).code(),
+            StatusCode::kResourceExhausted);
+}
+
+TEST(SeriesQueryTest, ANonPositiveStepIsRejected) {
+  QueryOptions options;
+  options.step_ns = 0;
+  EXPECT_EQ(RunQuery(ProcessorHost(), Paths({"\\Processor(*)\\*"}), options).status().code(),
+            StatusCode::kInvalidArgument);
+}
+
+}  // namespace
+}  // namespace perfhive::query

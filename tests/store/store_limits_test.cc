@@ -1,0 +1,126 @@
+// Retention and failures: what the store deletes and how it reports a full disk.
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+#include "store/store.h"
+#include "tests/store/store_test_util.h"
+
+namespace perfhive {
+namespace {
+
+using ::testing::HasSubstr;
+using testing::MakeAppend;
+using testing::SmallSnapshot;
+using testing::TempDir;
+
+// Appends snapshots 0..count-1 of one host, received one second apart (MakeAppend), in groups of
+// the store's groups; returns their ids.
+std::vector<int64_t> AppendSeries(Store& store, int count) {
+  std::vector<int64_t> ids;
+  for (int i = 0; i < count; ++i) {
+    Result<AppendResult> r = store.Append(MakeAppend("web01", "boot", i, SmallSnapshot(i, i)));
+    EXPECT_TRUE(r.ok()) << r.error();
+    ids.push_back(r.ok() ? r->id : 0);
+  }
+  return ids;
+}
+
+std::vector<uint64_t> StoredSequences(Store& store) {
+  std::vector<uint64_t> out;
+  Result<std::vector<SnapshotInfo>> list = store.ListSnapshots("web01", 0, INT64_MAX);
+  for (const SnapshotInfo& info : *list) {
+    out.push_back(info.sequence);
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+// Receive time of MakeAppend's sequence s.
+int64_t ReceivedNs(int s) { return (1'740'823'200LL + s) * 1'000'000'000LL; }
+
+TEST(StoreRetentionTest, ByAgeKeepsKeyframesThatNewerDeltasNeed) {
+  TempDir dir;
+  StoreOptions options;
+  options.group_size = 4;  // groups: 0-3, 4-7, 8-11
+  Result<std::unique_ptr<Store>> store = Store::Open(dir.path(), options);
+  ASSERT_TRUE(store.ok());
+  AppendSeries(**store, 12);
+  // Everything received before second 6 is too old: 0..3 go, 4 (keyframe of 5, 6, 7) stays, 5
+  // goes.
+  RetentionPolicy policy;
+  policy.max_age_ns = 1'000'000'000LL * 10;
+  Result<RetentionResult> result = (*store)->ApplyRetention(policy, ReceivedNs(16));
+  ASSERT_TRUE(result.ok()) << result.error();
+  EXPECT_EQ(result->snapshots_deleted, 5);
+  EXPECT_EQ(StoredSequences(**store), (std::vector<uint64_t>{4, 6, 7, 8, 9, 10, 11}));
+  Result<std::vector<SnapshotInfo>> list = (*store)->ListSnapshots("web01", 0, INT64_MAX);
+  for (const SnapshotInfo& info : *list) {
+    Result<std::vector<uint8_t>> raw = (*store)->ReadSnapshot(info.id);
+    ASSERT_TRUE(raw.ok()) << raw.error();
+    int s = static_cast<int>(info.sequence);
+    EXPECT_EQ(*raw, SmallSnapshot(s, s));
+  }
+  HostRecord host = *(*(*store)->FindHost("web01"));
+  EXPECT_EQ(host.snapshots_stored, 7);
+  EXPECT_EQ(host.snapshots_received, 12);
+  // Appends go on after retention, in a group whose keyframe exists.
+  ASSERT_TRUE((*store)->Append(MakeAppend("web01", "boot", 12, SmallSnapshot(12, 12))).ok());
+  EXPECT_EQ(StoredSequences(**store).size(), 8u);
+}
+
+TEST(StoreRetentionTest, BySizeDeletesWholeGroupsOldestFirst) {
+  TempDir dir;
+  StoreOptions options;
+  options.group_size = 4;
+  Result<std::unique_ptr<Store>> store = Store::Open(dir.path(), options);
+  ASSERT_TRUE(store.ok());
+  AppendSeries(**store, 12);
+  int64_t total = (*store)->Totals()->stored_bytes;
+  int64_t last_group = 0;
+  Result<std::vector<SnapshotInfo>> list = (*store)->ListSnapshots("web01", 0, INT64_MAX);
+  for (const SnapshotInfo& info : *list) {
+    if (info.sequence >= 8) last_group += info.stored_size;
+  }
+  RetentionPolicy policy;
+  policy.max_bytes = total - 1;  // one byte over: the oldest group goes
+  Result<RetentionResult> result = (*store)->ApplyRetention(policy, 0);
+  ASSERT_TRUE(result.ok()) << result.error();
+  EXPECT_EQ(StoredSequences(**store), (std::vector<uint64_t>{4, 5, 6, 7, 8, 9, 10, 11}));
+  policy.max_bytes = last_group;
+  ASSERT_TRUE((*store)->ApplyRetention(policy, 0).ok());
+  EXPECT_EQ(StoredSequences(**store), (std::vector<uint64_t>{8, 9, 10, 11}));
+  EXPECT_EQ((*store)->Totals()->stored_bytes, last_group);
+}
+
+TEST(StoreFailureTest, FullDatabaseIsAnErrorNamingTheFile) {
+  TempDir dir;
+  StoreOptions options;
+  options.max_page_count = 40;  // 160 KB with 4 KB pages
+  Result<std::unique_ptr<Store>> store = Store::Open(dir.path(), options);
+  ASSERT_TRUE(store.ok()) << store.error();
+  std::vector<int64_t> stored;
+  Status failure;
+  for (int i = 0; i < 200 && failure.ok(); ++i) {
+    // Distinct bytes that do not compress away, so the file fills.
+    std::vector<uint8_t> raw = SmallSnapshot(i % 60, 7919 * i, 200 + i);
+    Result<AppendResult> r = (*store)->Append(MakeAppend("web01", "boot", i, raw));
+    if (r.ok()) {
+      stored.push_back(r->id);
+    } else {
+      failure = r.status();
+    }
+  }
+  ASSERT_FALSE(failure.ok()) << "never full";
+  EXPECT_THAT(failure.message(), HasSubstr("store " + dir.path() + "/perfhive.db: "));
+  EXPECT_THAT(failure.message(), HasSubstr("full"));
+  // What was acknowledged before stays readable, and the store keeps answering.
+  ASSERT_FALSE(stored.empty());
+  for (int64_t id : stored) EXPECT_TRUE((*store)->ReadSnapshot(id).ok());
+  EXPECT_FALSE((*store)->Append(MakeAppend("web01", "boot", 999, SmallSnapshot(1, 1, 900))).ok());
+}
+
+}  // namespace
+}  // namespace perfhive
