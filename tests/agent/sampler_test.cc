@@ -69,10 +69,9 @@ class SamplerTest : public ::testing::Test {
   // Runs the sampler until the source has taken `count` snapshots.
   void Run(ScriptedSource& source, const std::vector<QuerySchedule>& queries, size_t count,
            milliseconds interval) {
-    asio::io_context io;
     sampler_ =
-        std::make_unique<Sampler>(io, source, *shipper_, *outbox_, log_, "abc", queries, interval);
-    asio::steady_timer check(io);
+        std::make_unique<Sampler>(io_, source, *shipper_, *outbox_, log_, "abc", queries, interval);
+    asio::steady_timer check(io_);
     std::function<void()> poll = [&] {
       check.expires_after(milliseconds(5));
       check.async_wait([&](const std::error_code&) {
@@ -85,7 +84,7 @@ class SamplerTest : public ::testing::Test {
     };
     sampler_->Start();
     poll();
-    io.run();
+    io_.run();
   }
 
   Env& env_ = Env::Default();
@@ -95,6 +94,7 @@ class SamplerTest : public ::testing::Test {
   std::unique_ptr<Spool> spool_;
   std::unique_ptr<Outbox> outbox_;
   std::unique_ptr<Shipper> shipper_;
+  asio::io_context io_;  // outlives the sampler's timers
   std::unique_ptr<Sampler> sampler_;
 };
 
