@@ -74,7 +74,7 @@ Result<Selection> Select(const SnapshotReader& snapshot, const TitleDatabase* ti
   Selection selection;
   for (const std::string& pattern : patterns) {
     Result<CounterPath> path = ParseCounterPath(pattern);
-    if (!path.ok()) return path.status();
+    if (!path.ok()) return WithPathDisplay(path.status(), pattern);
     for (const CounterMatch& match : expander.Expand(*path)) {
       selection.insert({match.object_position, match.instance_position, match.counter_position});
     }

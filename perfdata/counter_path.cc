@@ -19,8 +19,10 @@ size_t ColumnOf(std::string_view text, size_t at) {
 }
 
 Status ErrorAt(std::string_view text, size_t at, std::string_view what) {
-  return Status::Error("bad counter path at column " + std::to_string(ColumnOf(text, at)) + ": " +
-                       std::string(what) + "\n" + PointAtError(text, at));
+  size_t column = ColumnOf(text, at);
+  return Status::InvalidArgument("bad counter path at column " + std::to_string(column) + ": " +
+                                 std::string(what))
+      .WithColumn(column);
 }
 
 // The position of the first character of `stops` at or after `at` that is neither escaped nor,
@@ -159,16 +161,22 @@ Status ParseInstancePart(std::string_view text, size_t& at, CounterPath& path) {
 
 }  // namespace
 
-std::string PointAtError(std::string_view text, size_t at) {
+std::string PointAtColumn(std::string_view text, size_t column) {
   std::string shown;
   shown.reserve(text.size());
   // Control characters would break the line or move the caret: show them as '?'.
   for (char c : text) shown += static_cast<unsigned char>(c) < 0x20 ? '?' : c;
-  return "  " + shown + "\n  " + std::string(ColumnOf(text, at) - 1, ' ') + "^";
+  return "  " + shown + "\n  " + std::string(column > 0 ? column - 1 : 0, ' ') + "^";
+}
+
+Status WithPathDisplay(const Status& error, std::string_view text) {
+  if (!error.column()) return error;
+  return Status(error.code(), error.message() + "\n" + PointAtColumn(text, *error.column()))
+      .WithColumn(*error.column());
 }
 
 Result<CounterPath> ParseCounterPath(std::string_view text) {
-  if (text.empty()) return Status::Error("bad counter path: empty");
+  if (text.empty()) return Status::InvalidArgument("bad counter path: empty").WithColumn(1);
   if (text[0] != '\\') return ErrorAt(text, 0, "expected '\\' to start the path");
   CounterPath path;
   size_t at = 1;

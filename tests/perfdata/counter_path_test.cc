@@ -120,8 +120,10 @@ TEST(CounterPathTest, WildcardsAndPatterns) {
 TEST(CounterPathTest, ErrorsPointAtTheBadCharacter) {
   Result<CounterPath> missing = ParseCounterPath("\\Processor(_Total\\% Processor Time");
   ASSERT_FALSE(missing.ok());
-  EXPECT_EQ(missing.error(),
-            "bad counter path at column 11: '(' is never closed: expected ')'\n"
+  EXPECT_EQ(missing.error(), "bad counter path at column 11: '(' is never closed: expected ')'");
+  EXPECT_EQ(missing.status().code(), StatusCode::kInvalidArgument);
+  ASSERT_EQ(missing.status().column(), 11u);
+  EXPECT_EQ(PointAtColumn("\\Processor(_Total\\% Processor Time", 11),
             "  \\Processor(_Total\\% Processor Time\n"
             "            ^");
   Result<CounterPath> no_counter = ParseCounterPath("\\Memory");
@@ -145,11 +147,11 @@ TEST(CounterPathTest, ColumnsCountCharactersNotBytes) {
   // "é" is two bytes: the unclosed '(' is byte 7 but character 6.
   Result<CounterPath> path = ParseCounterPath("\\caf\xC3\xA9(a\\b");
   ASSERT_FALSE(path.ok());
-  EXPECT_EQ(path.error(),
-            "bad counter path at column 6: '(' is never closed: expected ')'\n"
+  EXPECT_EQ(path.error(), "bad counter path at column 6: '(' is never closed: expected ')'");
+  EXPECT_EQ(PointAtColumn("\\caf\xC3\xA9(a\\b", *path.status().column()),
             "  \\caf\xC3\xA9(a\\b\n"
             "       ^");
-  EXPECT_EQ(PointAtError("\\a\tb\nc", 5), "  \\a?b?c\n       ^");
+  EXPECT_EQ(PointAtColumn("\\a\tb\nc", 6), "  \\a?b?c\n       ^");
 }
 
 TEST(CounterPathTest, EmptyInstanceAndParentParse) {
