@@ -14,6 +14,7 @@
 #include "perfdata/snapshot_builder.h"
 #include "perfdata/title_database.h"
 #include "perfdata/winperf.h"
+#include "tests/support/shared_fixtures.h"
 
 namespace perfhive::cli {
 namespace {
@@ -251,17 +252,18 @@ TEST_F(DecodeCommandTest, ScaleIsTheCallersFactor) {
   EXPECT_EQ(doc["objects"][0]["instances"][1]["counters"][0]["value"], 0.5);
 }
 
-const std::filesystem::path kZenoss =
-    std::filesystem::path(PERFHIVE_SHARED_DIR) / "fixtures" / "realdata" / "zenoss-windowsmonitor";
+constexpr char kZenoss[] = "realdata/zenoss-windowsmonitor";
 
 // The real captures of ../shared/fixtures/realdata (fixtures/README.md), when present.
 class DecodeRealDataTest : public DecodeCommandTest {
  protected:
   void SetUp() override {
     DecodeCommandTest::SetUp();
-    if (!std::filesystem::exists(kZenoss)) GTEST_SKIP() << "no real captures at " << kZenoss;
+    PERFHIVE_SKIP_WITHOUT_SHARED_FIXTURE(kZenoss);
   }
-  static std::string File(const std::string& name) { return (kZenoss / name).string(); }
+  static std::string File(const std::string& name) {
+    return testing::SharedFixture(std::filesystem::path(kZenoss) / name).string();
+  }
 };
 
 TEST_F(DecodeRealDataTest, ValuesAreRealQuantitiesAndDefaultScaleIsMetadata) {

@@ -5,7 +5,6 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
-#include <filesystem>
 #include <fstream>
 #include <map>
 #include <sstream>
@@ -17,6 +16,7 @@
 #include "perfdata/snapshot_builder.h"
 #include "perfdata/snapshot_values.h"
 #include "perfdata/winperf.h"
+#include "tests/support/shared_fixtures.h"
 
 namespace perfhive {
 namespace {
@@ -125,10 +125,9 @@ std::vector<uint8_t> Build(const std::map<uint32_t, FixtureObject>& objects, int
 class CheckmkFixtureTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    std::filesystem::path path = std::filesystem::path(PERFHIVE_SHARED_DIR) /
-                                 "fixtures/checkmk/windows-2.3.0p10.winperf_excerpt.txt";
-    std::ifstream in(path);
-    if (!in) GTEST_SKIP() << path.string() << " is absent (../shared is not part of every clone)";
+    const char kExcerpt[] = "checkmk/windows-2.3.0p10.winperf_excerpt.txt";
+    PERFHIVE_SKIP_WITHOUT_SHARED_FIXTURE(kExcerpt);
+    std::ifstream in(testing::SharedFixture(kExcerpt));
     objects_ = ParseFixture(in);
   }
 

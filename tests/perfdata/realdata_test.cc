@@ -10,8 +10,6 @@
 #include <cmath>
 #include <compare>
 #include <filesystem>
-#include <fstream>
-#include <iterator>
 #include <map>
 #include <memory>
 #include <string>
@@ -24,14 +22,14 @@
 #include "perfdata/snapshot_reader.h"
 #include "perfdata/snapshot_values.h"
 #include "perfdata/winperf.h"
+#include "tests/support/shared_fixtures.h"
 
 namespace perfhive {
 namespace {
 
 namespace wp = winperf;
 
-const std::filesystem::path kRealData =
-    std::filesystem::path(PERFHIVE_SHARED_DIR) / "fixtures" / "realdata";
+constexpr char kRealData[] = "realdata";
 
 // Two samples of one machine, older first, as files under realdata/; older is empty for the
 // single replies of windows-rust-counters.
@@ -378,11 +376,7 @@ struct Capture {
 
 class RealDataTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    if (!std::filesystem::exists(kRealData)) {
-      GTEST_SKIP() << "no real captures at " << kRealData << " (../shared is absent)";
-    }
-  }
+  void SetUp() override { PERFHIVE_SKIP_WITHOUT_SHARED_FIXTURE(kRealData); }
 
   // The snapshot of `file` under realdata/, read once; nullptr (and a failure) if it does not
   // open.
@@ -390,8 +384,7 @@ class RealDataTest : public ::testing::Test {
     std::unique_ptr<Capture>& capture = captures_[file];
     if (!capture) {
       capture = std::make_unique<Capture>();
-      std::ifstream in(kRealData / file, std::ios::binary);
-      capture->bytes.assign(std::istreambuf_iterator<char>(in), {});
+      capture->bytes = testing::ReadSharedFixture(std::filesystem::path(kRealData) / file);
       Result<SnapshotReader> reader = SnapshotReader::Open(capture->bytes);
       EXPECT_TRUE(reader.ok()) << file << ": " << reader.error();
       if (reader.ok()) capture->reader.emplace(*reader);

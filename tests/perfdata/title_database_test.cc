@@ -9,13 +9,12 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
-#include <filesystem>
-#include <fstream>
-#include <iterator>
 #include <ostream>
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include "tests/support/shared_fixtures.h"
 
 namespace perfhive {
 namespace {
@@ -537,14 +536,10 @@ TEST(LoadTitleDatabaseTest, ErrorsSayWhatIsWrong) {
 
 // --- The five real title databases ---
 
+// The bytes of `host`'s dump.
 std::vector<uint8_t> ReadFixture(const std::string& host) {
-  std::ifstream in(std::string(PERFHIVE_SHARED_DIR) + "/fixtures/title-databases/" + host +
-                       ".PerfStringBackup.INI",
-                   std::ios::binary);
-  return std::vector<uint8_t>(std::istreambuf_iterator<char>(in), {});
+  return testing::ReadSharedFixture(testing::TitleDumpFixture(host));
 }
-
-bool FixturesAbsent() { return !std::filesystem::exists(PERFHIVE_SHARED_DIR); }
 
 // What each file says, counted with a separate script: names are the even indexes and 1.
 struct RealDump {
@@ -564,7 +559,7 @@ void PrintTo(const RealDump& dump, std::ostream* os) { *os << dump.host; }
 class RealTitleDatabaseTest : public ::testing::TestWithParam<RealDump> {
  protected:
   void SetUp() override {
-    if (FixturesAbsent()) GTEST_SKIP() << "no shared fixtures at " << PERFHIVE_SHARED_DIR;
+    PERFHIVE_SKIP_WITHOUT_SHARED_FIXTURE("title-databases");
     std::vector<uint8_t> bytes = ReadFixture(GetParam().host);
     ASSERT_FALSE(bytes.empty()) << GetParam().host;
     Result<LodctrDump> dump = ParseLodctrDump(bytes, &report_);
@@ -646,7 +641,7 @@ INSTANTIATE_TEST_SUITE_P(FiveHosts, RealTitleDatabaseTest, ::testing::ValuesIn(k
                          });
 
 TEST(RealTitleDatabaseFacts, NamesThatMapToSeveralIndexes) {
-  if (FixturesAbsent()) GTEST_SKIP() << "no shared fixtures at " << PERFHIVE_SHARED_DIR;
+  PERFHIVE_SKIP_WITHOUT_SHARED_FIXTURE("title-databases");
   Result<LodctrDump> dump = ParseLodctrDump(ReadFixture("rosenste+github-upload"));
   ASSERT_TRUE(dump.ok()) << dump.error();
   const TitleDatabase& english = dump->languages.at("009");
@@ -664,7 +659,7 @@ TEST(RealTitleDatabaseFacts, NamesThatMapToSeveralIndexes) {
 }
 
 TEST(RealTitleDatabaseFacts, GermanSectionInWindows1252) {
-  if (FixturesAbsent()) GTEST_SKIP() << "no shared fixtures at " << PERFHIVE_SHARED_DIR;
+  PERFHIVE_SKIP_WITHOUT_SHARED_FIXTURE("title-databases");
   std::vector<uint8_t> bytes = ReadFixture("apfeltee+tini");
   Result<LodctrDump> dump = ParseLodctrDump(bytes);
   ASSERT_TRUE(dump.ok()) << dump.error();
@@ -690,7 +685,7 @@ TEST(RealTitleDatabaseFacts, GermanSectionInWindows1252) {
 }
 
 TEST(RealTitleDatabaseFacts, ArabicSection) {
-  if (FixturesAbsent()) GTEST_SKIP() << "no shared fixtures at " << PERFHIVE_SHARED_DIR;
+  PERFHIVE_SKIP_WITHOUT_SHARED_FIXTURE("title-databases");
   Result<LodctrDump> dump = ParseLodctrDump(ReadFixture("Ashrafnet+Phone-Dialer"));
   ASSERT_TRUE(dump.ok()) << dump.error();
   const TitleDatabase& arabic = dump->languages.at("001");

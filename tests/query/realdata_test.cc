@@ -4,33 +4,31 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
-#include <fstream>
-#include <iterator>
 #include <map>
+#include <memory>
+#include <string>
+#include <vector>
 
 #include "perfdata/path_expander.h"
 #include "perfdata/snapshot_values.h"
 #include "perfdata/well_known_indexes.h"
 #include "query/series_query.h"
+#include "tests/support/shared_fixtures.h"
 
 namespace perfhive::query {
 namespace {
 
+constexpr char kZenoss[] = "realdata/zenoss-windowsmonitor";
+
 std::shared_ptr<const std::vector<uint8_t>> ReadFixture(const std::string& name) {
-  std::ifstream in(std::filesystem::path(PERFHIVE_SHARED_DIR) / "fixtures/realdata" /
-                       "zenoss-windowsmonitor" / name,
-                   std::ios::binary);
-  if (!in) return nullptr;
-  return std::make_shared<const std::vector<uint8_t>>(std::istreambuf_iterator<char>(in),
-                                                      std::istreambuf_iterator<char>());
+  return std::make_shared<const std::vector<uint8_t>>(
+      testing::ReadSharedFixture(std::filesystem::path(kZenoss) / name));
 }
 
 TEST(RealDataTest, ProcessorTimeOfARealHostIsTheCalculatorsValue) {
+  PERFHIVE_SKIP_WITHOUT_SHARED_FIXTURE(kZenoss);
   auto first = ReadFixture("win2003-0.perf"), second = ReadFixture("win2003-1.perf");
   auto counters = ReadFixture("win2003.counters");
-  if (!first || !second || !counters) {
-    GTEST_SKIP() << "../shared/fixtures/realdata/zenoss-windowsmonitor is absent";
-  }
   Result<TitleDatabase> titles = LoadTitleDatabase(*counters);
   ASSERT_TRUE(titles.ok()) << titles.error();
   auto english = std::make_shared<const TitleDatabase>(std::move(titles).value());

@@ -11,6 +11,7 @@
 #include "perfdata/winperf.h"
 #include "tests/sources/fake_registry.h"
 #include "tests/sources/hkpd_test_util.h"
+#include "tests/support/shared_fixtures.h"
 
 namespace perfhive {
 namespace {
@@ -146,7 +147,7 @@ TEST(HkpdReaderTest, AcceptsSambasBlockWhoseTotalLengthLeavesOutTheHeader) {
 }
 
 TEST(HkpdReaderTest, ReadsARealHostsTitleListsThroughTheGrowLoop) {
-  if (!testing::TitleFixturesPresent()) GTEST_SKIP() << "no shared fixtures";
+  PERFHIVE_SKIP_WITHOUT_SHARED_FIXTURE("title-databases");
   Result<LodctrDump> dump = testing::RealTitleDump("rosenste+github-upload");
   ASSERT_TRUE(dump.ok()) << dump.error();
   const TitleDatabase& english = dump->languages.at("009");
@@ -230,7 +231,7 @@ TEST(HkpdReaderTest, FallsBackToPerflib009AndClosesTheKey) {
 }
 
 TEST(HkpdReaderTest, FallsBackToPerflibCurrentLanguageOnAGermanHost) {
-  if (!testing::TitleFixturesPresent()) GTEST_SKIP() << "no shared fixtures";
+  PERFHIVE_SKIP_WITHOUT_SHARED_FIXTURE("title-databases");
   Result<LodctrDump> dump = testing::RealTitleDump("apfeltee+tini");
   ASSERT_TRUE(dump.ok()) << dump.error();
   const TitleDatabase& german = dump->languages.at("007");

@@ -5,10 +5,7 @@
 #define PERFHIVE_TESTS_SOURCES_HKPD_TEST_UTIL_H_
 
 #include <chrono>
-#include <filesystem>
-#include <fstream>
 #include <initializer_list>
-#include <iterator>
 #include <string>
 #include <utility>
 #include <vector>
@@ -18,6 +15,7 @@
 #include "perfdata/title_database.h"
 #include "perfdata/winperf.h"
 #include "sources/hkpd/hkpd_reader.h"
+#include "tests/support/shared_fixtures.h"
 
 namespace perfhive::testing {
 
@@ -68,16 +66,9 @@ inline HkpdReaderOptions TestReaderOptions(
   return options;
 }
 
-inline bool TitleFixturesPresent() { return std::filesystem::exists(PERFHIVE_SHARED_DIR); }
-
-// A real host's `lodctr /S` dump, `host` naming <host>.PerfStringBackup.INI. Callers skip
-// when TitleFixturesPresent() is false.
+// A real host's `lodctr /S` dump, parsed. Callers skip without the title-databases fixtures.
 inline Result<LodctrDump> RealTitleDump(const std::string& host) {
-  std::ifstream in(std::string(PERFHIVE_SHARED_DIR) + "/fixtures/title-databases/" + host +
-                       ".PerfStringBackup.INI",
-                   std::ios::binary);
-  std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(in)), {});
-  return ParseLodctrDump(bytes);
+  return ParseLodctrDump(ReadSharedFixture(TitleDumpFixture(host)));
 }
 
 }  // namespace perfhive::testing

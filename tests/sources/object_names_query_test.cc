@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "tests/sources/hkpd_test_util.h"
+#include "tests/support/shared_fixtures.h"
 
 namespace perfhive {
 namespace {
@@ -31,7 +32,7 @@ Result<TitleBytes> RealHostTitles(const std::string& host, const std::string& la
 }
 
 TEST(ObjectIndexQueryTest, SystemObjectsKeepTheirIndexesAndExtensibleOnesMove) {
-  if (!testing::TitleFixturesPresent()) GTEST_SKIP() << "no shared fixtures";
+  PERFHIVE_SKIP_WITHOUT_SHARED_FIXTURE("title-databases");
   Result<TitleBytes> windows10 = RealHostTitles("rosenste+github-upload", "009");
   Result<TitleBytes> windows11 = RealHostTitles("stu4331+EchoChain", "009");
   ASSERT_TRUE(windows10.ok() && windows11.ok());
@@ -46,7 +47,7 @@ TEST(ObjectIndexQueryTest, SystemObjectsKeepTheirIndexesAndExtensibleOnesMove) {
 }
 
 TEST(ObjectIndexQueryTest, NamesMatchInTheHostsLanguage) {
-  if (!testing::TitleFixturesPresent()) GTEST_SKIP() << "no shared fixtures";
+  PERFHIVE_SKIP_WITHOUT_SHARED_FIXTURE("title-databases");
   Result<TitleBytes> german = RealHostTitles("apfeltee+tini", "007");
   ASSERT_TRUE(german.ok()) << german.error();
   std::vector<std::string> objects = {"Prozessor", "Prozess"};

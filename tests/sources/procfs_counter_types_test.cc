@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <cctype>
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <sstream>
@@ -16,6 +17,7 @@
 #include "perfdata/counter_type.h"
 #include "sources/procfs/procfs_source.h"
 #include "tests/sources/procfs_test_util.h"
+#include "tests/support/shared_fixtures.h"
 
 namespace perfhive {
 namespace {
@@ -35,7 +37,7 @@ uint32_t CheckmkType(const std::string& name) {
 // Object index → counter index → its types in the order printed.
 using FixtureTypes = std::map<uint32_t, std::map<uint32_t, std::vector<uint32_t>>>;
 
-FixtureTypes ReadFixture(const std::string& path) {
+FixtureTypes ReadFixture(const std::filesystem::path& path) {
   FixtureTypes types;
   std::ifstream in(path);
   std::string line;
@@ -63,10 +65,9 @@ FixtureTypes ReadFixture(const std::string& path) {
 }
 
 TEST(CounterTypesTest, MatchARealWindowsServer) {
-  std::string path =
-      std::string(PERFHIVE_SHARED_DIR) + "/fixtures/checkmk/windows-2.3.0p10.winperf_excerpt.txt";
-  if (!std::ifstream(path)) GTEST_SKIP() << "no shared fixtures at " << PERFHIVE_SHARED_DIR;
-  FixtureTypes windows = ReadFixture(path);
+  const char kExcerpt[] = "checkmk/windows-2.3.0p10.winperf_excerpt.txt";
+  PERFHIVE_SKIP_WITHOUT_SHARED_FIXTURE(kExcerpt);
+  FixtureTypes windows = ReadFixture(testing::SharedFixture(kExcerpt));
   Result<std::unique_ptr<ProcfsSource>> source = ProcfsSource::Create();
   ASSERT_TRUE(source.ok()) << source.error();
   testing::TakenSnapshot taken(**source, "234 238 510");

@@ -8,28 +8,23 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
-#include <fstream>
-#include <iterator>
 #include <string>
 #include <vector>
 
 #include "perfdata/title_database.h"
 #include "sources/procfs/procfs_source.h"
+#include "tests/support/shared_fixtures.h"
 
 namespace perfhive {
 namespace {
 
 Result<TitleDatabase> LoadFixture(const std::string& file) {
-  std::string path = std::string(PERFHIVE_SHARED_DIR) + "/fixtures/title-databases/" + file;
-  std::ifstream in(path, std::ios::binary);
-  std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(in)), {});
-  return LoadTitleDatabase(bytes);
+  return LoadTitleDatabase(
+      testing::ReadSharedFixture(std::filesystem::path("title-databases") / file));
 }
 
 TEST(ProcfsTitlesTest, NamesAreThoseOfRealWindowsHosts) {
-  if (!std::filesystem::exists(PERFHIVE_SHARED_DIR)) {
-    GTEST_SKIP() << "no shared fixtures at " << PERFHIVE_SHARED_DIR;
-  }
+  PERFHIVE_SKIP_WITHOUT_SHARED_FIXTURE("title-databases");
   // Windows 10 and 11 have every index; Windows 7 and a German Windows have the older ones.
   for (auto [file, complete] :
        {std::pair{"rosenste+github-upload.PerfStringBackup.INI", true},

@@ -11,6 +11,7 @@
 
 #include "tests/sources/fake_registry.h"
 #include "tests/sources/hkpd_test_util.h"
+#include "tests/support/shared_fixtures.h"
 
 namespace perfhive {
 namespace {
@@ -53,7 +54,7 @@ class TitleWatcherTest : public ::testing::Test {
 };
 
 TEST_F(TitleWatcherTest, HandsTheTitlesOnOnceAndAgainAfterLodctrMovedTheToken) {
-  if (!testing::TitleFixturesPresent()) GTEST_SKIP() << "no shared fixtures";
+  PERFHIVE_SKIP_WITHOUT_SHARED_FIXTURE("title-databases");
   Result<LodctrDump> before = testing::RealTitleDump("rosenste+github-upload");
   Result<LodctrDump> after = testing::RealTitleDump("stu4331+EchoChain");
   ASSERT_TRUE(before.ok() && after.ok());
