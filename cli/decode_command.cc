@@ -20,6 +20,7 @@
 #include "perfdata/snapshot_values.h"
 #include "perfdata/text_encoding.h"
 #include "perfdata/title_database.h"
+#include "perfdata/title_database_file.h"
 #include "perfdata/winperf.h"
 
 namespace perfhive::cli {

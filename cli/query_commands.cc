@@ -12,6 +12,7 @@
 #include "cli/stored_snapshot_commands.h"
 #include "cli/text_table.h"
 #include "perfdata/counter_path.h"
+#include "perfdata/name_pattern.h"
 #include "perfdata/time_text.h"
 #include "perfhive/v1/query.grpc.pb.h"
 #include "proto/series_conversion.h"

@@ -2,12 +2,10 @@
 
 #include <charconv>
 
-#include "perfdata/case_folding.h"
+#include "perfdata/name_pattern.h"
 
 namespace perfhive {
 namespace {
-
-constexpr char kEscape = '`';
 
 bool IsContinuationByte(char c) { return (static_cast<unsigned char>(c) & 0xC0) == 0x80; }
 
@@ -31,7 +29,7 @@ size_t FindStop(std::string_view text, size_t at, std::string_view stops, bool t
   int depth = 0;
   for (; at < text.size(); ++at) {
     char c = text[at];
-    if (c == kEscape) {
+    if (c == kPatternEscape) {
       ++at;
       continue;
     }
@@ -46,7 +44,7 @@ size_t FindStop(std::string_view text, size_t at, std::string_view stops, bool t
 size_t FindLastUnescaped(std::string_view text, char wanted) {
   size_t found = std::string_view::npos;
   for (size_t i = 0; i < text.size(); ++i) {
-    if (text[i] == kEscape) {
+    if (text[i] == kPatternEscape) {
       ++i;
     } else if (text[i] == wanted) {
       found = i;
@@ -70,13 +68,13 @@ std::string Unescape(std::string_view raw) {
   out.reserve(raw.size());
   for (size_t i = 0; i < raw.size(); ++i) {
     char c = raw[i];
-    if (c != kEscape) {
+    if (c != kPatternEscape) {
       out += c;
     } else if (i + 1 == raw.size()) {
       out += "``";
     } else {
       char next = raw[++i];
-      if (next == '*' || next == kEscape) out += kEscape;
+      if (next == '*' || next == kPatternEscape) out += kPatternEscape;
       out += next;
     }
   }
@@ -97,7 +95,7 @@ void AppendEscaped(std::string& out, std::string_view pattern, const Specials& s
   bool balanced = true;
   int depth = 0;
   for (size_t i = 0; i < pattern.size(); ++i) {
-    if (pattern[i] == kEscape) {
+    if (pattern[i] == kPatternEscape) {
       ++i;
     } else if (pattern[i] == '(' || pattern[i] == ')') {
       depth += pattern[i] == '(' ? 1 : -1;
@@ -112,14 +110,14 @@ void AppendEscaped(std::string& out, std::string_view pattern, const Specials& s
   }
   for (size_t i = 0; i < pattern.size(); ++i) {
     char c = pattern[i];
-    if (c == kEscape) {
-      out += kEscape;
-      out += i + 1 < pattern.size() ? pattern[++i] : kEscape;
+    if (c == kPatternEscape) {
+      out += kPatternEscape;
+      out += i + 1 < pattern.size() ? pattern[++i] : kPatternEscape;
       continue;
     }
     bool special = specials.always.find(c) != std::string_view::npos ||
                    (escape_parens && (c == '(' || c == ')')) || i == index_hash;
-    if (special) out += kEscape;
+    if (special) out += kPatternEscape;
     out += c;
   }
 }
@@ -237,84 +235,6 @@ std::string FormatCounterPath(const CounterPath& path) {
   text += '\\';
   AppendEscaped(text, path.counter, {});
   return text;
-}
-
-std::string EscapePattern(std::string_view name) {
-  std::string out;
-  out.reserve(name.size());
-  for (char c : name) {
-    if (c == '*' || c == kEscape) out += kEscape;
-    out += c;
-  }
-  return out;
-}
-
-bool HasWildcard(std::string_view pattern) {
-  for (size_t i = 0; i < pattern.size(); ++i) {
-    if (pattern[i] == kEscape) {
-      ++i;
-    } else if (pattern[i] == '*') {
-      return true;
-    }
-  }
-  return false;
-}
-
-NamePattern::NamePattern(std::string_view pattern) {
-  units_.reserve(pattern.size());
-  for (size_t i = 0; i < pattern.size();) {
-    if (pattern[i] == '*') {
-      units_.push_back(kStar);
-      ++i;
-      continue;
-    }
-    if (pattern[i] == kEscape && i + 1 < pattern.size()) ++i;
-    units_.push_back(NextFoldedNameUnit(pattern, i));
-  }
-}
-
-bool NamePattern::matches_everything() const {
-  for (char32_t unit : units_) {
-    if (unit != kStar) return false;
-  }
-  return !units_.empty();
-}
-
-bool NamePattern::has_wildcard() const {
-  for (char32_t unit : units_) {
-    if (unit == kStar) return true;
-  }
-  return false;
-}
-
-// Greedy matching that backtracks to the last star: O(pattern × name) at worst. `n` and `mark`
-// are byte positions in the name, always at the start of a unit.
-bool NamePattern::Matches(std::string_view name) const {
-  size_t p = 0, n = 0, star = std::string_view::npos, mark = 0;
-  while (n < name.size()) {
-    if (p < units_.size() && units_[p] == kStar) {
-      star = p++;
-      mark = n;
-      continue;
-    }
-    size_t next = n;
-    if (p < units_.size() && units_[p] == NextFoldedNameUnit(name, next)) {
-      ++p;
-      n = next;
-    } else if (star != std::string_view::npos) {
-      p = star + 1;
-      DecodeNameUnitAt(name, mark);  // the star takes one more unit
-      n = mark;
-    } else {
-      return false;
-    }
-  }
-  while (p < units_.size() && units_[p] == kStar) ++p;
-  return p == units_.size();
-}
-
-bool MatchesPattern(std::string_view pattern, std::string_view name) {
-  return NamePattern(pattern).Matches(name);
 }
 
 }  // namespace perfhive

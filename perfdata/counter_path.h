@@ -11,12 +11,13 @@
 #include <string_view>
 #include <vector>
 
+#include "perfdata/name_pattern.h"  // a path is a set of name patterns; its users match them
 #include "perfdata/status.h"
 
 namespace perfhive {
 
-// Components are patterns: '*' matches any run of characters; "`*" is a literal star and "``"
-// a literal backtick. EscapePattern turns a plain name into the pattern matching only itself.
+// Components are name patterns (perfdata/name_pattern.h): '*' matches any run of characters;
+// "`*" is a literal star and "``" a literal backtick.
 struct CounterPath {
   std::string machine;  // without the leading "\\"; empty: any machine / the local one
   std::string object;
@@ -38,31 +39,6 @@ Result<CounterPath> ParseCounterPath(std::string_view text);
 // The counter is written last and as it is: the path of another counter of the same instance
 // differs only after the last '\'.
 std::string FormatCounterPath(const CounterPath& path);
-
-// The pattern that matches exactly `name`.
-std::string EscapePattern(std::string_view name);
-// Whether `pattern` has a wildcard.
-bool HasWildcard(std::string_view pattern);
-// Whether `name` matches `pattern`, ignoring case as PDH does (perfdata/case_folding.h); '*'
-// matches any run of characters (code points), whatever their lengths in UTF-8.
-bool MatchesPattern(std::string_view pattern, std::string_view name);
-
-// A pattern decoded once, for matching many names without allocating (instances in expansion).
-class NamePattern {
- public:
-  explicit NamePattern(std::string_view pattern);
-
-  // Same as MatchesPattern(pattern, name).
-  bool Matches(std::string_view name) const;
-  // True for "*", "**", ...: every name matches, so callers can skip the names.
-  bool matches_everything() const;
-  bool has_wildcard() const;
-
- private:
-  // A '*' of the pattern; no name unit (perfdata/case_folding.h) equals it.
-  static constexpr char32_t kStar = 0xFFFFFFFF;
-  std::vector<char32_t> units_;  // case-folded, or kStar
-};
 
 // Two lines: the path, and a caret under its character at `column` (1-based, in characters, so
 // UTF-8 names line up); control characters are shown as '?'.

@@ -14,6 +14,7 @@
 
 #include "perfdata/counter_path.h"
 #include "perfdata/instance_names.h"
+#include "perfdata/name_pattern.h"
 #include "perfdata/snapshot_reader.h"
 #include "perfdata/title_database.h"
 

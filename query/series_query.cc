@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "perfdata/instance_names.h"
+#include "perfdata/name_pattern.h"
 #include "perfdata/path_expander.h"
 #include "perfdata/snapshot_reader.h"
 #include "perfdata/time_text.h"

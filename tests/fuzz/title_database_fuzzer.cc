@@ -7,7 +7,9 @@
 #include <cstdlib>
 #include <span>
 
+#include "perfdata/lodctr_dump.h"
 #include "perfdata/title_database.h"
+#include "perfdata/title_database_file.h"
 
 namespace {
 

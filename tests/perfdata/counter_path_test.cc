@@ -8,6 +8,8 @@
 
 #include <random>
 
+#include "perfdata/name_pattern.h"
+
 namespace perfhive {
 namespace {
 

@@ -14,6 +14,8 @@
 #include <string_view>
 #include <vector>
 
+#include "perfdata/lodctr_dump.h"
+#include "perfdata/title_database_file.h"
 #include "tests/support/shared_fixtures.h"
 
 namespace perfhive {

@@ -11,6 +11,7 @@
 
 #include "perfdata/path_expander.h"
 #include "perfdata/snapshot_values.h"
+#include "perfdata/title_database_file.h"
 #include "perfdata/well_known_indexes.h"
 #include "query/series_query.h"
 #include "tests/support/shared_fixtures.h"

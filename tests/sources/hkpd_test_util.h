@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "perfdata/byte_order.h"
+#include "perfdata/lodctr_dump.h"
 #include "perfdata/snapshot_builder.h"
 #include "perfdata/title_database.h"
 #include "perfdata/winperf.h"

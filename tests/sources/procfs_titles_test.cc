@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "perfdata/title_database.h"
+#include "perfdata/title_database_file.h"
 #include "sources/procfs/procfs_source.h"
 #include "tests/support/shared_fixtures.h"
 
