@@ -84,6 +84,10 @@ void Sampler::Tick(Schedule& schedule) {
     Result<std::vector<uint8_t>> raw = source_.TakeSnapshot(schedule.resolved);
     for (const std::string& warning : source_.TakeWarnings()) log_.Warning(warning);
     if (raw.ok()) {
+      if (std::exchange(failing_, false)) {
+        last_failure_.clear();
+        shipper_.ReportHealth("");
+      }
       ++stats_.taken;
       outbox_.Push(SnapshotRecord{.instance_id = instance_id_,
                                   .sequence = next_sequence_++,
@@ -98,6 +102,11 @@ void Sampler::Tick(Schedule& schedule) {
     } else {
       ++stats_.failed;
       log_.Error("snapshot of " + schedule.label + " failed: " + raw.error());
+      if (raw.error() != last_failure_) {
+        failing_ = true;
+        last_failure_ = raw.error();
+        shipper_.ReportHealth(raw.error());
+      }
     }
   } else {
     ++stats_.failed;

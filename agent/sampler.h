@@ -63,6 +63,9 @@ class Sampler {
 
   SnapshotSource& source_;
   Shipper& shipper_;
+  // Whether the last snapshot failed, and how: health goes to the server on each change.
+  bool failing_ = false;
+  std::string last_failure_;
   Outbox& outbox_;
   Logger& log_;
   const std::string instance_id_;

@@ -105,6 +105,31 @@ void Shipper::Run() {
   }
 }
 
+void Shipper::ReportHealth(const std::string& last_error) {
+  int64_t now = std::chrono::duration_cast<std::chrono::nanoseconds>(
+                    std::chrono::system_clock::now().time_since_epoch())
+                    .count();
+  v1::AgentMessage message;
+  v1::HealthReport* health = message.mutable_health();
+  health->set_last_error(last_error);
+  if (last_error.empty()) {
+    health->set_last_success_unix_nanos(now);
+  } else {
+    health->set_last_error_unix_nanos(now);
+  }
+  // write_mutex_ before mutex_, as the send loop takes them; the stream cannot end while
+  // write_mutex_ is held (RunStream takes it to let go of live_stream_).
+  std::lock_guard write(write_mutex_);
+  std::unique_lock lock(mutex_);
+  if (live_stream_ == nullptr) {
+    unsent_health_ = *health;
+    return;
+  }
+  auto* stream = live_stream_;
+  lock.unlock();
+  stream->Write(message);
+}
+
 bool Shipper::RunStream(v1::Ingest::Stub& stub) {
   grpc::ClientContext context;
   if (!options_.token.empty()) context.AddMetadata("authorization", "Bearer " + options_.token);
@@ -149,11 +174,30 @@ bool Shipper::RunStream(v1::Ingest::Stub& stub) {
     outbox_.RemoveThrough(options_.instance_id, welcome.durable_sequence());
     outbox_.SetConnected(true);
     std::thread reader([&] { ReadAnswers(*stream); });
+    std::optional<v1::AgentMessage> health;
+    {
+      std::lock_guard lock(mutex_);
+      live_stream_ = stream.get();
+      if (unsent_health_) {
+        health.emplace();
+        *health->mutable_health() = *std::exchange(unsent_health_, std::nullopt);
+      }
+    }
+    if (health) {
+      std::lock_guard write(write_mutex_);
+      stream->Write(*health);
+    }
     while (!interrupted_) {
       std::shared_ptr<const SnapshotRecord> record =
           outbox_.NextToSend(options_.window, interrupted_);
       if (record == nullptr) break;
+      std::lock_guard write(write_mutex_);
       if (!SendTitlesFor(*record, *stream) || !stream->Write(Frame(record))) break;
+    }
+    {
+      std::lock_guard write(write_mutex_);
+      std::lock_guard lock(mutex_);
+      live_stream_ = nullptr;
     }
     interrupted_ = true;
     context.TryCancel();

@@ -16,6 +16,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -65,6 +66,11 @@ class Shipper {
   // them in the spool for spooled snapshots. Returns their references for SnapshotRecord.
   std::vector<TitleRef> SetTitles(const std::vector<TitleBytes>& titles);
 
+  // What reading the host last gave: an error (a host that cannot be reached, access denied) or
+  // "" once a read succeeds again. Sent as a HealthReport now if a stream is up, else right after
+  // the next Welcome, so `perfhive hosts` shows it even while no snapshot can be taken.
+  void ReportHealth(const std::string& last_error);
+
   void Start();
   // Ends the stream now and returns once the shipper's threads are done; what is unanswered
   // stays in the outbox.
@@ -98,6 +104,11 @@ class Shipper {
   mutable std::mutex mutex_;
   std::condition_variable stop_requested_;
   grpc::ClientContext* context_ = nullptr;  // of the current stream
+  // The current stream once welcomed, for writes from other threads (health), which take
+  // write_mutex_ as the send loop does: a stream takes one write at a time.
+  grpc::ClientReaderWriter<v1::AgentMessage, v1::ServerMessage>* live_stream_ = nullptr;
+  std::mutex write_mutex_;
+  std::optional<v1::HealthReport> unsent_health_;
   std::map<Sha256Digest, TitleBytes> titles_;
   std::vector<TitleRef> current_titles_;
   std::set<Sha256Digest> stream_titles_;  // the server has these, or they were sent

@@ -7,6 +7,8 @@
 #include <gtest/gtest.h>
 #include <signal.h>
 
+#include <cstdlib>
+#include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -217,6 +219,22 @@ TEST_F(QueryEndToEndTest, ErrorsSayWhatIsWrong) {
   CommandResult no_object = Cli({"counters", "\\\\WINA\\Procesor"});
   EXPECT_EQ(no_object.exit_code, 3);
   EXPECT_THAT(no_object.err, HasSubstr("Processor"));
+}
+
+// Proves: the server's address and transport can come from a config file instead of flags, and a
+// broken config file is named with its line.
+TEST_F(QueryEndToEndTest, TheServerCanBeNamedInAConfigFile) {
+  std::string config = *scratch_ / "cli.toml";
+  std::ofstream(config) << "server = \"" << server_->address() << "\"\ninsecure = true\n";
+  setenv("PERFHIVE_CONFIG", config.c_str(), 1);
+  CommandResult hosts = RunCommand(*scratch_, {CliBinary(), "hosts", "--format", "json"});
+  std::ofstream(config) << "server = \n";
+  CommandResult broken = RunCommand(*scratch_, {CliBinary(), "hosts"});
+  unsetenv("PERFHIVE_CONFIG");
+  ASSERT_EQ(hosts.exit_code, 0) << hosts.err;
+  EXPECT_EQ(nlohmann::json::parse(hosts.out)["hosts"].size(), 3u);
+  EXPECT_EQ(broken.exit_code, 2);
+  EXPECT_THAT(broken.err, HasSubstr(config + ":1:"));
 }
 
 // Proves: watch prints new values as the procfs agent's samples arrive, and stops after --count.
