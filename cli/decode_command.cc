@@ -83,6 +83,88 @@ Result<Selection> Select(const SnapshotReader& snapshot, const TitleDatabase* ti
   return selection;
 }
 
+// One object: its header, its counter definitions, and each instance with its raw values.
+Json ObjectJson(const SnapshotReader& snapshot, ObjectView object, const TitleDatabase* titles,
+                const std::string& machine) {
+  Json o;
+  o["index"] = object.name_index();
+  o["name"] = NameOf(titles, object.name_index());
+  o["num_instances"] = object.num_instances();
+  o["detail_level"] = object.detail_level();
+  o["default_counter"] = object.default_counter();
+  o["code_page"] = object.code_page();
+  o["perf_time"] = object.perf_time();
+  o["perf_freq"] = object.perf_freq();
+  Json& definitions = o["counters"] = Json::array();
+  for (CounterDefinitionView counter : object.counters()) {
+    definitions.push_back({{"index", counter.name_index()},
+                           {"name", NameOf(titles, counter.name_index())},
+                           {"type", CounterTypeName(counter.type())},
+                           {"size", counter.size()},
+                           {"offset", counter.offset()},
+                           {"default_scale", counter.default_scale()},
+                           {"detail_level", counter.detail_level()}});
+  }
+  std::vector<InstancePathName> names = NameInstances(snapshot, object);
+  Json& instances = o["instances"] = Json::array();
+  uint32_t position = 0;
+  for (InstanceView instance : object.instances()) {
+    const InstancePathName& name = names[position++];
+    Json i;
+    if (instance.has_definition()) {
+      i["name"] = InstanceName(object, instance);
+      i["parent"] = name.parent.empty() ? Json(nullptr) : Json(name.parent);
+      i["pdh_name"] = name.ToString();
+      i["parent_object"] = instance.parent_object_index();
+      i["parent_instance"] = instance.parent_instance();
+    } else {
+      i["name"] = nullptr;
+      i["parent"] = nullptr;
+    }
+    i["unique_id"] = instance.unique_id();
+    Json& counters = i["counters"] = Json::array();
+    size_t c = 0;
+    for (CounterDefinitionView counter : object.counters()) {
+      const Json& definition = definitions[c++];
+      counters.push_back(
+          {{"index", definition["index"]},
+           {"name", definition["name"]},
+           {"type", definition["type"]},
+           {"size", definition["size"]},
+           {"raw", RawValue(instance.counters(), counter)},
+           {"path", PathOf(machine, titles, object.name_index(),
+                           instance.has_definition() ? &name : nullptr, counter.name_index())}});
+    }
+    instances.push_back(std::move(i));
+  }
+  return o;
+}
+
+// Keeps only the counters --path selected, and the instances and objects that hold them.
+void KeepSelected(const Selection& selection, Json& objects) {
+  Json kept = Json::array();
+  for (size_t o = 0; o < objects.size(); ++o) {
+    Json instances = Json::array();
+    Json& all = objects[o]["instances"];
+    for (size_t i = 0; i < all.size(); ++i) {
+      Json counters = Json::array();
+      for (size_t c = 0; c < all[i]["counters"].size(); ++c) {
+        if (selection.contains(
+                {static_cast<uint32_t>(o), static_cast<uint32_t>(i), static_cast<uint32_t>(c)})) {
+          counters.push_back(std::move(all[i]["counters"][c]));
+        }
+      }
+      if (counters.empty()) continue;
+      all[i]["counters"] = std::move(counters);
+      instances.push_back(std::move(all[i]));
+    }
+    if (instances.empty()) continue;
+    objects[o]["instances"] = std::move(instances);
+    kept.push_back(std::move(objects[o]));
+  }
+  objects = std::move(kept);
+}
+
 Json Decode(const SnapshotReader& snapshot, const SnapshotReader* previous,
             const TitleDatabase* titles, const Selection* selection, const FormatOptions& format) {
   const std::string machine = snapshot.system_name();
@@ -98,60 +180,8 @@ Json Decode(const SnapshotReader& snapshot, const SnapshotReader* previous,
   std::map<uint32_t, size_t> object_at;  // byte offset → position in "objects"
   for (ObjectView object : snapshot.objects()) {
     object_at[object.position()] = objects.size();
-    Json o;
-    o["index"] = object.name_index();
-    o["name"] = NameOf(titles, object.name_index());
-    o["num_instances"] = object.num_instances();
-    o["detail_level"] = object.detail_level();
-    o["default_counter"] = object.default_counter();
-    o["code_page"] = object.code_page();
-    o["perf_time"] = object.perf_time();
-    o["perf_freq"] = object.perf_freq();
-    Json& definitions = o["counters"] = Json::array();
-    for (CounterDefinitionView counter : object.counters()) {
-      definitions.push_back({{"index", counter.name_index()},
-                             {"name", NameOf(titles, counter.name_index())},
-                             {"type", CounterTypeName(counter.type())},
-                             {"size", counter.size()},
-                             {"offset", counter.offset()},
-                             {"default_scale", counter.default_scale()},
-                             {"detail_level", counter.detail_level()}});
-    }
-    std::vector<InstancePathName> names = NameInstances(snapshot, object);
-    Json& instances = o["instances"] = Json::array();
-    uint32_t position = 0;
-    for (InstanceView instance : object.instances()) {
-      const InstancePathName& name = names[position++];
-      Json i;
-      if (instance.has_definition()) {
-        i["name"] = InstanceName(object, instance);
-        i["parent"] = name.parent.empty() ? Json(nullptr) : Json(name.parent);
-        i["pdh_name"] = name.ToString();
-        i["parent_object"] = instance.parent_object_index();
-        i["parent_instance"] = instance.parent_instance();
-      } else {
-        i["name"] = nullptr;
-        i["parent"] = nullptr;
-      }
-      i["unique_id"] = instance.unique_id();
-      Json& counters = i["counters"] = Json::array();
-      size_t c = 0;
-      for (CounterDefinitionView counter : object.counters()) {
-        const Json& definition = definitions[c++];
-        counters.push_back(
-            {{"index", definition["index"]},
-             {"name", definition["name"]},
-             {"type", definition["type"]},
-             {"size", definition["size"]},
-             {"raw", RawValue(instance.counters(), counter)},
-             {"path", PathOf(machine, titles, object.name_index(),
-                             instance.has_definition() ? &name : nullptr, counter.name_index())}});
-      }
-      instances.push_back(std::move(i));
-    }
-    objects.push_back(std::move(o));
+    objects.push_back(ObjectJson(snapshot, object, titles, machine));
   }
-
   if (previous != nullptr) {
     ComputeSnapshotValues(previous, snapshot, format, [&](const ComputedValue& v) {
       Json& counter = objects[object_at[v.object.position()]]["instances"][v.instance_position]
@@ -160,30 +190,7 @@ Json Decode(const SnapshotReader& snapshot, const SnapshotReader* previous,
       counter["status"] = std::string(PdhStatusName(v.value.status));
     });
   }
-
-  if (selection != nullptr) {  // keep only what --path selected, and what holds it
-    Json kept = Json::array();
-    for (size_t o = 0; o < objects.size(); ++o) {
-      Json instances = Json::array();
-      Json& all = objects[o]["instances"];
-      for (size_t i = 0; i < all.size(); ++i) {
-        Json counters = Json::array();
-        for (size_t c = 0; c < all[i]["counters"].size(); ++c) {
-          if (selection->contains(
-                  {static_cast<uint32_t>(o), static_cast<uint32_t>(i), static_cast<uint32_t>(c)})) {
-            counters.push_back(std::move(all[i]["counters"][c]));
-          }
-        }
-        if (counters.empty()) continue;
-        all[i]["counters"] = std::move(counters);
-        instances.push_back(std::move(all[i]));
-      }
-      if (instances.empty()) continue;
-      objects[o]["instances"] = std::move(instances);
-      kept.push_back(std::move(objects[o]));
-    }
-    objects = std::move(kept);
-  }
+  if (selection != nullptr) KeepSelected(*selection, objects);
   return doc;
 }
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <optional>
 #include <string_view>
+#include <utility>
 
 #include "perfdata/title_text.h"
 
@@ -86,6 +87,130 @@ uint32_t* NumberField(LodctrDump& dump, LodctrDump::Provider* provider, std::str
   return nullptr;
 }
 
+// Reads a dump line by line, keeping which section the lines are in.
+class DumpParser {
+ public:
+  explicit DumpParser(TitleParseReport* report) : report_(report) {}
+
+  // One line, without its terminator: line `number` (from 1), at byte `byte` of the input.
+  void ReadLine(std::string_view line, size_t number, size_t byte) {
+    line_number_ = number;
+    line_byte_ = byte;
+    if (TrimBlanks(line).empty()) return;
+    if (line.front() == '[') {
+      ReadSectionHeader(line);
+      return;
+    }
+    size_t equals = line.find('=');
+    if (equals == std::string_view::npos) {
+      Warn(report_, Where() + "no '=' in " + Excerpt(line) + "; skipped");
+      return;
+    }
+    std::string_view key = TrimBlanks(line.substr(0, equals));
+    std::string_view value = line.substr(equals + 1);
+    if (strings_) {
+      ReadStringEntry(key, value);
+    } else if (in_numbers_) {
+      ReadNumberEntry(key, value);
+    }
+  }
+
+  // The dump, or an error if it had no section that a dump has or no entry in any language.
+  Result<LodctrDump> Finish() && {
+    if (!known_section_) {
+      return Status::Error(
+          "not a lodctr /S dump: no [Perflib], [PERF_...] or [PerfStrings_...] section");
+    }
+    bool any_entry = false;
+    for (const auto& [code, database] : dump_.languages) {
+      if (database.num_names() + database.num_helps() == 0) {
+        Warn(report_, "[PerfStrings_" + code + "] holds no entry");
+      } else {
+        any_entry = true;
+      }
+    }
+    if (!any_entry) {
+      return Status::Error(
+          "lodctr /S dump has no [PerfStrings_...] section with an index=text entry");
+    }
+    return std::move(dump_);
+  }
+
+ private:
+  // The start of a warning about the current line; built only when there is one to give.
+  std::string Where() const {
+    return "line " + std::to_string(line_number_) + " at byte " + std::to_string(line_byte_) + ": ";
+  }
+
+  void ReadSectionHeader(std::string_view line) {
+    size_t close = line.find(']');
+    if (close == std::string_view::npos) {
+      Warn(report_, Where() + "section header " + Excerpt(line) + " has no ']'");
+    }
+    std::string_view name = line.substr(1, close == std::string_view::npos ? line.npos : close - 1);
+    provider_ = nullptr;
+    strings_ = nullptr;
+    in_numbers_ = false;
+    if (SameKey(name, "Perflib")) {
+      in_numbers_ = true;
+    } else if (StartsWithKey(name, "PERF_")) {
+      in_numbers_ = true;
+      dump_.providers.push_back({std::string(name.substr(5))});
+      provider_ = &dump_.providers.back();
+    } else if (StartsWithKey(name, "PerfStrings_")) {
+      language_ = std::string(name.substr(12));
+      strings_ = &dump_.languages[language_];
+    }
+    known_section_ = known_section_ || in_numbers_ || strings_;
+  }
+
+  // index=text in [PerfStrings_<lang>].
+  void ReadStringEntry(std::string_view key, std::string_view value) {
+    std::optional<uint32_t> index = ParseNumber(key);
+    if (!index) {
+      Warn(report_, Where() + Excerpt(key) + " is not an index; skipped");
+      return;
+    }
+    if (value.empty()) {
+      Warn(report_, Where() + "index " + std::to_string(*index) + " has no text; skipped");
+      return;
+    }
+    bool is_help = *index % 2 == 1 && *index != 1;
+    if (is_help ? strings_->Help(*index).has_value() : strings_->Name(*index).has_value()) {
+      Warn(report_, Where() + "index " + std::to_string(*index) + " repeated in [PerfStrings_" +
+                        language_ + "]; the later text is kept");
+    }
+    if (is_help) {
+      strings_->AddHelp(*index, std::string(value));
+    } else {
+      strings_->AddName(*index, std::string(value));
+    }
+  }
+
+  // key=number in [Perflib] or [PERF_<service>]; keys the dump does not keep are ignored.
+  void ReadNumberEntry(std::string_view key, std::string_view value) {
+    uint32_t* field = NumberField(dump_, provider_, key);
+    if (!field) return;
+    std::optional<uint32_t> number = ParseNumber(value);
+    if (!number) {
+      Warn(report_,
+           Where() + std::string(key) + "=" + Excerpt(value) + " is not a number; skipped");
+      return;
+    }
+    *field = *number;
+  }
+
+  TitleParseReport* report_;
+  size_t line_number_ = 0;
+  size_t line_byte_ = 0;
+  LodctrDump dump_;
+  bool known_section_ = false;
+  bool in_numbers_ = false;  // in [Perflib] or [PERF_<service>]
+  LodctrDump::Provider* provider_ = nullptr;
+  std::string language_;
+  TitleDatabase* strings_ = nullptr;
+};
+
 }  // namespace
 
 Result<LodctrDump> ParseLodctrDump(std::span<const uint8_t> bytes, TitleParseReport* report) {
@@ -93,100 +218,11 @@ Result<LodctrDump> ParseLodctrDump(std::span<const uint8_t> bytes, TitleParseRep
   if (text.end != bytes.size()) {
     Warn(report, "odd trailing byte at byte " + std::to_string(text.end) + "; ignored");
   }
-  LodctrDump dump;
-  bool known_section = false;
-  bool in_numbers = false;  // in [Perflib] or [PERF_<service>]
-  LodctrDump::Provider* provider = nullptr;
-  std::string language;
-  TitleDatabase* strings = nullptr;
+  DumpParser parser(report);
   LineReader lines(text);
   size_t begin = 0, end = 0;
-  while (lines.Next(begin, end)) {
-    std::string decoded = text.Decode(begin, end);
-    std::string_view line = decoded;
-    if (TrimBlanks(line).empty()) continue;
-    auto where = [&] {
-      return "line " + std::to_string(lines.number()) + " at byte " + std::to_string(begin) + ": ";
-    };
-    if (line.front() == '[') {
-      size_t close = line.find(']');
-      if (close == std::string_view::npos) {
-        Warn(report, where() + "section header " + Excerpt(line) + " has no ']'");
-      }
-      std::string_view name =
-          line.substr(1, close == std::string_view::npos ? line.npos : close - 1);
-      provider = nullptr;
-      strings = nullptr;
-      in_numbers = false;
-      if (SameKey(name, "Perflib")) {
-        in_numbers = true;
-      } else if (StartsWithKey(name, "PERF_")) {
-        in_numbers = true;
-        dump.providers.push_back({std::string(name.substr(5))});
-        provider = &dump.providers.back();
-      } else if (StartsWithKey(name, "PerfStrings_")) {
-        language = std::string(name.substr(12));
-        strings = &dump.languages[language];
-      }
-      known_section = known_section || in_numbers || strings;
-      continue;
-    }
-    size_t equals = line.find('=');
-    if (equals == std::string_view::npos) {
-      Warn(report, where() + "no '=' in " + Excerpt(line) + "; skipped");
-      continue;
-    }
-    std::string_view key = TrimBlanks(line.substr(0, equals));
-    std::string_view value = line.substr(equals + 1);
-    if (strings) {
-      std::optional<uint32_t> index = ParseNumber(key);
-      if (!index) {
-        Warn(report, where() + Excerpt(key) + " is not an index; skipped");
-        continue;
-      }
-      if (value.empty()) {
-        Warn(report, where() + "index " + std::to_string(*index) + " has no text; skipped");
-        continue;
-      }
-      bool is_help = *index % 2 == 1 && *index != 1;
-      if (is_help ? strings->Help(*index).has_value() : strings->Name(*index).has_value()) {
-        Warn(report, where() + "index " + std::to_string(*index) + " repeated in [PerfStrings_" +
-                         language + "]; the later text is kept");
-      }
-      if (is_help) {
-        strings->AddHelp(*index, std::string(value));
-      } else {
-        strings->AddName(*index, std::string(value));
-      }
-      continue;
-    }
-    if (!in_numbers) continue;
-    uint32_t* field = NumberField(dump, provider, key);
-    if (!field) continue;
-    std::optional<uint32_t> number = ParseNumber(value);
-    if (!number) {
-      Warn(report, where() + std::string(key) + "=" + Excerpt(value) + " is not a number; skipped");
-      continue;
-    }
-    *field = *number;
-  }
-  if (!known_section) {
-    return Status::Error(
-        "not a lodctr /S dump: no [Perflib], [PERF_...] or [PerfStrings_...] section");
-  }
-  bool any_entry = false;
-  for (const auto& [code, database] : dump.languages) {
-    if (database.num_names() + database.num_helps() == 0) {
-      Warn(report, "[PerfStrings_" + code + "] holds no entry");
-    } else {
-      any_entry = true;
-    }
-  }
-  if (!any_entry) {
-    return Status::Error(
-        "lodctr /S dump has no [PerfStrings_...] section with an index=text entry");
-  }
-  return dump;
+  while (lines.Next(begin, end)) parser.ReadLine(text.Decode(begin, end), lines.number(), begin);
+  return std::move(parser).Finish();
 }
 
 }  // namespace perfhive

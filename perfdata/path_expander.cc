@@ -5,6 +5,46 @@
 #include "perfdata/raw_counter.h"
 
 namespace perfhive {
+namespace {
+
+// A path's patterns, decoded once, and what they imply for the instances it selects.
+struct PathSelection {
+  explicit PathSelection(const CounterPath& counter_path)
+      : path(counter_path),
+        object(path.object),
+        counter(path.counter),
+        instance(path.instance.value_or("")) {
+    if (path.parent) parent.emplace(*path.parent);
+    wants_instances = path.instance || path.parent || path.index || path.any_index;
+    // Without a parent part a name selects instances without a parent, but "(*)" selects every
+    // instance, children included, as PDH expands it.
+    any_parent = !parent && instance.matches_everything();
+    // Without #Index a plain name selects the first of its duplicates, a wildcard (or "#*") all.
+    wild_instance = path.any_index || instance.has_wildcard() || (parent && parent->has_wildcard());
+    wild = wild_instance || object.has_wildcard() || counter.has_wildcard() ||
+           HasWildcard(path.machine);
+  }
+
+  // Whether the instance named `name` is selected, for an object with instances.
+  bool SelectsInstance(const InstancePathName& name) const {
+    bool parent_ok = parent ? !name.parent.empty() && parent->Matches(name.parent)
+                            : name.parent.empty() || any_parent;
+    if (!parent_ok || !instance.Matches(name.name)) return false;
+    return path.index ? name.duplicate == *path.index : wild_instance || name.duplicate == 0;
+  }
+
+  const CounterPath& path;
+  const NamePattern object;
+  const NamePattern counter;
+  const NamePattern instance;
+  std::optional<NamePattern> parent;
+  bool wants_instances = false;
+  bool any_parent = false;
+  bool wild_instance = false;
+  bool wild = false;  // may select more than one counter
+};
+
+}  // namespace
 
 CounterPath MakeCounterPath(std::string_view machine, std::string_view object,
                             const InstancePathName* instance, std::string_view counter) {
@@ -46,20 +86,8 @@ std::vector<CounterMatch> PathExpander::Expand(const CounterPath& path) const {
   std::vector<CounterMatch> matches;
   const std::string machine = snapshot_.system_name();
   if (!path.machine.empty() && !MatchesPattern(path.machine, machine)) return matches;
-  const NamePattern object_pattern(path.object);
-  const NamePattern counter_pattern(path.counter);
-  const NamePattern instance_pattern(path.instance.value_or(""));
-  std::optional<NamePattern> parent_pattern;
-  if (path.parent) parent_pattern.emplace(*path.parent);
-  const bool wants_instances = path.instance || path.parent || path.index || path.any_index;
-  // Without a parent part a name selects instances without a parent, but "(*)" selects every
-  // instance, children included, as PDH expands it.
-  const bool any_parent = !parent_pattern && instance_pattern.matches_everything();
-  // Without #Index a plain name selects the first of its duplicates, a wildcard (or "#*") all.
-  const bool wild_instance = path.any_index || instance_pattern.has_wildcard() ||
-                             (parent_pattern && parent_pattern->has_wildcard());
-  const bool wild = wild_instance || object_pattern.has_wildcard() ||
-                    counter_pattern.has_wildcard() || HasWildcard(path.machine);
+  const PathSelection selection(path);
+  const bool wants_instances = selection.wants_instances, wild = selection.wild;
 
   struct Selected {
     CounterDefinitionView counter;
@@ -77,7 +105,7 @@ std::vector<CounterMatch> PathExpander::Expand(const CounterPath& path) const {
   for (ObjectView object : snapshot_.objects()) {
     const uint32_t this_object = object_position++;
     if (!object.has_data() || object.has_instance_list() != wants_instances ||
-        !NameMatches(object_pattern, path.object, object.name_index())) {
+        !NameMatches(selection.object, path.object, object.name_index())) {
       continue;
     }
     selected.clear();
@@ -87,7 +115,7 @@ std::vector<CounterMatch> PathExpander::Expand(const CounterPath& path) const {
         selected.back().next = counter;
       }
       if (!IsBaseType(counter.type()) &&
-          NameMatches(counter_pattern, path.counter, counter.name_index())) {
+          NameMatches(selection.counter, path.counter, counter.name_index())) {
         selected.push_back({counter, std::nullopt, counter_position,
                             EscapePattern(DisplayName(counter.name_index()))});
       }
@@ -101,15 +129,7 @@ std::vector<CounterMatch> PathExpander::Expand(const CounterPath& path) const {
     uint32_t instance_position = 0;
     for (InstanceView instance : object.instances()) {
       const InstancePathName& name = names[instance_position++];
-      if (wants_instances) {
-        bool parent_ok = parent_pattern
-                             ? !name.parent.empty() && parent_pattern->Matches(name.parent)
-                             : name.parent.empty() || any_parent;
-        if (!parent_ok || !instance_pattern.Matches(name.name)) continue;
-        if (path.index ? name.duplicate != *path.index : !wild_instance && name.duplicate != 0) {
-          continue;
-        }
-      }
+      if (wants_instances && !selection.SelectsInstance(name)) continue;
       chosen.push_back({instance, instance_position - 1});
       if (!wild) break;
     }

@@ -1,5 +1,6 @@
 #include "perfdata/title_text.h"
 
+#include <algorithm>
 #include <charconv>
 #include <utility>
 

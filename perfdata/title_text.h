@@ -5,7 +5,6 @@
 #ifndef PERFHIVE_PERFDATA_TITLE_TEXT_H_
 #define PERFHIVE_PERFDATA_TITLE_TEXT_H_
 
-#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <initializer_list>

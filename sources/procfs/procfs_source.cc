@@ -32,6 +32,84 @@ uint64_t SysconfOr(uint64_t given, int name) {
   return value > 0 ? static_cast<uint64_t>(value) : 0;
 }
 
+// What a snapshot leaves out, and why, as warnings; counted, because a snapshot that lost every
+// object it could have had is an error, not an empty snapshot.
+struct LeftOut {
+  ProcfsContext& context;
+  size_t count = 0;
+
+  void Add(std::string_view objects, const Status& why) {
+    context.warnings.push_back(std::string(objects) + " left out: " + why.message());
+    ++count;
+  }
+};
+
+// The readings System, Processor and Process are built from.
+struct CpuReadings {
+  std::optional<KernelStat> stat;  // none: those objects are left out
+  std::vector<uint64_t> interrupts;
+  std::vector<int32_t> pids;
+};
+
+// Read first, right after the clocks, since the CPU times' rates are the most sensitive to the
+// time between the clock reading and the counters' reading.
+CpuReadings ReadCpuReadings(ProcfsContext& context, const RequestedObjects& wanted,
+                            LeftOut& left_out) {
+  CpuReadings readings;
+  if (wanted.Wants(ti::kSystem) || wanted.Wants(ti::kProcessor) || wanted.Wants(ti::kProcess)) {
+    Result<KernelStat> parsed = context.ReadParsed("stat", ParseKernelStat);
+    if (parsed.ok()) {
+      readings.stat = std::move(parsed).value();
+    } else {
+      left_out.Add("System, Processor and Process", parsed.status());
+    }
+  }
+  if (readings.stat && wanted.Wants(ti::kProcessor)) {
+    Result<std::vector<uint64_t>> parsed = context.ReadParsed("interrupts", ParseInterrupts);
+    if (parsed.ok()) {
+      readings.interrupts = std::move(parsed).value();
+    } else {
+      context.warnings.push_back("Processor\\Interrupts/sec is 0: " + parsed.error());
+    }
+  }
+  if (readings.stat && (wanted.Wants(ti::kSystem) || wanted.Wants(ti::kProcess))) {
+    readings.pids = context.files.ListNumbered(".");
+  }
+  return readings;
+}
+
+// PhysicalDisk and LogicalDisk, from one reading of diskstats.
+void AddDiskObjects(ProcfsContext& context, const RequestedObjects& wanted, LeftOut& left_out,
+                    SnapshotBuilder& snapshot) {
+  if (!wanted.Wants(ti::kPhysicalDisk) && !wanted.Wants(ti::kLogicalDisk)) return;
+  Result<std::vector<DiskStats>> disks = context.ReadParsed("diskstats", ParseDiskStats);
+  if (!disks.ok()) {
+    left_out.Add("PhysicalDisk and LogicalDisk", disks.status());
+    return;
+  }
+  if (wanted.Wants(ti::kPhysicalDisk)) AddPhysicalDiskObject(context, *disks, snapshot);
+  if (wanted.Wants(ti::kLogicalDisk)) {
+    if (Status status = AddLogicalDiskObject(context, *disks, snapshot); !status.ok()) {
+      left_out.Add("LogicalDisk", status);
+    }
+  }
+}
+
+// The built snapshot, checked; UNAVAILABLE, with every reason, when objects were left out and
+// none is in it.
+Result<std::vector<uint8_t>> CheckedSnapshot(const SnapshotBuilder& snapshot,
+                                             const LeftOut& left_out) {
+  std::vector<uint8_t> bytes = snapshot.Build();
+  Result<SnapshotReader> check = SnapshotReader::Open(bytes);
+  if (!check.ok()) return Status::Internal("the built snapshot is malformed: " + check.error());
+  if (check->num_objects() == 0 && left_out.count > 0) {
+    std::string message = "no object could be read";
+    for (const std::string& warning : left_out.context.warnings) message += "; " + warning;
+    return Status::Unavailable(message);
+  }
+  return bytes;
+}
+
 }  // namespace
 
 Result<std::unique_ptr<ProcfsSource>> ProcfsSource::Create(ProcfsOptions options) {
@@ -84,78 +162,31 @@ Result<std::vector<uint8_t>> ProcfsSource::TakeSnapshot(std::string_view query) 
       .set_perf_time_100ns(context.clock.filetime)
       .set_default_object(ti::kProcessor);
 
-  size_t left_out = 0;
-  auto leave_out = [&](std::string_view objects, const Status& why) {
-    context.warnings.push_back(std::string(objects) + " left out: " + why.message());
-    ++left_out;
-  };
-  // The CPU times come first, right after the clocks, since their rates are the most sensitive
-  // to the time between the clock reading and the counters' reading.
-  std::optional<KernelStat> stat;
-  if (wanted->Wants(ti::kSystem) || wanted->Wants(ti::kProcessor) || wanted->Wants(ti::kProcess)) {
-    Result<KernelStat> parsed = context.ReadParsed("stat", ParseKernelStat);
-    if (parsed.ok()) {
-      stat = std::move(parsed).value();
-    } else {
-      leave_out("System, Processor and Process", parsed.status());
-    }
+  LeftOut left_out{context};
+  CpuReadings cpu = ReadCpuReadings(context, *wanted, left_out);
+  if (cpu.stat && wanted->Wants(ti::kSystem)) {
+    AddSystemObject(context, *cpu.stat, cpu.pids.size(), snapshot);
   }
-  std::vector<uint64_t> interrupts;
-  if (stat && wanted->Wants(ti::kProcessor)) {
-    Result<std::vector<uint64_t>> parsed = context.ReadParsed("interrupts", ParseInterrupts);
-    if (parsed.ok()) {
-      interrupts = std::move(parsed).value();
-    } else {
-      context.warnings.push_back("Processor\\Interrupts/sec is 0: " + parsed.error());
-    }
-  }
-  std::vector<int32_t> pids;
-  if (stat && (wanted->Wants(ti::kSystem) || wanted->Wants(ti::kProcess))) {
-    pids = files_.ListNumbered(".");
-  }
-
-  if (stat && wanted->Wants(ti::kSystem)) AddSystemObject(context, *stat, pids.size(), snapshot);
   if (wanted->Wants(ti::kMemory)) {
     if (Status status = AddMemoryObject(context, snapshot); !status.ok()) {
-      leave_out("Memory", status);
+      left_out.Add("Memory", status);
     }
   }
-  if (stat && wanted->Wants(ti::kProcess)) {
-    AddProcessObjects(context, *stat, pids, wanted->Wants(ti::kThread), snapshot);
+  if (cpu.stat && wanted->Wants(ti::kProcess)) {
+    AddProcessObjects(context, *cpu.stat, cpu.pids, wanted->Wants(ti::kThread), snapshot);
     process_files_.Sweep();
   }
-  if (wanted->Wants(ti::kPhysicalDisk) || wanted->Wants(ti::kLogicalDisk)) {
-    Result<std::vector<DiskStats>> disks = context.ReadParsed("diskstats", ParseDiskStats);
-    if (!disks.ok()) {
-      leave_out("PhysicalDisk and LogicalDisk", disks.status());
-    } else {
-      if (wanted->Wants(ti::kPhysicalDisk)) AddPhysicalDiskObject(context, *disks, snapshot);
-      if (wanted->Wants(ti::kLogicalDisk)) {
-        if (Status status = AddLogicalDiskObject(context, *disks, snapshot); !status.ok()) {
-          leave_out("LogicalDisk", status);
-        }
-      }
-    }
-  }
-  if (stat && wanted->Wants(ti::kProcessor)) {
-    AddProcessorObject(context, *stat, interrupts, snapshot);
+  AddDiskObjects(context, *wanted, left_out, snapshot);
+  if (cpu.stat && wanted->Wants(ti::kProcessor)) {
+    AddProcessorObject(context, *cpu.stat, cpu.interrupts, snapshot);
   }
   if (wanted->Wants(ti::kNetworkInterface)) {
     if (Status status = AddNetworkInterfaceObject(context, snapshot); !status.ok()) {
-      leave_out("Network Interface", status);
+      left_out.Add("Network Interface", status);
     }
   }
   warnings_.insert(warnings_.end(), context.warnings.begin(), context.warnings.end());
-
-  std::vector<uint8_t> bytes = snapshot.Build();
-  Result<SnapshotReader> check = SnapshotReader::Open(bytes);
-  if (!check.ok()) return Status::Internal("the built snapshot is malformed: " + check.error());
-  if (check->num_objects() == 0 && left_out > 0) {
-    std::string message = "no object could be read";
-    for (const std::string& warning : context.warnings) message += "; " + warning;
-    return Status::Unavailable(message);
-  }
-  return bytes;
+  return CheckedSnapshot(snapshot, left_out);
 }
 
 Result<std::optional<TitleBytes>> ProcfsSource::ReadTitlesIfChanged() {
