@@ -42,6 +42,13 @@ inline bool HavePrometheus() {
                  << " is not installed (apt-get install prometheus; scripts/install-deps.sh)"; \
   }
 
+// Client options that keep whole answers: query results and /metrics pages.
+inline HttpClientOptions LargeBodies() {
+  HttpClientOptions options;
+  options.max_body_bytes = size_t{256} << 20;
+  return options;
+}
+
 // A port nothing listens on right now.
 inline uint16_t FreePort() {
   auto probe = HttpServer::Start("127.0.0.1", 0, [](const HttpRequest&) { return HttpReply{}; });
@@ -177,7 +184,7 @@ class Prometheus {
   }
 
   std::vector<PromSeries> Get(const std::string& path) {
-    HttpClient client({});
+    HttpClient client(LargeBodies());
     std::string url = "http://" + Address() + path;
     Result<HttpResponse> response = client.Get(url);
     std::vector<PromSeries> result;
