@@ -1,6 +1,6 @@
-// perfhive-agent: reads this host's performance data. `snapshot` writes one raw
-// PERF_DATA_BLOCK (and the title database) to files, for offline use and for checking a
-// source by hand.
+// perfhive-agent: reads this host's performance data. `run` samples it on schedule and streams
+// it to a perfhive-server (docs/agent.md); `snapshot` writes one raw PERF_DATA_BLOCK (and the
+// title database) to files, for offline use and for checking a source by hand.
 
 #include <CLI/CLI.hpp>
 #include <cerrno>
@@ -16,9 +16,17 @@
 #include "sources/object_names_query.h"
 #include "sources/snapshot_source.h"
 
+#ifdef PERFHIVE_AGENT_RUN
+#include "agent/agent_config.h"
+#include "agent/duration.h"
+#include "agent/logger.h"
+#include "agent/run_command.h"
+#endif
+
 #ifdef _WIN32
 #include "sources/hkpd/hkpd_source.h"
 #else
+#include "sources/msrrp/msrrp_source.h"
 #include "sources/procfs/procfs_source.h"
 #endif
 
@@ -39,15 +47,26 @@ struct SnapshotOptions {
   std::string titles_output;
   std::string proc_root = "/proc";
   std::string sys_root = "/sys";
+  std::string target;       // a host without an agent, "\\HOST[:PORT]"; replaces --source
+  std::string credentials;  // for --target: an smbclient authentication file
 };
 
 Result<std::unique_ptr<SnapshotSource>> OpenSource(const SnapshotOptions& options) {
 #ifdef _WIN32
+  if (!options.target.empty()) {
+    if (!options.credentials.empty()) {
+      return Status::Error(
+          "on Windows, --target connects as the agent's own account; "
+          "--credentials is for Linux");
+    }
+    return MakeRemoteHkpdSource(options.target);
+  }
   if (options.source == "hkpd") return MakeLocalHkpdSource();
   return Status::Error("the " + options.source +
                        " source reads Linux's /proc and is not available on Windows; use "
                        "--source hkpd");
 #else
+  if (!options.target.empty()) return OpenMsrrpSource(options.target, options.credentials);
   if (options.source == "procfs") {
     Result<std::unique_ptr<ProcfsSource>> source = ProcfsSource::Create(
         ProcfsOptions{.proc_root = options.proc_root, .sys_root = options.sys_root});
@@ -97,6 +116,100 @@ Status RunSnapshot(const SnapshotOptions& options) {
   return WriteFile(options.titles_output, titles->counters);
 }
 
+#ifdef PERFHIVE_AGENT_RUN
+// The `run` flags, kept apart from the config file's settings so that flags given win over the
+// file and flags not given leave it alone.
+struct RunFlags {
+  std::string config_file;
+  AgentConfig values;
+  std::string interval;
+  std::string timeout;
+  std::vector<std::string> queries;
+  std::vector<std::pair<CLI::Option*, std::function<void(AgentConfig&)>>> given;
+};
+
+void AddRunFlags(CLI::App& run, RunFlags& flags) {
+  AgentConfig& v = flags.values;
+  auto add = [&](CLI::Option* option, std::function<void(AgentConfig&)> apply) {
+    flags.given.emplace_back(option, std::move(apply));
+  };
+  run.add_option("--config", flags.config_file, "TOML file with the settings (flags win)");
+  add(run.add_option("--server", v.server, "The perfhive-server, HOST:PORT"),
+      [&v](AgentConfig& c) { c.server = v.server; });
+  add(run.add_option("--ca", v.ca_file, "PEM file of the CA that signed the server's certificate"),
+      [&v](AgentConfig& c) { c.ca_file = v.ca_file; });
+  add(run.add_option("--cert", v.cert_file, "PEM client certificate, for mutual TLS"),
+      [&v](AgentConfig& c) { c.cert_file = v.cert_file; });
+  add(run.add_option("--key", v.key_file, "PEM private key of --cert"),
+      [&v](AgentConfig& c) { c.key_file = v.key_file; });
+  add(run.add_flag("--insecure", v.insecure, "Plain text, no TLS (tests and demos)"),
+      [&v](AgentConfig& c) { c.insecure = v.insecure; });
+  add(run.add_option("--token-file", v.token_file,
+                     "File holding this agent's token, sent as 'authorization: Bearer'"),
+      [&v](AgentConfig& c) { c.token_file = v.token_file; });
+  add(run.add_option("--host-name", v.host_name,
+                     "The name to file snapshots under (default: the host's own; required for "
+                     "replay)"),
+      [&v](AgentConfig& c) { c.host_name = v.host_name; });
+  add(run.add_option("--source", v.source, "procfs (Linux), hkpd (Windows) or replay")
+          ->check(CLI::IsMember({"procfs", "hkpd", "replay"})),
+      [&v](AgentConfig& c) { c.source = v.source; });
+  add(run.add_option("--replay", v.replay_dir,
+                     "replay: the directory of snapshot files and titles.bin"),
+      [&v](AgentConfig& c) { c.replay_dir = v.replay_dir; });
+  add(run.add_option("--proc-root", v.proc_root, "procfs: where /proc is"),
+      [&v](AgentConfig& c) { c.proc_root = v.proc_root; });
+  add(run.add_option("--sys-root", v.sys_root, "procfs: where /sys is"),
+      [&v](AgentConfig& c) { c.sys_root = v.sys_root; });
+  add(run.add_option("--interval", flags.interval,
+                     "Default time between snapshots (10s, 100ms, 5m); default 10s"),
+      [&flags](AgentConfig& c) { c.interval = *ParseDuration(flags.interval); });
+  add(run.add_option("--query", flags.queries,
+                     "A query and its schedule, repeatable: Global@10s, Costly@5m, "
+                     "'Processor,Memory@1m' (objects by name or index); default Global"),
+      [](AgentConfig&) {});
+  add(run.add_option("--spool-dir", v.spool_dir,
+                     "Where unacknowledged snapshots wait (default: under $STATE_DIRECTORY or "
+                     "/var/lib/perfhive-agent)"),
+      [&v](AgentConfig& c) { c.spool_dir = v.spool_dir; });
+  add(run.add_option(
+          "--spool-max-bytes", v.spool_max_bytes,
+          "Spool size limit; the oldest snapshots are dropped beyond it (default 1 GiB)"),
+      [&v](AgentConfig& c) { c.spool_max_bytes = v.spool_max_bytes; });
+  add(run.add_option("--timeout", flags.timeout,
+                     "Stop after this long; a replay exits non-zero if anything is unanswered"),
+      [&flags](AgentConfig& c) { c.timeout = *ParseDuration(flags.timeout); });
+}
+
+// The config file's settings with the flags given on top.
+Result<AgentConfig> ResolveRunConfig(Env& env, const RunFlags& flags) {
+  AgentConfig config;
+  if (!flags.config_file.empty()) {
+    if (Status status = LoadConfigFile(env, flags.config_file, config); !status.ok()) {
+      return status;
+    }
+  }
+  for (const std::string* duration : {&flags.interval, &flags.timeout}) {
+    if (duration->empty()) continue;
+    if (Result<std::chrono::milliseconds> parsed = ParseDuration(*duration); !parsed.ok()) {
+      return parsed.status();
+    }
+  }
+  for (const auto& [option, apply] : flags.given) {
+    if (option->count() > 0) apply(config);
+  }
+  if (!flags.queries.empty()) {
+    config.queries.clear();
+    for (const std::string& text : flags.queries) {
+      Result<QuerySchedule> query = ParseQueryFlag(text);
+      if (!query.ok()) return query.status();
+      config.queries.push_back(std::move(query).value());
+    }
+  }
+  return config;
+}
+#endif
+
 }  // namespace
 }  // namespace perfhive
 
@@ -121,12 +234,38 @@ int main(int argc, char** argv) {
   snapshot->add_option("--output", options.output, "File for the raw snapshot")->required();
   snapshot->add_option("--titles-output", options.titles_output,
                        "File for the title database: the bytes \"Counter 009\" returns");
+  snapshot->add_option("--target", options.target,
+                       "A host without an agent, \\\\HOST or \\\\HOST:PORT, read over the remote "
+                       "registry (replaces --source)");
+  snapshot->add_option("--credentials", options.credentials,
+                       "For --target on Linux: a file with `username = NAME`, `password = SECRET` "
+                       "and optionally `domain = DOMAIN` (default: PERFHIVE_SMB_USER, "
+                       "PERFHIVE_SMB_PASSWORD, PERFHIVE_SMB_DOMAIN)");
   snapshot->add_option("--proc-root", options.proc_root, "procfs: where /proc is")
       ->capture_default_str();
   snapshot->add_option("--sys-root", options.sys_root, "procfs: where /sys is")
       ->capture_default_str();
 
+#ifdef PERFHIVE_AGENT_RUN
+  perfhive::RunFlags run_flags;
+  CLI::App* run = app.add_subcommand(
+      "run", "Sample this host (or a replay directory) on schedule and stream to a server");
+  perfhive::AddRunFlags(*run, run_flags);
+#endif
+
   CLI11_PARSE(app, argc, argv);
+#ifdef PERFHIVE_AGENT_RUN
+  if (run->parsed()) {
+    perfhive::Env& env = perfhive::Env::Default();
+    perfhive::Logger log(std::cerr, env);
+    perfhive::Result<perfhive::AgentConfig> config = perfhive::ResolveRunConfig(env, run_flags);
+    if (!config.ok()) {
+      log.Error(config.error());
+      return 2;
+    }
+    return perfhive::RunAgent(*config, env, log);
+  }
+#endif
   perfhive::Status status = perfhive::RunSnapshot(options);
   if (!status.ok()) {
     std::cerr << "perfhive-agent: " << status.message() << "\n";

@@ -55,7 +55,7 @@ Json RawValue(const CounterBlockView& block, const CounterDefinitionView& counte
 
 // The full path of a counter, names from the title database (indexes where it has none).
 std::string PathOf(const std::string& machine, const TitleDatabase* titles, uint32_t object_index,
-                   const PdhInstanceName* instance, uint32_t counter_index) {
+                   const InstancePathName* instance, uint32_t counter_index) {
   auto shown = [&](uint32_t index) {
     std::optional<std::string_view> name = titles ? titles->Name(index) : std::nullopt;
     return name ? std::string(*name) : std::to_string(index);
@@ -74,7 +74,7 @@ Result<Selection> Select(const SnapshotReader& snapshot, const TitleDatabase* ti
   Selection selection;
   for (const std::string& pattern : patterns) {
     Result<CounterPath> path = ParseCounterPath(pattern);
-    if (!path.ok()) return path.status();
+    if (!path.ok()) return WithPathDisplay(path.status(), pattern);
     for (const CounterMatch& match : expander.Expand(*path)) {
       selection.insert({match.object_position, match.instance_position, match.counter_position});
     }
@@ -116,11 +116,11 @@ Json Decode(const SnapshotReader& snapshot, const SnapshotReader* previous,
                              {"default_scale", counter.default_scale()},
                              {"detail_level", counter.detail_level()}});
     }
-    std::vector<PdhInstanceName> names = NameInstances(snapshot, object);
+    std::vector<InstancePathName> names = NameInstances(snapshot, object);
     Json& instances = o["instances"] = Json::array();
     uint32_t position = 0;
     for (InstanceView instance : object.instances()) {
-      const PdhInstanceName& name = names[position++];
+      const InstancePathName& name = names[position++];
       Json i;
       if (instance.has_definition()) {
         i["name"] = InstanceName(object, instance);

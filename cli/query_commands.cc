@@ -40,7 +40,7 @@ Status CheckPaths(const std::vector<std::string>& paths) {
   if (paths.empty()) return Status::InvalidArgument("give at least one counter path");
   for (const std::string& text : paths) {
     Result<CounterPath> path = ParseCounterPath(text);
-    if (!path.ok()) return path.status();
+    if (!path.ok()) return WithPathDisplay(path.status(), text);
   }
   return Status();
 }
@@ -177,11 +177,10 @@ Status RunQuery(const ServerConnection& server, const QueryOptions& options, std
       for (query::Series& series : answer->series) series.stats.reset();
     }
   }
-  if (answer->series.empty() && options.format == QueryFormat::kTable) {
-    out << "no counter matches in that range";
-    for (const std::string& warning : answer->warnings) out << "; " << warning;
-    out << "\n";
-    return Status();
+  if (answer->series.empty()) {
+    std::string message = "no counter matches those paths in that range";
+    for (const std::string& warning : answer->warnings) message += "; " + warning;
+    return Status::NotFound(message + " (`perfhive snapshots \\\\HOST` lists the stored times)");
   }
   Render(*answer, options.format, options.raw, options.width ? options.width : TerminalWidth(),
          out);
@@ -205,8 +204,10 @@ Status RunWatch(const ServerConnection& server, const WatchOptions& options, std
     if (!answer.ok()) return answer.status();
     int64_t newest = last_shown;
     for (query::Series& series : answer->series) {
-      std::erase_if(series.points,
-                    [&](const query::Point& point) { return point.time_ns <= last_shown; });
+      // A first sample has no value yet; typeperf too waits for the second.
+      std::erase_if(series.points, [&](const query::Point& point) {
+        return point.time_ns <= last_shown || !IsSuccess(point.value.status);
+      });
       for (const query::Point& point : series.points) newest = std::max(newest, point.time_ns);
     }
     std::erase_if(answer->series, [](const query::Series& s) { return s.points.empty(); });
@@ -381,7 +382,7 @@ Status RunInstances(const ServerConnection& server, const BrowseOptions& options
 
 Status RunExplain(const ServerConnection& server, const BrowseOptions& options, std::ostream& out) {
   Result<CounterPath> path = ParseCounterPath(options.target);
-  if (!path.ok()) return path.status();
+  if (!path.ok()) return WithPathDisplay(path.status(), options.target);
   if (path->machine.empty()) {
     return Status::InvalidArgument("name the host: \\\\HOST\\Object\\Counter");
   }

@@ -1,5 +1,7 @@
 #include "cli/server_connection.h"
 
+#include <toml++/toml.h>
+
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
@@ -23,9 +25,48 @@ Result<std::string> ReadText(const std::string& path, const char* what) {
   return text.str();
 }
 
+// The settings a config file gives, for what neither a flag nor the environment set. A missing
+// default file is no error; a file named by $PERFHIVE_CONFIG must exist.
+Result<ConnectionOptions> FromConfigFile(ConnectionOptions options) {
+  const char* named = std::getenv("PERFHIVE_CONFIG");
+  std::string path;
+  if (named != nullptr && *named != '\0') {
+    path = named;
+  } else if (const char* home = std::getenv("HOME"); home != nullptr) {
+    path = std::string(home) + "/.config/perfhive/cli.toml";
+    if (!std::ifstream(path)) return options;
+  } else {
+    return options;
+  }
+  Result<std::string> text = ReadText(path, "config file");
+  if (!text.ok()) return text.status();
+  toml::table config;
+  try {
+    config = toml::parse(*text, path);
+  } catch (const toml::parse_error& error) {
+    return Status::InvalidArgument(path + ":" + std::to_string(error.source().begin.line) + ": " +
+                                   std::string(error.description()));
+  }
+  auto fill = [&](std::string& field, const char* key, const char* variable) {
+    if (field.empty() && std::getenv(variable) == nullptr) {
+      field = config[key].value_or(std::string());
+    }
+  };
+  fill(options.server, "server", "PERFHIVE_SERVER");
+  fill(options.ca, "ca", "PERFHIVE_CA");
+  fill(options.token_file, "token_file", "PERFHIVE_TOKEN_FILE");
+  if (options.cert.empty()) options.cert = config["cert"].value_or(std::string());
+  if (options.key.empty()) options.key = config["key"].value_or(std::string());
+  if (!options.insecure) options.insecure = config["insecure"].value_or(false);
+  return options;
+}
+
 }  // namespace
 
-Result<ServerConnection> ServerConnection::Open(const ConnectionOptions& options) {
+Result<ServerConnection> ServerConnection::Open(const ConnectionOptions& given) {
+  Result<ConnectionOptions> configured = FromConfigFile(given);
+  if (!configured.ok()) return configured.status();
+  const ConnectionOptions& options = *configured;
   ServerConnection connection;
   connection.address_ = FromEnvironment(options.server, "PERFHIVE_SERVER");
   if (connection.address_.empty()) connection.address_ = kDefaultServer;

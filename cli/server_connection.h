@@ -1,6 +1,11 @@
-// How the CLI reaches a perfhive-server: address, TLS or plain text, and the token, from flags
-// or the environment (PERFHIVE_SERVER, PERFHIVE_TOKEN_FILE, PERFHIVE_CA); and gRPC errors turned
-// into messages that say how to fix them.
+// How the CLI reaches a perfhive-server: address, TLS or plain text, and the token, from flags,
+// else the environment (PERFHIVE_SERVER, PERFHIVE_TOKEN_FILE, PERFHIVE_CA), else a config file
+// ($PERFHIVE_CONFIG, or ~/.config/perfhive/cli.toml:
+//   server = "central:7470"
+//   ca = "/etc/perfhive/ca.pem"
+//   token_file = "/home/me/.perfhive-token"
+//   insecure = false
+// ); and gRPC errors turned into messages that say how to fix them.
 
 #ifndef PERFHIVE_CLI_SERVER_CONNECTION_H_
 #define PERFHIVE_CLI_SERVER_CONNECTION_H_

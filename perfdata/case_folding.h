@@ -1,7 +1,9 @@
-// Case folding for names, which PDH compares ignoring case: ASCII letters and the UTF-8 forms of
-// the Latin-1 capitals À..Þ (C3 80..C3 9E, not × C3 97), as TitleDatabase::IndexesOf folds them.
-// Other scripts compare exactly. Folding never changes a name's length, so names can be folded
-// byte by byte while they are compared or hashed, without a folded copy.
+// Case folding for names, which Windows compares ignoring case in every script: Unicode simple
+// case folding (CaseFolding.txt, statuses C and S), from a table generated at build time by
+// cmake/generate_case_folding_table.cmake. Folding can change a character's UTF-8 length (U+212A
+// KELVIN SIGN, 3 bytes, folds to 'k'), so names are compared and hashed unit by unit, decoding
+// UTF-8 as they go, never through a folded copy. A byte that is not part of valid UTF-8 is a
+// unit of its own that equals only the same byte.
 
 #ifndef PERFHIVE_PERFDATA_CASE_FOLDING_H_
 #define PERFHIVE_PERFDATA_CASE_FOLDING_H_
@@ -12,21 +14,48 @@
 
 namespace perfhive {
 
-// Byte `c` of a UTF-8 name folded, given the byte before it (0 at the start of the name): the
-// second byte of a Latin-1 capital is folded only after its lead byte C3.
-constexpr unsigned char FoldNameByte(unsigned char c, unsigned char previous) {
-  if (c >= 'A' && c <= 'Z') return static_cast<unsigned char>(c - 'A' + 'a');
-  if (previous == 0xC3 && c >= 0x80 && c <= 0x9E && c != 0x97) {
-    return static_cast<unsigned char>(c + 0x20);
+// A byte that is not valid UTF-8 reads as this plus the byte: no code point equals it.
+inline constexpr char32_t kInvalidUtf8Byte = 0x110000;
+
+// The unit of `text` that starts at byte `at` (< text.size()): a code point, or kInvalidUtf8Byte
+// plus the byte there; `at` moves past it. Overlong forms and surrogates are invalid.
+char32_t DecodeNameUnitAt(std::string_view text, size_t& at);
+
+// The simple case folding of `unit`; non-code points are returned as they are.
+char32_t FoldNameUnit(char32_t unit);
+
+namespace case_folding_internal {
+char32_t NextFoldedNonAsciiUnit(std::string_view text, size_t& at);
+}  // namespace case_folding_internal
+
+// DecodeNameUnitAt, then FoldNameUnit, with ASCII inline: most names are ASCII.
+inline char32_t NextFoldedNameUnit(std::string_view text, size_t& at) {
+  char32_t c = static_cast<unsigned char>(text[at]);
+  if (c < 0x80) {
+    ++at;
+    return c - U'A' < 26 ? c + (U'a' - U'A') : c;
   }
-  return c;
+  return case_folding_internal::NextFoldedNonAsciiUnit(text, at);
 }
 
-// The folded copy of a name, for keys of maps that must ignore case.
-std::string FoldCase(std::string_view name);
 bool EqualIgnoringCase(std::string_view a, std::string_view b);
-// A hash of the folded name: names EqualIgnoringCase hash alike.
+// The name folded, in UTF-8, its invalid bytes kept: FoldCase(a) == FoldCase(b) exactly when
+// EqualIgnoringCase(a, b). For keys that are stored or joined (the store's host keys, query/'s
+// instance identities); comparing and hashing need no copy.
+std::string FoldCase(std::string_view name);
+// A hash of the folded name: names EqualIgnoringCase hash alike. Not for content addresses.
 size_t HashIgnoringCase(std::string_view name);
+
+// For unordered containers keyed by names (std::string or std::string_view) ignoring case; both
+// transparent, so a std::string_view looks up std::string keys without a copy.
+struct NameHashIgnoringCase {
+  using is_transparent = void;
+  size_t operator()(std::string_view name) const { return HashIgnoringCase(name); }
+};
+struct NameEqualIgnoringCase {
+  using is_transparent = void;
+  bool operator()(std::string_view a, std::string_view b) const { return EqualIgnoringCase(a, b); }
+};
 
 }  // namespace perfhive
 

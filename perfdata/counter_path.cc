@@ -19,8 +19,10 @@ size_t ColumnOf(std::string_view text, size_t at) {
 }
 
 Status ErrorAt(std::string_view text, size_t at, std::string_view what) {
-  return Status::Error("bad counter path at column " + std::to_string(ColumnOf(text, at)) + ": " +
-                       std::string(what) + "\n" + PointAtError(text, at));
+  size_t column = ColumnOf(text, at);
+  return Status::InvalidArgument("bad counter path at column " + std::to_string(column) + ": " +
+                                 std::string(what))
+      .WithColumn(column);
 }
 
 // The position of the first character of `stops` at or after `at` that is neither escaped nor,
@@ -159,16 +161,22 @@ Status ParseInstancePart(std::string_view text, size_t& at, CounterPath& path) {
 
 }  // namespace
 
-std::string PointAtError(std::string_view text, size_t at) {
+std::string PointAtColumn(std::string_view text, size_t column) {
   std::string shown;
   shown.reserve(text.size());
   // Control characters would break the line or move the caret: show them as '?'.
   for (char c : text) shown += static_cast<unsigned char>(c) < 0x20 ? '?' : c;
-  return "  " + shown + "\n  " + std::string(ColumnOf(text, at) - 1, ' ') + "^";
+  return "  " + shown + "\n  " + std::string(column > 0 ? column - 1 : 0, ' ') + "^";
+}
+
+Status WithPathDisplay(const Status& error, std::string_view text) {
+  if (!error.column()) return error;
+  return Status(error.code(), error.message() + "\n" + PointAtColumn(text, *error.column()))
+      .WithColumn(*error.column());
 }
 
 Result<CounterPath> ParseCounterPath(std::string_view text) {
-  if (text.empty()) return Status::Error("bad counter path: empty");
+  if (text.empty()) return Status::InvalidArgument("bad counter path: empty").WithColumn(1);
   if (text[0] != '\\') return ErrorAt(text, 0, "expected '\\' to start the path");
   CounterPath path;
   size_t at = 1;
@@ -253,54 +261,55 @@ bool HasWildcard(std::string_view pattern) {
 }
 
 NamePattern::NamePattern(std::string_view pattern) {
-  unsigned char previous = 0;
-  for (size_t i = 0; i < pattern.size(); ++i) {
+  units_.reserve(pattern.size());
+  for (size_t i = 0; i < pattern.size();) {
     if (pattern[i] == '*') {
-      units_.push_back({true, 0});
-      previous = 0;
+      units_.push_back(kStar);
+      ++i;
       continue;
     }
     if (pattern[i] == kEscape && i + 1 < pattern.size()) ++i;
-    unsigned char c = static_cast<unsigned char>(pattern[i]);
-    units_.push_back({false, FoldNameByte(c, previous)});
-    previous = c;
+    units_.push_back(NextFoldedNameUnit(pattern, i));
   }
 }
 
 bool NamePattern::matches_everything() const {
-  for (const Unit& unit : units_) {
-    if (!unit.star) return false;
+  for (char32_t unit : units_) {
+    if (unit != kStar) return false;
   }
   return !units_.empty();
 }
 
 bool NamePattern::has_wildcard() const {
-  for (const Unit& unit : units_) {
-    if (unit.star) return true;
+  for (char32_t unit : units_) {
+    if (unit == kStar) return true;
   }
   return false;
 }
 
-// Greedy matching that backtracks to the last star: O(pattern × name) at worst.
+// Greedy matching that backtracks to the last star: O(pattern × name) at worst. `n` and `mark`
+// are byte positions in the name, always at the start of a unit.
 bool NamePattern::Matches(std::string_view name) const {
   size_t p = 0, n = 0, star = std::string_view::npos, mark = 0;
   while (n < name.size()) {
-    unsigned char previous = n > 0 ? static_cast<unsigned char>(name[n - 1]) : 0;
-    unsigned char c = FoldNameByte(static_cast<unsigned char>(name[n]), previous);
-    if (p < units_.size() && units_[p].star) {
+    if (p < units_.size() && units_[p] == kStar) {
       star = p++;
       mark = n;
-    } else if (p < units_.size() && units_[p].c == c) {
+      continue;
+    }
+    size_t next = n;
+    if (p < units_.size() && units_[p] == NextFoldedNameUnit(name, next)) {
       ++p;
-      ++n;
+      n = next;
     } else if (star != std::string_view::npos) {
       p = star + 1;
-      n = ++mark;
+      DecodeNameUnitAt(name, mark);  // the star takes one more unit
+      n = mark;
     } else {
       return false;
     }
   }
-  while (p < units_.size() && units_[p].star) ++p;
+  while (p < units_.size() && units_[p] == kStar) ++p;
   return p == units_.size();
 }
 

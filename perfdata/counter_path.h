@@ -29,8 +29,8 @@ struct CounterPath {
   bool operator==(const CounterPath&) const = default;
 };
 
-// Errors name the column (in characters) and what was expected there, and end with
-// PointAtError's display.
+// Errors are INVALID_ARGUMENT, name the column (in characters) and what was expected there, and
+// carry the column (Status::column) so a display can point at it (PointAtColumn).
 Result<CounterPath> ParseCounterPath(std::string_view text);
 // Escapes only what would be misread (docs/counter_paths.md), so for any path whose object and
 // counter are not empty, ParseCounterPath(FormatCounterPath(p)) == p when p's components are
@@ -43,7 +43,8 @@ std::string FormatCounterPath(const CounterPath& path);
 std::string EscapePattern(std::string_view name);
 // Whether `pattern` has a wildcard.
 bool HasWildcard(std::string_view pattern);
-// Whether `name` matches `pattern`, ignoring case as PDH does (perfdata/case_folding.h).
+// Whether `name` matches `pattern`, ignoring case as PDH does (perfdata/case_folding.h); '*'
+// matches any run of characters (code points), whatever their lengths in UTF-8.
 bool MatchesPattern(std::string_view pattern, std::string_view name);
 
 // A pattern decoded once, for matching many names without allocating (instances in expansion).
@@ -58,16 +59,18 @@ class NamePattern {
   bool has_wildcard() const;
 
  private:
-  struct Unit {
-    bool star;
-    unsigned char c;  // case-folded
-  };
-  std::vector<Unit> units_;
+  // A '*' of the pattern; no name unit (perfdata/case_folding.h) equals it.
+  static constexpr char32_t kStar = 0xFFFFFFFF;
+  std::vector<char32_t> units_;  // case-folded, or kStar
 };
 
-// The path with a caret under the character at byte `at` (counted in characters, so UTF-8
-// names line up); control characters are shown as '?'. Parse errors end with it.
-std::string PointAtError(std::string_view text, size_t at);
+// Two lines: the path, and a caret under its character at `column` (1-based, in characters, so
+// UTF-8 names line up); control characters are shown as '?'.
+std::string PointAtColumn(std::string_view text, size_t column);
+
+// A parse error of `text` for a person: its message, then PointAtColumn's two lines when the
+// error has a column.
+Status WithPathDisplay(const Status& error, std::string_view text);
 
 }  // namespace perfhive
 

@@ -7,7 +7,7 @@
 
 namespace perfhive {
 
-std::string PdhInstanceName::ToString() const {
+std::string InstancePathName::ToString() const {
   std::string text;
   if (!parent.empty()) {
     text = parent;
@@ -50,9 +50,9 @@ struct DuplicateKeyHash {
 
 }  // namespace
 
-std::vector<PdhInstanceName> NameInstances(const SnapshotReader& snapshot,
-                                           const ObjectView& object) {
-  std::vector<PdhInstanceName> names;
+std::vector<InstancePathName> NameInstances(const SnapshotReader& snapshot,
+                                            const ObjectView& object) {
+  std::vector<InstancePathName> names;
   if (!object.has_instance_list()) {
     if (object.has_data()) names.emplace_back();
     return names;
@@ -65,7 +65,7 @@ std::vector<PdhInstanceName> NameInstances(const SnapshotReader& snapshot,
   std::unordered_map<DuplicateKey, uint32_t, DuplicateKeyHash> seen;  // → how many so far
   seen.reserve(object.instances().size());
   for (InstanceView instance : object.instances()) {
-    PdhInstanceName& pdh = names.emplace_back();
+    InstancePathName& pdh = names.emplace_back();
     pdh.name = BaseName(object, instance);
     std::string_view parent;
     if (uint32_t parent_index = instance.parent_object_index(); parent_index != 0) {

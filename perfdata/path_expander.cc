@@ -7,7 +7,7 @@
 namespace perfhive {
 
 CounterPath MakeCounterPath(std::string_view machine, std::string_view object,
-                            const PdhInstanceName* instance, std::string_view counter) {
+                            const InstancePathName* instance, std::string_view counter) {
   CounterPath path;
   path.machine = EscapePattern(machine);
   path.object = EscapePattern(object);
@@ -94,13 +94,13 @@ std::vector<CounterMatch> PathExpander::Expand(const CounterPath& path) const {
       ++counter_position;
     }
     if (selected.empty()) continue;
-    const std::vector<PdhInstanceName> names = NameInstances(snapshot_, object);
+    const std::vector<InstancePathName> names = NameInstances(snapshot_, object);
     // The instances first, so that the matches are allocated at once: reallocating tens of
     // thousands of matches was a fifth of the time of a large expansion.
     chosen.clear();
     uint32_t instance_position = 0;
     for (InstanceView instance : object.instances()) {
-      const PdhInstanceName& name = names[instance_position++];
+      const InstancePathName& name = names[instance_position++];
       if (wants_instances) {
         bool parent_ok = parent_pattern
                              ? !name.parent.empty() && parent_pattern->Matches(name.parent)

@@ -35,7 +35,7 @@ struct CounterMatch {
 // formatted path parses back to exactly these names. `instance` is null for an object without
 // instances; an empty `machine` leaves the machine out.
 CounterPath MakeCounterPath(std::string_view machine, std::string_view object,
-                            const PdhInstanceName* instance, std::string_view counter);
+                            const InstancePathName* instance, std::string_view counter);
 
 class PathExpander {
  public:

@@ -61,7 +61,7 @@ void ComputeSnapshotValues(const SnapshotReader* older, const SnapshotReader& ne
         }
       }
     }
-    std::vector<PdhInstanceName> newer_names;  // computed only if positions disagree
+    std::vector<InstancePathName> newer_names;  // computed only if positions disagree
     SampleTimes older_times = previous ? SampleTimes::Of(*older, previous->object) : SampleTimes{};
     uint32_t position = 0;
     for (InstanceView instance : object.instances()) {
@@ -72,7 +72,7 @@ void ComputeSnapshotValues(const SnapshotReader* older, const SnapshotReader& ne
           before = previous->instances[position];
         } else {
           if (previous->by_name.empty()) {
-            std::vector<PdhInstanceName> names = NameInstances(*older, previous->object);
+            std::vector<InstancePathName> names = NameInstances(*older, previous->object);
             for (uint32_t i = 0; i < names.size(); ++i) previous->by_name[names[i].ToString()] = i;
             newer_names = NameInstances(newer, object);
           }

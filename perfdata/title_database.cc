@@ -243,18 +243,15 @@ std::vector<uint8_t> EncodeList(const std::map<uint32_t, std::string>& entries) 
 }  // namespace
 
 void TitleDatabase::AddName(uint32_t index, std::string name) {
-  std::string folded = FoldCase(name);
   auto [it, inserted] = names_.try_emplace(index);
-  if (!inserted) {
-    std::string old_folded = FoldCase(it->second);
-    if (old_folded != folded) {
-      auto old = indexes_by_folded_name_.find(old_folded);
-      old->second.erase(index);
-      if (old->second.empty()) indexes_by_folded_name_.erase(old);
-    }
+  if (!inserted && !EqualIgnoringCase(it->second, name)) {
+    auto old = indexes_by_name_.find(std::string_view(it->second));
+    old->second.erase(index);
+    if (old->second.empty()) indexes_by_name_.erase(old);
   }
   it->second = std::move(name);
-  indexes_by_folded_name_[std::move(folded)].insert(index);
+  // Copies the name only when no name equal to it ignoring case is there yet.
+  indexes_by_name_.try_emplace(it->second).first->second.insert(index);
 }
 
 void TitleDatabase::AddHelp(uint32_t index, std::string help) {
@@ -274,8 +271,8 @@ std::optional<std::string_view> TitleDatabase::Help(uint32_t index) const {
 }
 
 std::vector<uint32_t> TitleDatabase::IndexesOf(std::string_view name) const {
-  auto it = indexes_by_folded_name_.find(FoldCase(name));
-  if (it == indexes_by_folded_name_.end()) return {};
+  auto it = indexes_by_name_.find(name);
+  if (it == indexes_by_name_.end()) return {};
   return std::vector<uint32_t>(it->second.begin(), it->second.end());
 }
 

@@ -21,6 +21,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "perfdata/case_folding.h"
 #include "perfdata/status.h"
 
 namespace perfhive {
@@ -36,9 +37,8 @@ class TitleDatabase {
 
   std::optional<std::string_view> Name(uint32_t index) const;
   std::optional<std::string_view> Help(uint32_t index) const;
-  // Every index whose name equals `name`, ignoring case as PDH does, in increasing order.
-  // Case folding covers ASCII and the Latin-1 letters (À..Þ and à..þ, not × ÷ ß ÿ): enough for
-  // the English and Western European names; other scripts compare exactly.
+  // Every index whose name equals `name`, ignoring case as Windows does in every script
+  // (perfdata/case_folding.h: "ПРОЦЕССОР" finds "Процессор"), in increasing order.
   std::vector<uint32_t> IndexesOf(std::string_view name) const;
 
   // The largest index with a name (the "Last Counter" the database implies).
@@ -60,10 +60,12 @@ class TitleDatabase {
  private:
   std::map<uint32_t, std::string> names_;
   std::map<uint32_t, std::string> helps_;
-  // Case-folded name → the indexes carrying it; always in step with names_. A set, not a sorted
-  // vector: adding or renaming in any order stays O(log n), even for a hostile list of one name
-  // at 200,000 indexes in decreasing order.
-  std::unordered_map<std::string, std::set<uint32_t>> indexes_by_folded_name_;
+  // Name → the indexes carrying it, keys compared and hashed ignoring case (the key is the first
+  // spelling added), so lookups need no folded copy; always in step with names_. A set, not a
+  // sorted vector: adding or renaming in any order stays O(log n), even for a hostile list of
+  // one name at 200,000 indexes in decreasing order.
+  std::unordered_map<std::string, std::set<uint32_t>, NameHashIgnoringCase, NameEqualIgnoringCase>
+      indexes_by_name_;
 };
 
 // What a parser skipped: junk is reported, the rest is kept. Each warning names where the junk

@@ -1,6 +1,9 @@
 #include "query/browse.h"
 
+#include <algorithm>
 #include <charconv>
+#include <string>
+#include <vector>
 
 #include "perfdata/case_folding.h"
 #include "perfdata/counter_type.h"
@@ -16,6 +19,23 @@ constexpr std::pair<uint32_t, std::string_view> kLevels[] = {{winperf::kDetailNo
                                                              {winperf::kDetailAdvanced, "advanced"},
                                                              {winperf::kDetailExpert, "expert"},
                                                              {winperf::kDetailWizard, "wizard"}};
+
+// Levenshtein distance over case-folded bytes: enough to catch a typo in a name.
+size_t EditDistanceIgnoringCase(std::string_view a, std::string_view b) {
+  std::string x = FoldCase(a), y = FoldCase(b);
+  std::vector<size_t> row(y.size() + 1);
+  for (size_t j = 0; j <= y.size(); ++j) row[j] = j;
+  for (size_t i = 1; i <= x.size(); ++i) {
+    size_t diagonal = row[0];
+    row[0] = i;
+    for (size_t j = 1; j <= y.size(); ++j) {
+      size_t above = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (x[i - 1] != y[j - 1])});
+      diagonal = above;
+    }
+  }
+  return row[y.size()];
+}
 
 }  // namespace
 
@@ -78,10 +98,11 @@ Result<ObjectView> FindObject(const SnapshotReader& snapshot, const Titles& titl
       if (title && EqualIgnoringCase(*title, name)) return object;
     }
     if (name == std::to_string(object.name_index())) return object;
-    // Close: one name starts with the other, ignoring case.
+    // Close: one name starts with the other, or they differ by a typo or two, ignoring case.
     std::string shown = titles.Name(object.name_index());
     size_t common = std::min(shown.size(), name.size());
-    if (common >= 3 && EqualIgnoringCase(shown.substr(0, common), name.substr(0, common))) {
+    if ((common >= 3 && EqualIgnoringCase(shown.substr(0, common), name.substr(0, common))) ||
+        EditDistanceIgnoringCase(shown, name) <= 2) {
       close += (close.empty() ? "" : ", ") + shown;
     }
   }
@@ -106,7 +127,7 @@ std::vector<CounterInfo> ListCounters(const ObjectView& object, const Titles& ti
 std::vector<InstanceInfo> ListInstances(const SnapshotReader& snapshot, const ObjectView& object) {
   std::vector<InstanceInfo> instances;
   if (!object.has_instance_list()) return instances;
-  std::vector<PdhInstanceName> names = NameInstances(snapshot, object);
+  std::vector<InstancePathName> names = NameInstances(snapshot, object);
   std::vector<InstanceIdentity> identities = IdentifyInstances(object, names);
   for (size_t i = 0; i < names.size(); ++i) {
     instances.push_back({names[i].ToString(), std::move(identities[i])});

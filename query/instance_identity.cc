@@ -21,7 +21,7 @@ std::optional<CounterDefinitionView> FindCounter(const ObjectView& object, uint3
 }  // namespace
 
 std::vector<InstanceIdentity> IdentifyInstances(const ObjectView& object,
-                                                const std::vector<PdhInstanceName>& names) {
+                                                const std::vector<InstancePathName>& names) {
   std::vector<InstanceIdentity> identities;
   identities.reserve(names.size());
   std::optional<CounterDefinitionView> pid, tid, start;
@@ -37,7 +37,7 @@ std::vector<InstanceIdentity> IdentifyInstances(const ObjectView& object,
   std::unordered_map<std::string, uint32_t> seen;  // key → instances with it so far
   size_t position = 0;
   for (InstanceView instance : object.instances()) {
-    const PdhInstanceName& name = names[position++];
+    const InstancePathName& name = names[position++];
     InstanceIdentity identity;
     if (!instance.has_definition()) {
       identities.push_back(std::move(identity));  // the single instance: nothing to tell apart
@@ -48,11 +48,17 @@ std::vector<InstanceIdentity> IdentifyInstances(const ObjectView& object,
       identity.pid = block.Value(*pid);
       if (tid) identity.tid = block.Value(*tid);
       if (start) identity.start = block.Value(*start);
-      // The process name keeps _Total and Idle (both PID 0) apart; a thread's own name is its
-      // position in the process, which moves, so only its process's name is kept.
-      identity.key = (tid ? "t|" + FoldCase(name.parent) : "p|" + FoldCase(name.name)) + "|" +
-                     std::to_string(*identity.pid) + "|" +
-                     std::to_string(tid ? *identity.tid : identity.start.value_or(0));
+      if (!tid && *identity.pid == 0) {
+        // _Total and Idle share PID 0 and have no start of their own (the Linux source's
+        // _Total "starts" with its oldest process): they are known by name.
+        identity.key = "n|" + FoldCase(name.ToString());
+      } else {
+        // A thread's own name is its position in the process, which moves, so only its
+        // process's name is kept.
+        identity.key = (tid ? "t|" + FoldCase(name.parent) : "p|" + FoldCase(name.name)) + "|" +
+                       std::to_string(*identity.pid) + "|" +
+                       std::to_string(tid ? *identity.tid : identity.start.value_or(0));
+      }
     } else {
       identity.key = "n|" + FoldCase(name.ToString());
     }

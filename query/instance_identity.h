@@ -28,7 +28,7 @@ struct InstanceIdentity {
 
 // The identities of `object`'s instances, in order; `names` is NameInstances(snapshot, object).
 std::vector<InstanceIdentity> IdentifyInstances(const ObjectView& object,
-                                                const std::vector<PdhInstanceName>& names);
+                                                const std::vector<InstancePathName>& names);
 
 }  // namespace perfhive::query
 

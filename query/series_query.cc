@@ -25,7 +25,7 @@ class OpenSample {
   struct Object {
     ObjectView view;
     std::vector<InstanceView> instances;
-    std::vector<PdhInstanceName> names;
+    std::vector<InstancePathName> names;
     std::vector<InstanceIdentity> identities;
     std::unordered_map<std::string, uint32_t> by_key;  // filled on the first Find
   };

@@ -19,6 +19,9 @@ for group in "${groups[@]}"; do
         libasio-dev libtomlplusplus-dev openssl
         libsnappy-dev libcurl4-openssl-dev    # export/: remote-write compression and HTTP
         prometheus                            # export/'s end-to-end tests (prometheus, promtool)
+        libsmbclient-dev                      # sources/msrrp: SMB2/3 to \PIPE\winreg (GPL-3+)
+        samba libnss-wrapper libtdb-dev       # msrrp e2e tests: a private smbd with test data
+        unicode-data                        # CaseFolding.txt: perfdata's case folding table
       ) ;;
     windows)
       packages+=(g++-mingw-w64-x86-64-posix wine64 wine) ;;

@@ -108,7 +108,7 @@ Result<std::vector<v1::ReadResponse>> QueryService::Answer(const v1::ReadRequest
   std::vector<CounterPath> paths;
   for (const std::string& text : request.paths()) {
     Result<CounterPath> path = ParseCounterPath(text);
-    if (!path.ok()) return path.status();
+    if (!path.ok()) return WithPathDisplay(path.status(), text);
     paths.push_back(std::move(path).value());
   }
   Result<std::vector<HostRecord>> hosts = store_.ListHosts();
@@ -160,8 +160,11 @@ Result<std::vector<v1::ReadResponse>> QueryService::Answer(const v1::ReadRequest
     // Points before the range only anchored the first interval.
     int64_t keep_from =
         request.latest_only() && !series.points.empty() ? series.points.back().time_ns : from;
-    std::erase_if(series.points,
-                  [&](const query::Point& point) { return point.time_ns < keep_from; });
+    // Points outside the range only anchored an interval (before it), or are the last step
+    // boundary past its end.
+    std::erase_if(series.points, [&](const query::Point& point) {
+      return point.time_ns < keep_from || point.time_ns > to;
+    });
     if (request.statistics()) {
       query::Series in_range = series;
       bool interval = NeedsTwoSamples(series.counter_type);

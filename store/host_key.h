@@ -11,16 +11,7 @@
 
 namespace perfhive {
 
-inline std::string HostKey(std::string_view name) {
-  std::string key(name);
-  unsigned char previous = 0;
-  for (char& c : key) {
-    unsigned char byte = static_cast<unsigned char>(c);
-    c = static_cast<char>(FoldNameByte(byte, previous));
-    previous = byte;
-  }
-  return key;
-}
+inline std::string HostKey(std::string_view name) { return FoldCase(name); }
 
 }  // namespace perfhive
 

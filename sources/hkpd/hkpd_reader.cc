@@ -224,7 +224,7 @@ HostIdentity HkpdReader::ReadIdentity() {
   return identity;
 }
 
-uint64_t TitleDigest(const TitleBytes& titles) {
+uint64_t TitleFingerprint(const TitleBytes& titles) {
   uint64_t hash = 14695981039346656037ull;
   auto mix = [&](std::span<const uint8_t> bytes) {
     for (uint8_t b : bytes) hash = (hash ^ b) * 1099511628211ull;

@@ -99,7 +99,7 @@ class HkpdReader {
 // A 64-bit FNV-1a digest of a title database's language and lists: equal digests, same
 // database. Only for noticing a change on this host; content addresses that cross the wire are
 // SHA-256 (port/sha256.h), since an FNV collision can be crafted.
-uint64_t TitleDigest(const TitleBytes& titles);
+uint64_t TitleFingerprint(const TitleBytes& titles);
 
 }  // namespace perfhive
 

@@ -17,7 +17,7 @@ Result<std::optional<TitleBytes>> TitleWatcher::ReadIfChanged(HkpdReader& reader
   if (!titles.ok()) return titles.status();
   version_ = version;
   last_read_ = now;
-  uint64_t digest = TitleDigest(*titles);
+  uint64_t digest = TitleFingerprint(*titles);
   if (digest_ == digest) return std::optional<TitleBytes>();
   digest_ = digest;
   return std::optional<TitleBytes>(std::move(titles).value());

@@ -21,8 +21,10 @@ constexpr std::array kKnownErrors = {
     KnownError{170, "ERROR_BUSY: the requested resource is in use"},
     KnownError{234, "ERROR_MORE_DATA: more data is available"},
     KnownError{1326, "ERROR_LOGON_FAILURE: unknown user name or bad password"},
+    KnownError{1460, "ERROR_TIMEOUT: the operation timed out"},
     KnownError{1722, "RPC_S_SERVER_UNAVAILABLE: the RPC server is unavailable"},
     KnownError{1726, "RPC_S_CALL_FAILED: the remote procedure call failed"},
+    KnownError{1783, "RPC_X_BAD_STUB_DATA: the stub received bad data"},
 };
 
 }  // namespace

@@ -35,7 +35,7 @@ void BM_NameThreadInstances(benchmark::State& state) {
   SnapshotReader snapshot = *SnapshotReader::Open(bytes);
   ObjectView thread = *snapshot.FindObject(232);
   for (auto _ : state) {
-    std::vector<PdhInstanceName> names = NameInstances(snapshot, thread);
+    std::vector<InstancePathName> names = NameInstances(snapshot, thread);
     benchmark::DoNotOptimize(names.data());
   }
   state.counters["instances"] = thread.instances().size();

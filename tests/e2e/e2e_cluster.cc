@@ -85,7 +85,8 @@ std::optional<int> ServerProcess::Stop() {
 }
 
 ReplayDir WriteReplayDir(const ScratchDir& scratch, const std::string& name, int count,
-                         int first_second, const std::string& title_suffix) {
+                         int first_second, const std::string& title_suffix,
+                         int first_app_exits_at) {
   ReplayDir dir;
   dir.path = scratch / name;
   std::filesystem::create_directories(dir.path);
@@ -126,6 +127,7 @@ ReplayDir WriteReplayDir(const ScratchDir& scratch, const std::string& name, int
     uint32_t pid =
         process.AddCounter({.name_index = ti::kIdProcess, .type = winperf::kCounterRawcount});
     for (int p = 0; p < 3; ++p) {
+      if (p == 0 && first_app_exits_at >= 0 && i >= first_app_exits_at) continue;
       uint32_t instance = process.AddInstance(p == 2 ? "svc" : "app");
       process.SetValue(instance, cpu, static_cast<uint64_t>(1'000'000 * (p + 1)) * second);
       process.SetValue(instance, pid, static_cast<uint64_t>(1000 + p));

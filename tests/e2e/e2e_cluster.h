@@ -51,15 +51,19 @@ class ServerProcess {
 };
 
 // A directory of builder-made snapshots of a Windows-like host for `perfhive-agent run --source
-// replay`: `count` Global snapshots one second apart with Processor, Process and Memory, and a
-// title database whose object names carry `title_suffix` so hosts can be told apart.
+// replay`: `count` Global snapshots one second apart (2026-11-22T10:00:00Z + first_second + i)
+// with Processor, Process and Memory, and a title database whose object names carry
+// `title_suffix` so hosts can be told apart. Known values: Processor 0 is 25% busy, 1 is 50%;
+// processes app (PID 1000, 10%), app#1 (PID 1001, 20%), svc (PID 1002, 30%); from snapshot
+// `first_app_exits_at` on, PID 1000 is gone and PID 1001 becomes plain "app".
 struct ReplayDir {
   std::string path;
   std::vector<std::vector<uint8_t>> snapshots;  // in file order
   std::vector<uint8_t> titles;
 };
 ReplayDir WriteReplayDir(const ScratchDir& scratch, const std::string& name, int count,
-                         int first_second = 0, const std::string& title_suffix = "");
+                         int first_second = 0, const std::string& title_suffix = "",
+                         int first_app_exits_at = -1);
 
 // Runs a program to its end and returns its exit code and standard output.
 struct CommandResult {

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 #include <signal.h>
 
+#include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <thread>
@@ -204,6 +205,29 @@ TEST(IngestEndToEndTest, MalformedAndOversizedSnapshotsAreRefusedAndTheRestStore
   nlohmann::json listed = nlohmann::json::parse(hosts.out)["hosts"];
   ASSERT_EQ(listed.size(), 1u);
   EXPECT_EQ(listed[0]["refused"], 2);
+  EXPECT_EQ(server.Stop(), 0);
+}
+
+// Proves: when the agent cannot read its host, the server learns why (a HealthReport), and
+// `perfhive hosts` shows it as the host's last error, while the snapshots that could be read are
+// stored.
+TEST(IngestEndToEndTest, AHostThatCannotBeReadShowsItsLastErrorInHosts) {
+  ScratchDir scratch("health");
+  ServerProcess server(scratch);
+  ASSERT_TRUE(server.Start());
+  ReplayDir dir = WriteReplayDir(scratch, "WINH", 3);
+  // The last "file" is a directory: reading it fails as reading a host can.
+  std::filesystem::create_directory(dir.path + "/00009.perf");
+  ChildProcess agent(ReplayAgent(server, dir, "WINH", scratch), scratch / "agent.out",
+                     scratch / "agent.err");
+  EXPECT_EQ(agent.Wait(std::chrono::seconds(60)), 0) << ReadWholeFile(scratch / "agent.err");
+  CommandResult hosts = RunCommand(scratch, {CliBinary(), "hosts", "--server", server.address(),
+                                             "--insecure", "--format", "json"});
+  ASSERT_EQ(hosts.exit_code, 0) << hosts.err;
+  nlohmann::json listed = nlohmann::json::parse(hosts.out)["hosts"];
+  ASSERT_EQ(listed.size(), 1u);
+  EXPECT_THAT(listed[0]["last_error"].get<std::string>(), HasSubstr("00009.perf"));
+  EXPECT_EQ(listed[0]["snapshots"], 3);
   EXPECT_EQ(server.Stop(), 0);
 }
 

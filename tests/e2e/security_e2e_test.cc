@@ -109,8 +109,10 @@ TEST(SecurityEndToEndTest, MutualTlsAndTokensLetInOnlyWhoMay) {
   EXPECT_THAT(denied.err, HasSubstr("may not read"));
 
   ReplayDir other = WriteReplayDir(scratch, "DB01", 2);
-  CommandResult wrong_host = RunCommand(scratch, Agent(server, other, "DB01", scratch, security),
-                                        std::chrono::seconds(90));
+  std::vector<std::string> briefly = tls;
+  briefly.insert(briefly.end(), {"--token-file", scratch / "agent.token", "--timeout", "5s"});
+  CommandResult wrong_host =
+      RunCommand(scratch, Agent(server, other, "DB01", scratch, briefly), std::chrono::seconds(60));
   EXPECT_NE(wrong_host.exit_code, 0);
   EXPECT_THAT(wrong_host.err, HasSubstr("may not send snapshots as host \"DB01\""));
 

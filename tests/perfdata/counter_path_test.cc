@@ -120,8 +120,10 @@ TEST(CounterPathTest, WildcardsAndPatterns) {
 TEST(CounterPathTest, ErrorsPointAtTheBadCharacter) {
   Result<CounterPath> missing = ParseCounterPath("\\Processor(_Total\\% Processor Time");
   ASSERT_FALSE(missing.ok());
-  EXPECT_EQ(missing.error(),
-            "bad counter path at column 11: '(' is never closed: expected ')'\n"
+  EXPECT_EQ(missing.error(), "bad counter path at column 11: '(' is never closed: expected ')'");
+  EXPECT_EQ(missing.status().code(), StatusCode::kInvalidArgument);
+  ASSERT_EQ(missing.status().column(), 11u);
+  EXPECT_EQ(PointAtColumn("\\Processor(_Total\\% Processor Time", 11),
             "  \\Processor(_Total\\% Processor Time\n"
             "            ^");
   Result<CounterPath> no_counter = ParseCounterPath("\\Memory");
@@ -145,11 +147,11 @@ TEST(CounterPathTest, ColumnsCountCharactersNotBytes) {
   // "é" is two bytes: the unclosed '(' is byte 7 but character 6.
   Result<CounterPath> path = ParseCounterPath("\\caf\xC3\xA9(a\\b");
   ASSERT_FALSE(path.ok());
-  EXPECT_EQ(path.error(),
-            "bad counter path at column 6: '(' is never closed: expected ')'\n"
+  EXPECT_EQ(path.error(), "bad counter path at column 6: '(' is never closed: expected ')'");
+  EXPECT_EQ(PointAtColumn("\\caf\xC3\xA9(a\\b", *path.status().column()),
             "  \\caf\xC3\xA9(a\\b\n"
             "       ^");
-  EXPECT_EQ(PointAtError("\\a\tb\nc", 5), "  \\a?b?c\n       ^");
+  EXPECT_EQ(PointAtColumn("\\a\tb\nc", 6), "  \\a?b?c\n       ^");
 }
 
 TEST(CounterPathTest, EmptyInstanceAndParentParse) {
@@ -187,9 +189,39 @@ TEST(CounterPathTest, NamePatternIsMatchesPatternCompiledOnce) {
   EXPECT_FALSE(NamePattern("").Matches("a"));
   EXPECT_TRUE(NamePattern("*a*b*").Matches("xxaxxbxx"));
   EXPECT_FALSE(NamePattern("*a*b*").Matches("xxbxxaxx"));
-  // Latin-1 folding only applies to the second byte of a C3 sequence: Ã\x89 is not "é".
-  EXPECT_TRUE(NamePattern("\xC3\x89*").Matches("\xC3\xA9t\xC3\xA9"));
+  EXPECT_TRUE(NamePattern("\xC3\x89*").Matches("\xC3\xA9t\xC3\xA9"));  // É*, été
+  // Bytes that are not UTF-8 are compared as they are: a lone \x89 is not folded to \xA9.
   EXPECT_FALSE(NamePattern("a\x89").Matches("a\xA9"));
+  EXPECT_TRUE(NamePattern("a\x89*").Matches("a\x89\xFF"));
+}
+
+TEST(CounterPathTest, PatternsMatchNamesInEveryScriptIgnoringCase) {
+  EXPECT_TRUE(MatchesPattern("процессор", "Процессор"));
+  EXPECT_TRUE(MatchesPattern("% ЗАГРУЖЕННОСТИ ПРОЦЕССОРА", "% загруженности процессора"));
+  EXPECT_TRUE(MatchesPattern("ПРОЦ*", "процессор"));
+  EXPECT_FALSE(MatchesPattern("ПРОЦ*", "память"));
+  EXPECT_TRUE(MatchesPattern("επεξεργαστής", "ΕΠΕΞΕΡΓΑΣΤΉΣ"));
+  EXPECT_TRUE(MatchesPattern("*ՍՈՐ", "պրոցեսոր"));
+  EXPECT_TRUE(MatchesPattern("ᲞᲠᲝᲪᲔᲡᲝᲠᲘ", "პროცესორი"));
+  EXPECT_TRUE(MatchesPattern("ｓｖｃ*", "ＳＶＣＨＯＳＴ"));
+  EXPECT_FALSE(MatchesPattern("svc*", "ＳＶＣＨＯＳＴ"));  // full-width is not ASCII
+  EXPECT_TRUE(MatchesPattern("*ς", "ΟΔΟΣ ΟΔΟΣ"));          // final sigma
+  EXPECT_TRUE(MatchesPattern("οδοσ", "οδος"));
+}
+
+TEST(CounterPathTest, WildcardsTakeWholeCharactersOfAnyLength) {
+  // U+212A KELVIN SIGN is 3 bytes and folds to 'k'.
+  EXPECT_TRUE(MatchesPattern("\u212A*n", "kelvin"));
+  EXPECT_TRUE(MatchesPattern("k*N", "\u212Aelvin"));
+  EXPECT_TRUE(MatchesPattern("*k", "\u212A"));
+  EXPECT_TRUE(MatchesPattern("*k*k", "Я\u212Aяk"));
+  EXPECT_TRUE(MatchesPattern("*\u212A\u212A", "ЯkkkK"));  // backtracks over 2-byte Я
+  EXPECT_FALSE(MatchesPattern("*\u212A\u212A", "Яkяk"));
+  EXPECT_TRUE(MatchesPattern("stra*\u1E9E*", "straßße"));  // U+1E9E folds to ß
+  // A star never takes part of a character: "é" is C3 A9, not C3 and then A9.
+  EXPECT_FALSE(MatchesPattern("*\xA9", "\xC3\xA9"));
+  EXPECT_FALSE(MatchesPattern("\xC3*", "\xC3\xA9"));
+  EXPECT_TRUE(MatchesPattern("`\u212A*", "\u212Ak"));  // an escaped letter still folds
 }
 
 std::string RandomName(std::mt19937& rng, bool allow_empty) {

@@ -28,7 +28,7 @@ std::vector<std::string> NamesOf(const std::vector<uint8_t>& bytes, uint32_t ind
   std::optional<ObjectView> object = snapshot->FindObject(index);
   EXPECT_TRUE(object.has_value()) << index;
   if (!object) return names;
-  for (const PdhInstanceName& name : NameInstances(*snapshot, *object)) {
+  for (const InstancePathName& name : NameInstances(*snapshot, *object)) {
     names.push_back(name.ToString());
   }
   return names;
@@ -69,6 +69,25 @@ TEST(InstanceNamesTest, DuplicatesIgnoreCaseAsPathsMatchNames) {
   thread.AddInstance("0", wp::kNoUniqueId, kProcess, 0);
   thread.AddInstance("0", wp::kNoUniqueId, kProcess, 1);  // xorg/0 reads as a second Xorg/0
   EXPECT_THAT(NamesOf(children.Build(), kThread), ElementsAre("Xorg/0", "xorg/0#1"));
+}
+
+TEST(InstanceNamesTest, DuplicatesIgnoreCaseInEveryScript) {
+  SnapshotBuilder builder;
+  AddProcesses(builder,
+               {"Ява",         "ява",    "ЯВА",    "Ява2", "Σίσυφος", "ΣΊΣΥΦΟΣ", "σίσυφοσ", "Պ",
+                "պ",           "ᲐᲑ", "აბ",     "Ⴀ",    "ⴀ",       "ＡＢ",    "ａｂ",    "ab",
+                "\u212Aelvin",  // U+212A KELVIN SIGN, 3 bytes, folds to 'k'
+                "kelvin",      "ß",      "\u1E9E", "ss"});
+  EXPECT_THAT(NamesOf(builder.Build(), kProcess),
+              ElementsAre("Ява", "ява#1", "ЯВА#2", "Ява2", "Σίσυφος", "ΣΊΣΥΦΟΣ#1", "σίσυφοσ#2", "Պ",
+                          "պ#1", "ᲐᲑ", "აბ#1", "Ⴀ", "ⴀ#1", "ＡＢ", "ａｂ#1", "ab",
+                          "\u212Aelvin", "kelvin#1", "ß", "\u1E9E#1", "ss"));
+  SnapshotBuilder children;
+  AddProcesses(children, {"Ява", "ява"});
+  ObjectBuilder& thread = AddThreads(children);
+  thread.AddInstance("0", wp::kNoUniqueId, kProcess, 0);
+  thread.AddInstance("0", wp::kNoUniqueId, kProcess, 1);
+  EXPECT_THAT(NamesOf(children.Build(), kThread), ElementsAre("Ява/0", "ява/0#1"));
 }
 
 TEST(InstanceNamesTest, ChildrenNameTheirParentByPosition) {
@@ -125,7 +144,7 @@ TEST(InstanceNamesTest, ParentAndNameAreComparedAsAPairNotAsJoinedText) {
   std::vector<uint8_t> bytes = builder.Build();
   Result<SnapshotReader> snapshot = SnapshotReader::Open(bytes);
   ASSERT_TRUE(snapshot.ok()) << snapshot.error();
-  std::vector<PdhInstanceName> names = NameInstances(*snapshot, *snapshot->FindObject(kThread));
+  std::vector<InstancePathName> names = NameInstances(*snapshot, *snapshot->FindObject(kThread));
   ASSERT_EQ(names.size(), 2u);
   EXPECT_EQ(names[0].parent, "a/b");
   EXPECT_EQ(names[0].name, "c");

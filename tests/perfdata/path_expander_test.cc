@@ -95,7 +95,7 @@ class PathExpanderTest : public ::testing::Test {
 TEST_F(PathExpanderTest, InstanceNamesFollowPdh) {
   std::vector<std::string> process, thread;
   for (ObjectView object : snapshot_->objects()) {
-    for (const PdhInstanceName& name : NameInstances(*snapshot_, object)) {
+    for (const InstancePathName& name : NameInstances(*snapshot_, object)) {
       if (object.name_index() == 230) process.push_back(name.ToString());
       if (object.name_index() == 232) thread.push_back(name.ToString());
     }
@@ -195,6 +195,55 @@ TEST_F(PathExpanderTest, MatchesCarryWhatIsNeededToReadTheValue) {
   EXPECT_EQ(disk[0].next->type(), wp::kRawBase);
 }
 
+// A Russian host: its own names work in any case, and duplicates differ in case only.
+TEST(PathExpanderLocalizedHostTest, NamesMatchIgnoringCaseInTheHostsScript) {
+  SnapshotBuilder builder;
+  builder.set_system_name("СЕРВЕР");
+  ObjectBuilder& processor = builder.AddObject(238);
+  processor.AddCounter({.name_index = 6, .type = wp::k100NsecTimer});
+  processor.AddInstance("0");
+  processor.AddInstance("_Total");
+  ObjectBuilder& process = builder.AddObject(230);
+  process.AddCounter({.name_index = 6, .type = wp::k100NsecTimer});
+  for (const char* name : {"Ява", "ява", "Проводник"}) process.AddInstance(name);
+  std::vector<uint8_t> bytes = builder.Build();
+  Result<SnapshotReader> snapshot = SnapshotReader::Open(bytes);
+  ASSERT_TRUE(snapshot.ok()) << snapshot.error();
+  TitleDatabase english;
+  english.AddName(238, "Processor");
+  english.AddName(230, "Process");
+  english.AddName(6, "% Processor Time");
+  TitleDatabase russian;
+  russian.AddName(238, "Процессор");
+  russian.AddName(230, "Процесс");
+  russian.AddName(6, "% загруженности процессора");
+  PathExpander expander(*snapshot, english, &russian);
+  auto paths = [&expander](std::string_view text) {
+    Result<CounterPath> path = ParseCounterPath(text);
+    EXPECT_TRUE(path.ok()) << path.error();
+    std::vector<std::string> found;
+    for (const CounterMatch& match : expander.Expand(*path)) found.push_back(match.path);
+    return found;
+  };
+  for (const char* text : {"\\\\сервер\\Процессор(_Total)\\% загруженности процессора",
+                           "\\процессор(_total)\\% загруженности процессора",
+                           "\\ПРОЦЕССОР(_TOTAL)\\% ЗАГРУЖЕННОСТИ ПРОЦЕССОРА",
+                           "\\Processor(_Total)\\% ЗАГРУЖЕННОСТИ процессора"}) {
+    EXPECT_THAT(paths(text), ElementsAre("\\\\СЕРВЕР\\Processor(_Total)\\% Processor Time"))
+        << text;
+  }
+  EXPECT_THAT(paths("\\ПРОЦЕСС(ЯВА)\\% загруженности процессора"),
+              ElementsAre("\\\\СЕРВЕР\\Process(Ява)\\% Processor Time"));
+  EXPECT_THAT(paths("\\процесс(ЯВА#1)\\% загруженности процессора"),
+              ElementsAre("\\\\СЕРВЕР\\Process(ява#1)\\% Processor Time"));
+  EXPECT_THAT(paths("\\процесс(я*)\\% ЗАГРУЖЕННОСТИ*"),
+              ElementsAre("\\\\СЕРВЕР\\Process(Ява)\\% Processor Time",
+                          "\\\\СЕРВЕР\\Process(ява#1)\\% Processor Time"));
+  EXPECT_THAT(paths("\\процесс(*НИК)\\*"),
+              ElementsAre("\\\\СЕРВЕР\\Process(Проводник)\\% Processor Time"));
+  EXPECT_THAT(paths("\\процессы(*)\\*"), ::testing::IsEmpty());
+}
+
 // Real process names hold every character that path syntax uses: each expanded path must parse
 // back and select exactly its own counter.
 TEST(PathExpanderHostileNamesTest, EveryExpandedPathSelectsExactlyItself) {
@@ -202,9 +251,10 @@ TEST(PathExpanderHostileNamesTest, EveryExpandedPathSelectsExactlyItself) {
   builder.set_system_name("h\\o*st");
   ObjectBuilder& process = builder.AddObject(230);
   process.AddCounter({.name_index = 784, .type = wp::kCounterRawcount});
-  const char* names[] = {"chrome (1)", "a/b",         "foo#12", "foo#bar", "x)y",        "(z",
-                         "star*",      "back`tick",   "sp ce",  "\\dev",   "",           "a/b",
-                         "foo#12",     "caf\xC3\xA9", "Xorg",   "xorg",    "CAF\xC3\x89"};
+  const char* names[] = {
+      "chrome (1)", "a/b",   "foo#12",      "foo#bar", "x)y", "(z",     "star*",
+      "back`tick",  "sp ce", "\\dev",       "",        "a/b", "foo#12", "caf\xC3\xA9",
+      "Xorg",       "xorg",  "CAF\xC3\x89", "Ява",     "ЯВА", "\u212A", "k"};
   for (const char* name : names) process.AddInstance(name);
   ObjectBuilder& thread = builder.AddObject(232);
   thread.AddCounter({.name_index = 804, .type = wp::kCounterRawcount});

@@ -404,7 +404,7 @@ class RealDataTest : public ::testing::Test {
                                                     const SnapshotReader& newer,
                                                     const FormatOptions& format = {}) {
     std::map<CounterKey, ComputedValue> values;
-    std::map<uint32_t, std::vector<PdhInstanceName>> names;  // by the object's byte position
+    std::map<uint32_t, std::vector<InstancePathName>> names;  // by the object's byte position
     ComputeSnapshotValues(older, newer, format, [&](const ComputedValue& v) {
       auto [named, fresh] = names.try_emplace(v.object.position());
       if (fresh) named->second = NameInstances(newer, v.object);
@@ -603,7 +603,7 @@ TEST_F(RealDataTest, Kinex01ProcessesAreNamedAsPdhNamesThem) {
     ASSERT_TRUE(process.has_value());
     EXPECT_EQ(process->num_instances(), 66);
     std::vector<std::string> names;
-    for (const PdhInstanceName& name : NameInstances(*snapshot, *process)) {
+    for (const InstancePathName& name : NameInstances(*snapshot, *process)) {
       names.push_back(name.ToString());
     }
     EXPECT_EQ(names, kNames) << file;

@@ -262,8 +262,47 @@ TEST(TitleDatabaseTest, NamesRepeatAndLookupIgnoresCaseAsDocumented) {
   EXPECT_THAT(db.IndexesOf("a\xC3\xB7"
                            "b"),
               IsEmpty());  // ÷ is not the lower case of ×
-  EXPECT_THAT(db.IndexesOf("\xD0\xBF\xD1\x80\xD0\xBE\xD1\x86"), IsEmpty());  // проц: exact only
+  EXPECT_THAT(db.IndexesOf("\xD0\xBF\xD1\x80\xD0\xBE\xD1\x86"), ElementsAre(304));  // проц
   EXPECT_THAT(db.IndexesOf("Pages"), IsEmpty());
+}
+
+TEST(TitleDatabaseTest, LookupIgnoresCaseInEveryScript) {
+  TitleDatabase db;
+  db.AddName(238, "Процессор");
+  db.AddName(6, "% загруженности процессора");
+  db.AddName(1000, "Επεξεργαστής");
+  db.AddName(1002, "Պրոցեսոր");
+  db.AddName(1004, "პროცესორი");
+  db.AddName(1006, "ＰＲＯＣＥＳＳ");
+  db.AddName(1008, "Σύνολο ροής");  // final sigma
+  EXPECT_THAT(db.IndexesOf("процессор"), ElementsAre(238));
+  EXPECT_THAT(db.IndexesOf("ПРОЦЕССОР"), ElementsAre(238));
+  EXPECT_THAT(db.IndexesOf("% ЗАГРУЖЕННОСТИ ПРОЦЕССОРА"), ElementsAre(6));
+  EXPECT_THAT(db.IndexesOf("ΕΠΕΞΕΡΓΑΣΤΉΣ"), ElementsAre(1000));
+  EXPECT_THAT(db.IndexesOf("ՊՐՈՑԵՍՈՐ"), ElementsAre(1002));
+  EXPECT_THAT(db.IndexesOf("ᲞᲠᲝᲪᲔᲡᲝᲠᲘ"), ElementsAre(1004));
+  EXPECT_THAT(db.IndexesOf("ｐｒｏｃｅｓｓ"), ElementsAre(1006));
+  EXPECT_THAT(db.IndexesOf("ΣΎΝΟΛΟ ΡΟΉΣ"), ElementsAre(1008));
+  EXPECT_THAT(db.IndexesOf("σύνολο ροήσ"), ElementsAre(1008));
+  EXPECT_THAT(db.IndexesOf("Процесс"), IsEmpty());
+  EXPECT_THAT(db.IndexesOf("process"), IsEmpty());  // full-width is not ASCII
+}
+
+TEST(TitleDatabaseTest, NamesOfOtherLengthsInUtf8FoldTogether) {
+  TitleDatabase db;
+  db.AddName(10, "\u212Aelvin");  // U+212A KELVIN SIGN, 3 bytes
+  db.AddName(12, "kelvin");
+  db.AddName(14, "Stra\u1E9Ee");  // U+1E9E capital sharp s, 3 bytes; ß has 2
+  EXPECT_THAT(db.IndexesOf("KELVIN"), ElementsAre(10, 12));
+  EXPECT_THAT(db.IndexesOf("straße"), ElementsAre(14));
+  EXPECT_THAT(db.IndexesOf("strasse"), IsEmpty());  // simple folding only
+  // Renaming to another spelling of the same name keeps the index under it.
+  db.AddName(10, "KELVIN");
+  EXPECT_THAT(db.IndexesOf("\u212Aelvin"), ElementsAre(10, 12));
+  db.AddName(12, "Kilo");
+  db.AddName(10, "Kilo");
+  EXPECT_THAT(db.IndexesOf("kelvin"), IsEmpty());
+  EXPECT_THAT(db.IndexesOf("\u212AILO"), ElementsAre(10, 12));
 }
 
 TEST(TitleDatabaseTest, ReplacingANameMovesItsIndex) {

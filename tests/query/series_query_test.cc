@@ -225,6 +225,31 @@ TEST(SeriesQueryTest, SeriesFollowProcessesNotPositions) {
   EXPECT_EQ(reused->path(), "\\\\app01\\Process(java#1)\\% Processor Time");
 }
 
+// Regression: the Linux source's _Total "starts" with its oldest process, so its Elapsed Time
+// moves when that process exits; _Total and Idle (PID 0) must stay one series each, not split
+// into interleaved series whenever the start moves.
+TEST(SeriesQueryTest, TotalAndIdleKeepOneSeriesWhileTheirStartMoves) {
+  const std::vector<std::vector<TestProcess>> samples = {
+      {{"Idle", 0, 0, 0}, {"_Total", 0, 5, 0}},
+      {{"Idle", 0, 0, 4'000'000}, {"_Total", 0, 7, 3'000'000}},
+      {{"Idle", 0, 0, 9'000'000}, {"_Total", 0, 5, 4'000'000}},
+  };
+  HostSamples host{"app01", {}};
+  auto english = EnglishTitles();
+  for (int s = 0; s < static_cast<int>(samples.size()); ++s) {
+    SnapshotBuilder builder = HostAt(s);
+    AddProcesses(builder, s, samples[s]);
+    host.samples.push_back(SampleOf(builder, s, english));
+  }
+  Result<QueryAnswer> answer = RunQuery(host, Paths({"\\Process(*)\\% Processor Time"}));
+  ASSERT_TRUE(answer.ok()) << answer.error();
+  ASSERT_EQ(answer->series.size(), 2u);
+  EXPECT_EQ(answer->series[0].instance, "Idle");
+  EXPECT_THAT(Values(answer->series[0]), ElementsAre(-1, 40, 50));
+  EXPECT_EQ(answer->series[1].instance, "_Total");
+  EXPECT_THAT(Values(answer->series[1]), ElementsAre(-1, 30, 10));
+}
+
 TEST(SeriesQueryTest, AnInstanceSelectedLateIsComputedAgainstItsOwnPreviousSample) {
   // "java" without a wildcard is the first java: pid 100, then pid 200 from sample 2.
   Result<QueryAnswer> answer = RunQuery(JavaHost(), Paths({"\\Process(java)\\% Processor Time"}));

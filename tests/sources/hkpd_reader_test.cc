@@ -288,18 +288,18 @@ TEST(HkpdReaderTest, TitleVersionReadsPerflibsDwordsAndToleratesTheirAbsence) {
 TEST(HkpdReaderTest, TitleDigestTellsDatabasesApart) {
   TitleBytes titles{.counters = NameList({{2, "System"}}), .helps = HelpList({{3, "help"}})};
   TitleBytes same = titles;
-  EXPECT_EQ(TitleDigest(titles), TitleDigest(same));
+  EXPECT_EQ(TitleFingerprint(titles), TitleFingerprint(same));
   TitleBytes renamed = titles;
   renamed.counters = NameList({{2, "Systen"}});
-  EXPECT_NE(TitleDigest(titles), TitleDigest(renamed));
+  EXPECT_NE(TitleFingerprint(titles), TitleFingerprint(renamed));
   TitleBytes german = titles;
   german.language = "007";
-  EXPECT_NE(TitleDigest(titles), TitleDigest(german));
+  EXPECT_NE(TitleFingerprint(titles), TitleFingerprint(german));
   // The same bytes split differently between the two lists.
   TitleBytes moved = titles;
   moved.helps.insert(moved.helps.begin(), moved.counters.end() - 2, moved.counters.end());
   moved.counters.resize(moved.counters.size() - 2);
-  EXPECT_NE(TitleDigest(titles), TitleDigest(moved));
+  EXPECT_NE(TitleFingerprint(titles), TitleFingerprint(moved));
 }
 
 }  // namespace

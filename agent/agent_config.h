@@ -1,0 +1,72 @@
+// AgentConfig: everything `perfhive-agent run` is told, from its config file (TOML) and its
+// flags; flags win. docs/agent.md lists every setting.
+
+#ifndef PERFHIVE_AGENT_AGENT_CONFIG_H_
+#define PERFHIVE_AGENT_AGENT_CONFIG_H_
+
+#include <chrono>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "perfdata/status.h"
+#include "port/env.h"
+
+namespace perfhive {
+
+// One query the sampler takes on its own schedule: "Global", "Costly", or objects named (or
+// numbered) by a person, which become indexes through the host's title database.
+struct QuerySchedule {
+  std::string name;                  // "Global", "Costly"; empty when `objects` is given
+  std::vector<std::string> objects;  // "Processor", "Network Interface", "230"
+  std::optional<std::chrono::milliseconds> every;  // unset: the default interval (Costly: 5m)
+
+  bool operator==(const QuerySchedule&) const = default;
+};
+
+// How often a query runs: its own `every`, Costly every 5 minutes, the rest every `interval`.
+std::chrono::milliseconds ScheduleInterval(const QuerySchedule& query,
+                                           std::chrono::milliseconds interval);
+
+// A --query flag: "Global", "Costly@5m", "Processor,Network Interface@30s".
+Result<QuerySchedule> ParseQueryFlag(std::string_view text);
+
+// How a query reads in logs: "Global", "Processor,Memory".
+std::string QueryLabel(const QuerySchedule& query);
+
+struct AgentConfig {
+  std::string server;  // HOST:PORT
+  std::string ca_file;
+  std::string cert_file;
+  std::string key_file;
+  bool insecure = false;
+  std::string token_file;
+  std::string host_name;  // empty: the source's own
+  std::string source;     // procfs, hkpd, replay; empty: this platform's own
+  std::string replay_dir;
+  std::string proc_root = "/proc";
+  std::string sys_root = "/sys";
+  std::chrono::milliseconds interval{10000};
+  std::vector<QuerySchedule> queries;  // empty: Global every `interval`
+  std::string spool_dir;               // empty: DefaultSpoolDirectory()
+  uint64_t spool_max_bytes = 1ull << 30;
+  std::optional<std::chrono::milliseconds> timeout;
+};
+
+// Overlays the settings of a TOML file onto `config`. Unknown keys are errors, so a typo does
+// not silently leave a default in force. Keys: server, ca, cert, key, insecure, token_file,
+// host_name, source, replay, proc_root, sys_root, interval, spool_dir, spool_max_bytes,
+// timeout, and [[query]] tables with name or objects, and every.
+Status LoadConfigFile(Env& env, const std::string& path, AgentConfig& config);
+// The same, from the text of a file (`origin` names it in errors).
+Status LoadConfigText(std::string_view text, std::string_view origin, AgentConfig& config);
+
+// Where the spool lives unless told: systemd's $STATE_DIRECTORY, else /var/lib/perfhive-agent
+// (on Windows %ProgramData%\perfhive\agent), in a "spool" folder.
+std::string DefaultSpoolDirectory();
+
+}  // namespace perfhive
+
+#endif  // PERFHIVE_AGENT_AGENT_CONFIG_H_

@@ -1,0 +1,21 @@
+// `perfhive-agent run`: samples a source on schedule and streams the snapshots to the server
+// until stopped (SIGTERM, SIGINT), or, for a replay, until the server has answered every file.
+
+#ifndef PERFHIVE_AGENT_RUN_COMMAND_H_
+#define PERFHIVE_AGENT_RUN_COMMAND_H_
+
+#include "agent/agent_config.h"
+#include "agent/logger.h"
+#include "port/env.h"
+
+namespace perfhive {
+
+inline constexpr const char* kAgentVersion = "0.1.0";
+
+// The process exit code: 0 on a clean stop (a replay: every file answered), 1 on a setup
+// error or a replay with snapshots still unanswered at the timeout.
+int RunAgent(const AgentConfig& config, Env& env, Logger& log);
+
+}  // namespace perfhive
+
+#endif  // PERFHIVE_AGENT_RUN_COMMAND_H_

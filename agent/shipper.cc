@@ -1,0 +1,343 @@
+#include "agent/shipper.h"
+
+#include <algorithm>
+#include <random>
+
+#include "agent/snapshot_frame.h"
+#include "wire/title_digest.h"
+
+namespace perfhive {
+namespace {
+
+using Stream = grpc::ClientReaderWriter<v1::AgentMessage, v1::ServerMessage>;
+
+std::string Bytes(const Sha256Digest& digest) {
+  return std::string(reinterpret_cast<const char*>(digest.data()), digest.size());
+}
+
+std::string Describe(const grpc::Status& status) {
+  std::string text = std::to_string(static_cast<int>(status.error_code()));
+  if (!status.error_message().empty()) text = status.error_message() + " (code " + text + ")";
+  return text;
+}
+
+void AddTitleDigest(const TitleRef& title, v1::TitleDigest* out) {
+  out->set_language(title.language);
+  out->set_sha256(Bytes(title.sha256));
+}
+
+}  // namespace
+
+Shipper::Shipper(ShipperOptions options, Outbox& outbox, Spool& spool, Logger& log)
+    : options_(std::move(options)), outbox_(outbox), spool_(spool), log_(log) {}
+
+Shipper::~Shipper() { Stop(); }
+
+std::vector<TitleRef> Shipper::SetTitles(const std::vector<TitleBytes>& titles) {
+  std::vector<TitleRef> refs;
+  for (const TitleBytes& database : titles) {
+    Sha256Digest digest = TitleDigest(database.language, database.counters, database.helps);
+    if (Status status = spool_.WriteTitles(database, digest); !status.ok()) {
+      log_.Error(status.message());
+    }
+    refs.push_back(TitleRef{.language = database.language, .sha256 = digest});
+    std::lock_guard lock(mutex_);
+    titles_.emplace(digest, database);
+  }
+  std::lock_guard lock(mutex_);
+  current_titles_ = refs;
+  return refs;
+}
+
+void Shipper::Start() {
+  thread_ = std::thread([this] { Run(); });
+}
+
+void Shipper::Stop() {
+  {
+    std::lock_guard lock(mutex_);
+    stopping_ = true;
+    interrupted_ = true;
+    if (context_ != nullptr) context_->TryCancel();
+    stop_requested_.notify_all();
+  }
+  outbox_.Wake();
+  if (thread_.joinable()) thread_.join();
+}
+
+ShipperStats Shipper::stats() const {
+  std::lock_guard lock(mutex_);
+  return stats_;
+}
+
+std::chrono::milliseconds Shipper::NextDelay(std::chrono::milliseconds backoff) {
+  // Half fixed, half random: agents that lost the same server do not all come back at once.
+  static thread_local std::mt19937_64 random{std::random_device{}()};
+  std::uniform_int_distribution<int64_t> jitter(0, backoff.count() / 2);
+  return backoff / 2 + std::chrono::milliseconds(jitter(random));
+}
+
+void Shipper::Run() {
+  grpc::ChannelArguments arguments;
+  // Notice a silently dead connection (a cut network) within a minute.
+  arguments.SetInt(GRPC_ARG_KEEPALIVE_TIME_MS, 30000);
+  arguments.SetInt(GRPC_ARG_KEEPALIVE_TIMEOUT_MS, 10000);
+  arguments.SetInt(GRPC_ARG_KEEPALIVE_PERMIT_WITHOUT_CALLS, 1);
+  arguments.SetMaxSendMessageSize(-1);
+  // Reconnection is this loop's business, with its own backoff.
+  arguments.SetInt(GRPC_ARG_INITIAL_RECONNECT_BACKOFF_MS, 1000);
+  arguments.SetInt(GRPC_ARG_MAX_RECONNECT_BACKOFF_MS, 1000);
+  std::shared_ptr<grpc::Channel> channel =
+      grpc::CreateCustomChannel(options_.server, options_.credentials, arguments);
+  std::unique_ptr<v1::Ingest::Stub> stub = v1::Ingest::NewStub(channel);
+  std::chrono::milliseconds backoff = options_.initial_backoff;
+  while (!stopping_) {
+    bool welcomed = RunStream(*stub);
+    outbox_.SetConnected(false);
+    if (stopping_) break;
+    if (welcomed) backoff = options_.initial_backoff;
+    std::chrono::milliseconds delay = NextDelay(backoff);
+    log_.Info("reconnecting to " + options_.server + " in about " +
+              std::to_string((backoff.count() + 999) / 1000) + " s");
+    std::unique_lock lock(mutex_);
+    stop_requested_.wait_for(lock, delay, [this] { return stopping_.load(); });
+    if (!welcomed) backoff = std::min(backoff * 2, options_.max_backoff);
+  }
+}
+
+void Shipper::ReportHealth(const std::string& last_error) {
+  int64_t now = std::chrono::duration_cast<std::chrono::nanoseconds>(
+                    std::chrono::system_clock::now().time_since_epoch())
+                    .count();
+  v1::AgentMessage message;
+  v1::HealthReport* health = message.mutable_health();
+  health->set_last_error(last_error);
+  if (last_error.empty()) {
+    health->set_last_success_unix_nanos(now);
+  } else {
+    health->set_last_error_unix_nanos(now);
+  }
+  // write_mutex_ before mutex_, as the send loop takes them; the stream cannot end while
+  // write_mutex_ is held (RunStream takes it to let go of live_stream_).
+  std::lock_guard write(write_mutex_);
+  std::unique_lock lock(mutex_);
+  if (live_stream_ == nullptr) {
+    unsent_health_ = *health;
+    return;
+  }
+  auto* stream = live_stream_;
+  lock.unlock();
+  stream->Write(message);
+}
+
+bool Shipper::RunStream(v1::Ingest::Stub& stub) {
+  grpc::ClientContext context;
+  if (!options_.token.empty()) context.AddMetadata("authorization", "Bearer " + options_.token);
+  v1::AgentMessage hello_message;
+  {
+    std::lock_guard lock(mutex_);
+    if (stopping_) return false;
+    context_ = &context;
+    interrupted_ = false;
+    stream_titles_.clear();
+    bases_.clear();
+    v1::Hello* hello = hello_message.mutable_hello();
+    hello->set_protocol_version(1);
+    hello->set_host_name(options_.identity.name);
+    hello->set_os(options_.identity.os);
+    hello->set_os_version(options_.identity.os_version);
+    hello->set_source_kind(options_.source_kind);
+    hello->set_agent_version(options_.agent_version);
+    hello->set_instance_id(options_.instance_id);
+    for (const TitleRef& title : current_titles_) AddTitleDigest(title, hello->add_titles());
+  }
+  std::unique_ptr<Stream> stream = stub.Stream(&context);
+  v1::ServerMessage answer;
+  bool answered = stream->Write(hello_message) && stream->Read(&answer);
+  bool welcomed = answered && answer.has_welcome();
+  if (welcomed) {
+    const v1::Welcome& welcome = answer.welcome();
+    {
+      std::lock_guard lock(mutex_);
+      for (const TitleRef& title : current_titles_) stream_titles_.insert(title.sha256);
+      for (const std::string& needed : welcome.needed_titles()) {
+        Sha256Digest digest{};
+        if (needed.size() != digest.size()) continue;
+        std::copy(needed.begin(), needed.end(), digest.begin());
+        stream_titles_.erase(digest);
+      }
+      ++stats_.connects;
+    }
+    log_.Info("connected to " + options_.server + " as " + options_.identity.name +
+              "; the server holds instance " + options_.instance_id + " through sequence " +
+              std::to_string(welcome.durable_sequence()));
+    outbox_.RemoveThrough(options_.instance_id, welcome.durable_sequence());
+    outbox_.SetConnected(true);
+    std::thread reader([&] { ReadAnswers(*stream); });
+    std::optional<v1::AgentMessage> health;
+    {
+      std::lock_guard lock(mutex_);
+      live_stream_ = stream.get();
+      if (unsent_health_) {
+        health.emplace();
+        *health->mutable_health() = *std::exchange(unsent_health_, std::nullopt);
+      }
+    }
+    if (health) {
+      std::lock_guard write(write_mutex_);
+      stream->Write(*health);
+    }
+    while (!interrupted_) {
+      std::shared_ptr<const SnapshotRecord> record =
+          outbox_.NextToSend(options_.window, interrupted_);
+      if (record == nullptr) break;
+      std::lock_guard write(write_mutex_);
+      if (!SendTitlesFor(*record, *stream) || !stream->Write(Frame(record))) break;
+    }
+    {
+      std::lock_guard write(write_mutex_);
+      std::lock_guard lock(mutex_);
+      live_stream_ = nullptr;
+    }
+    interrupted_ = true;
+    context.TryCancel();
+    reader.join();
+  } else if (answered && !stopping_) {
+    // An answer that is not Welcome: the server is not one to talk to. A stream the server
+    // ended instead (a refused token) is not cancelled, so Finish gives the server's reason.
+    context.TryCancel();
+  }
+  grpc::Status status = stream->Finish();
+  {
+    std::lock_guard lock(mutex_);
+    context_ = nullptr;
+  }
+  if (!stopping_) {
+    std::string why = status.ok() ? "the server ended the stream" : Describe(status);
+    if (!welcomed && status.ok()) why = "the server did not answer Hello with Welcome";
+    log_.Warning("stream to " + options_.server + " ended: " + why);
+  }
+  return welcomed;
+}
+
+void Shipper::ReadAnswers(Stream& stream) {
+  v1::ServerMessage message;
+  while (stream.Read(&message)) {
+    if (message.has_ack()) {
+      const v1::Ack& ack = message.ack();
+      outbox_.Remove(ack.instance_id(), ack.sequence());
+      std::lock_guard lock(mutex_);
+      ++stats_.acked;
+      if (ack.duplicate()) ++stats_.duplicates;
+    } else if (message.has_refusal()) {
+      const v1::Refusal& refusal = message.refusal();
+      {
+        // The refused snapshot must not be a base: the next one of its query starts afresh.
+        // Forgotten before the outbox moves on, so the next snapshot cannot use it.
+        std::lock_guard lock(mutex_);
+        ++stats_.refused;
+        std::erase_if(bases_, [&](const auto& base) {
+          return base.second->instance_id == refusal.instance_id() &&
+                 base.second->sequence == refusal.sequence();
+        });
+      }
+      outbox_.Remove(refusal.instance_id(), refusal.sequence());
+      log_.Warning("the server refused a snapshot: " + refusal.code() + ": " + refusal.message());
+    }
+  }
+  interrupted_ = true;
+  outbox_.Wake();
+}
+
+bool Shipper::SendTitlesFor(const SnapshotRecord& record, Stream& stream) {
+  for (const TitleRef& title : record.titles) {
+    {
+      std::lock_guard lock(mutex_);
+      if (stream_titles_.contains(title.sha256)) continue;
+    }
+    if (!SendTitles(title.sha256, stream)) return false;
+  }
+  return true;
+}
+
+bool Shipper::SendTitles(const Sha256Digest& digest, Stream& stream) {
+  std::optional<TitleBytes> database;
+  {
+    std::lock_guard lock(mutex_);
+    if (auto it = titles_.find(digest); it != titles_.end()) database = it->second;
+  }
+  if (!database) {
+    // A spooled snapshot of an earlier run, taken under a database this run never read.
+    Result<TitleBytes> spooled = spool_.ReadTitles(digest);
+    if (!spooled.ok()) {
+      log_.Warning("title database " + ToHex(digest) + " is not at hand: " + spooled.error());
+      return true;  // the server decides what a snapshot without it is worth
+    }
+    database = std::move(spooled).value();
+  }
+  v1::AgentMessage message;
+  v1::TitleDatabase* titles = message.mutable_titles();
+  titles->set_language(database->language);
+  titles->set_counters(database->counters.data(), database->counters.size());
+  titles->set_helps(database->helps.data(), database->helps.size());
+  titles->set_sha256(Bytes(digest));
+  if (!stream.Write(message)) return false;
+  std::lock_guard lock(mutex_);
+  stream_titles_.insert(digest);
+  return true;
+}
+
+v1::AgentMessage Shipper::Frame(const std::shared_ptr<const SnapshotRecord>& record) {
+  std::shared_ptr<const SnapshotRecord> base;
+  {
+    std::lock_guard lock(mutex_);
+    // One base per query, as the server keeps them: a snapshot of another instance (drained
+    // from the spool) is not a base.
+    std::shared_ptr<const SnapshotRecord>& slot = bases_[record->query];
+    base = std::exchange(slot, record);
+    if (base != nullptr && base->instance_id != record->instance_id) base = nullptr;
+  }
+  v1::AgentMessage message;
+  FrameSnapshot(*record, base.get(), *message.mutable_snapshot());
+  std::lock_guard lock(mutex_);
+  ++stats_.sent;
+  stats_.raw_bytes += record->raw.size();
+  stats_.payload_bytes += message.snapshot().payload().size();
+  return message;
+}
+
+Result<std::shared_ptr<grpc::ChannelCredentials>> MakeChannelCredentials(
+    Env& env, bool insecure, const std::string& ca_file, const std::string& cert_file,
+    const std::string& key_file) {
+  if (insecure) {
+    if (!ca_file.empty() || !cert_file.empty() || !key_file.empty()) {
+      return Status::InvalidArgument("--insecure cannot go with --ca, --cert or --key");
+    }
+    return grpc::InsecureChannelCredentials();
+  }
+  if (cert_file.empty() != key_file.empty()) {
+    return Status::InvalidArgument("mutual TLS needs both --cert and --key");
+  }
+  auto read = [&](const std::string& path) -> Result<std::string> {
+    Result<std::vector<uint8_t>> bytes = env.ReadFile(path);
+    if (!bytes.ok()) return bytes.status();
+    return std::string(bytes->begin(), bytes->end());
+  };
+  grpc::SslCredentialsOptions ssl;
+  if (!ca_file.empty()) {
+    Result<std::string> ca = read(ca_file);
+    if (!ca.ok()) return ca.status().Prefixed("--ca: ");
+    ssl.pem_root_certs = *ca;
+  }
+  if (!cert_file.empty()) {
+    Result<std::string> cert = read(cert_file);
+    if (!cert.ok()) return cert.status().Prefixed("--cert: ");
+    Result<std::string> key = read(key_file);
+    if (!key.ok()) return key.status().Prefixed("--key: ");
+    ssl.pem_cert_chain = *cert;
+    ssl.pem_private_key = *key;
+  }
+  return grpc::SslCredentials(ssl);
+}
+
+}  // namespace perfhive

@@ -1,0 +1,130 @@
+// Shipper: keeps one gRPC Ingest stream to the server and moves the outbox over it. Hello names
+// the host, this run (instance id) and its title databases; Welcome says which databases to send
+// and what is already durable. Snapshots go in order, at most `window` awaiting an answer; the
+// first of a query on a stream (and the first after a refusal of that query) is zstd of the raw
+// bytes, later ones are delta frames against the previous one sent. A lost stream is retried
+// with exponential backoff and jitter; what it left unanswered is sent again.
+
+#ifndef PERFHIVE_AGENT_SHIPPER_H_
+#define PERFHIVE_AGENT_SHIPPER_H_
+
+#include <grpcpp/grpcpp.h>
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "agent/logger.h"
+#include "agent/outbox.h"
+#include "agent/snapshot_record.h"
+#include "agent/spool.h"
+#include "perfdata/title_bytes.h"
+#include "perfhive/v1/ingest.grpc.pb.h"
+#include "sources/snapshot_source.h"
+
+namespace perfhive {
+
+struct ShipperOptions {
+  std::string server;  // HOST:PORT
+  std::shared_ptr<grpc::ChannelCredentials> credentials;
+  std::string token;  // sent as "authorization: Bearer <token>"; empty: none
+  HostIdentity identity;
+  v1::SourceKind source_kind = v1::SOURCE_KIND_AGENT;
+  std::string agent_version;
+  std::string instance_id;
+  size_t window = 16;  // snapshots sent and not yet answered
+  std::chrono::milliseconds initial_backoff{1000};
+  std::chrono::milliseconds max_backoff{60000};
+};
+
+// What the shipper has done since it started.
+struct ShipperStats {
+  uint64_t connects = 0;  // streams the server welcomed
+  uint64_t sent = 0;      // snapshot messages, resends included
+  uint64_t acked = 0;
+  uint64_t duplicates = 0;  // acks saying the server already had it
+  uint64_t refused = 0;
+  uint64_t raw_bytes = 0;      // of the snapshots sent
+  uint64_t payload_bytes = 0;  // their payloads on the wire
+};
+
+class Shipper {
+ public:
+  Shipper(ShipperOptions options, Outbox& outbox, Spool& spool, Logger& log);
+  ~Shipper();
+  Shipper(const Shipper&) = delete;
+  Shipper& operator=(const Shipper&) = delete;
+
+  // Declares the title databases in force (Hello names them; snapshots refer to them) and keeps
+  // them in the spool for spooled snapshots. Returns their references for SnapshotRecord.
+  std::vector<TitleRef> SetTitles(const std::vector<TitleBytes>& titles);
+
+  // What reading the host last gave: an error (a host that cannot be reached, access denied) or
+  // "" once a read succeeds again. Sent as a HealthReport now if a stream is up, else right after
+  // the next Welcome, so `perfhive hosts` shows it even while no snapshot can be taken.
+  void ReportHealth(const std::string& last_error);
+
+  void Start();
+  // Ends the stream now and returns once the shipper's threads are done; what is unanswered
+  // stays in the outbox.
+  void Stop();
+
+  ShipperStats stats() const;
+
+ private:
+  void Run();
+  // One stream from Hello to its end; true when the server welcomed it.
+  bool RunStream(v1::Ingest::Stub& stub);
+  void ReadAnswers(grpc::ClientReaderWriter<v1::AgentMessage, v1::ServerMessage>& stream);
+  // Sends the title databases `record` refers to that this stream has not seen.
+  bool SendTitlesFor(const SnapshotRecord& record,
+                     grpc::ClientReaderWriter<v1::AgentMessage, v1::ServerMessage>& stream);
+  bool SendTitles(const Sha256Digest& digest,
+                  grpc::ClientReaderWriter<v1::AgentMessage, v1::ServerMessage>& stream);
+  // The message for `record`, against the last one of its query sent on this stream.
+  v1::AgentMessage Frame(const std::shared_ptr<const SnapshotRecord>& record);
+  std::chrono::milliseconds NextDelay(std::chrono::milliseconds backoff);
+
+  const ShipperOptions options_;
+  Outbox& outbox_;
+  Spool& spool_;
+  Logger& log_;
+
+  std::atomic<bool> stopping_{false};
+  std::atomic<bool> interrupted_{false};  // the current stream is over (or stopping_)
+  std::thread thread_;
+
+  mutable std::mutex mutex_;
+  std::condition_variable stop_requested_;
+  grpc::ClientContext* context_ = nullptr;  // of the current stream
+  // The current stream once welcomed, for writes from other threads (health), which take
+  // write_mutex_ as the send loop does: a stream takes one write at a time.
+  grpc::ClientReaderWriter<v1::AgentMessage, v1::ServerMessage>* live_stream_ = nullptr;
+  std::mutex write_mutex_;
+  std::optional<v1::HealthReport> unsent_health_;
+  std::map<Sha256Digest, TitleBytes> titles_;
+  std::vector<TitleRef> current_titles_;
+  std::set<Sha256Digest> stream_titles_;  // the server has these, or they were sent
+  // Per stream: the last snapshot sent of each query, the base of the next delta of the query
+  // if it is of the same instance.
+  std::map<std::string, std::shared_ptr<const SnapshotRecord>> bases_;
+  ShipperStats stats_;
+};
+
+// Channel credentials from the agent's TLS flags: plain text when `insecure`, else TLS with the
+// server's CA (`ca_file`, or the system's roots when empty) and, with `cert_file` and
+// `key_file`, a client certificate for mutual TLS.
+Result<std::shared_ptr<grpc::ChannelCredentials>> MakeChannelCredentials(
+    Env& env, bool insecure, const std::string& ca_file, const std::string& cert_file,
+    const std::string& key_file);
+
+}  // namespace perfhive
+
+#endif  // PERFHIVE_AGENT_SHIPPER_H_

@@ -1,0 +1,46 @@
+// Env: the agent's one seam to the operating system for clocks and the files its spool keeps,
+// after LevelDB's Env. Portable code (the sampler, spool and shipper) calls only this, so it
+// builds unchanged for Windows and tests can point it at a temporary directory.
+
+#ifndef PERFHIVE_PORT_ENV_H_
+#define PERFHIVE_PORT_ENV_H_
+
+#include <chrono>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "perfdata/status.h"
+
+namespace perfhive {
+
+class Env {
+ public:
+  virtual ~Env() = default;
+
+  // The process-wide Env of this platform (env_posix.cc, env_windows.cc).
+  static Env& Default();
+
+  // A clock that never goes back, for schedules and timeouts.
+  virtual std::chrono::steady_clock::time_point SteadyNow() = 0;
+  // The UTC wall clock, for timestamps people read.
+  virtual std::chrono::system_clock::time_point SystemNow() = 0;
+  virtual void SleepFor(std::chrono::nanoseconds duration) = 0;
+
+  // Replaces `path` with `bytes` so that a crash at any moment leaves either the old content
+  // or the new, never a mix: a temporary file beside it, flushed to disk, renamed over `path`,
+  // and the directory flushed so the rename itself survives.
+  virtual Status WriteFileAtomically(const std::string& path, std::span<const uint8_t> bytes) = 0;
+  virtual Result<std::vector<uint8_t>> ReadFile(const std::string& path) = 0;
+  // The names (not paths) of the entries of `dir`, "." and ".." left out, in no order.
+  virtual Result<std::vector<std::string>> ListDirectory(const std::string& dir) = 0;
+  // Creates `dir` and its missing parents; an existing directory is fine.
+  virtual Status CreateDirectories(const std::string& dir) = 0;
+  virtual Status RemoveFile(const std::string& path) = 0;
+  virtual Result<uint64_t> FileSize(const std::string& path) = 0;
+};
+
+}  // namespace perfhive
+
+#endif  // PERFHIVE_PORT_ENV_H_

@@ -1,0 +1,119 @@
+// Env on Windows: files through CreateFileW/FlushFileBuffers/MoveFileExW, so the spool's writes
+// are durable (MOVEFILE_WRITE_THROUGH returns once the rename is on disk).
+
+#include <windows.h>
+
+#include <filesystem>
+#include <fstream>
+#include <system_error>
+#include <thread>
+
+#include "port/env.h"
+
+namespace perfhive {
+namespace {
+
+std::wstring Wide(const std::string& path) { return std::filesystem::u8path(path).wstring(); }
+
+Status LastErrorStatus(const std::string& what, const std::string& path) {
+  DWORD error = GetLastError();
+  std::string message = what + " " + path + ": " + std::system_category().message(error);
+  if (error == ERROR_FILE_NOT_FOUND || error == ERROR_PATH_NOT_FOUND) {
+    return Status::NotFound(std::move(message));
+  }
+  if (error == ERROR_DISK_FULL) return Status::ResourceExhausted(std::move(message));
+  if (error == ERROR_ACCESS_DENIED) return Status::PermissionDenied(std::move(message));
+  return Status::Error(std::move(message));
+}
+
+Status ErrorCodeStatus(const std::string& what, const std::string& path, std::error_code error) {
+  std::string message = what + " " + path + ": " + error.message();
+  if (error == std::errc::no_such_file_or_directory) return Status::NotFound(std::move(message));
+  return Status::Error(std::move(message));
+}
+
+class WindowsEnv : public Env {
+ public:
+  std::chrono::steady_clock::time_point SteadyNow() override {
+    return std::chrono::steady_clock::now();
+  }
+  std::chrono::system_clock::time_point SystemNow() override {
+    return std::chrono::system_clock::now();
+  }
+  void SleepFor(std::chrono::nanoseconds duration) override {
+    std::this_thread::sleep_for(duration);
+  }
+
+  Status WriteFileAtomically(const std::string& path, std::span<const uint8_t> bytes) override {
+    std::string temp = path + ".tmp";
+    HANDLE file = CreateFileW(Wide(temp).c_str(), GENERIC_WRITE, 0, nullptr, CREATE_ALWAYS,
+                              FILE_ATTRIBUTE_NORMAL, nullptr);
+    if (file == INVALID_HANDLE_VALUE) return LastErrorStatus("cannot create", temp);
+    size_t written = 0;
+    bool ok = true;
+    while (ok && written < bytes.size()) {
+      DWORD chunk = static_cast<DWORD>(std::min<size_t>(bytes.size() - written, 1 << 30));
+      DWORD n = 0;
+      ok = WriteFile(file, bytes.data() + written, chunk, &n, nullptr) != 0;
+      written += n;
+    }
+    if (ok) ok = FlushFileBuffers(file) != 0;
+    Status status = ok ? Status() : LastErrorStatus("cannot write", temp);
+    CloseHandle(file);
+    if (ok && !MoveFileExW(Wide(temp).c_str(), Wide(path).c_str(),
+                           MOVEFILE_REPLACE_EXISTING | MOVEFILE_WRITE_THROUGH)) {
+      status = LastErrorStatus("cannot rename to", path);
+    }
+    if (!status.ok()) DeleteFileW(Wide(temp).c_str());
+    return status;
+  }
+
+  Result<std::vector<uint8_t>> ReadFile(const std::string& path) override {
+    std::ifstream in(std::filesystem::u8path(path), std::ios::binary);
+    if (!in) return Status::NotFound("cannot open " + path);
+    std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(in)),
+                               std::istreambuf_iterator<char>());
+    if (in.bad()) return Status::Error("cannot read " + path);
+    return bytes;
+  }
+
+  Result<std::vector<std::string>> ListDirectory(const std::string& dir) override {
+    std::error_code error;
+    std::vector<std::string> names;
+    for (const auto& entry :
+         std::filesystem::directory_iterator(std::filesystem::u8path(dir), error)) {
+      std::u8string name = entry.path().filename().u8string();
+      names.emplace_back(name.begin(), name.end());
+    }
+    if (error) return ErrorCodeStatus("cannot list", dir, error);
+    return names;
+  }
+
+  Status CreateDirectories(const std::string& dir) override {
+    std::error_code error;
+    std::filesystem::create_directories(std::filesystem::u8path(dir), error);
+    if (error) return ErrorCodeStatus("cannot create directory", dir, error);
+    return Status();
+  }
+
+  Status RemoveFile(const std::string& path) override {
+    if (!DeleteFileW(Wide(path).c_str())) return LastErrorStatus("cannot remove", path);
+    return Status();
+  }
+
+  Result<uint64_t> FileSize(const std::string& path) override {
+    std::error_code error;
+    uintmax_t size = std::filesystem::file_size(std::filesystem::u8path(path), error);
+    if (error) return ErrorCodeStatus("cannot stat", path, error);
+    return static_cast<uint64_t>(size);
+  }
+};
+
+}  // namespace
+
+Env& Env::Default() {
+  static WindowsEnv* env = new WindowsEnv;  // never destroyed: used until the process ends
+  return *env;
+}
+
+}  // namespace perfhive

@@ -1,0 +1,88 @@
+#include "agent/agent_config.h"
+
+#include <gtest/gtest.h>
+
+namespace perfhive {
+namespace {
+
+using std::chrono::milliseconds;
+
+TEST(AgentConfigTest, ReadsEverySettingFromToml) {
+  AgentConfig config;
+  Status status = LoadConfigText(R"(
+server = "collector:7443"
+ca = "/etc/perfhive/ca.pem"
+cert = "/etc/perfhive/agent.pem"
+key = "/etc/perfhive/agent.key"
+token_file = "/etc/perfhive/token"
+host_name = "web01"
+source = "procfs"
+interval = "30s"
+spool_dir = "/var/spool/ph"
+spool_max_bytes = 1048576
+timeout = "1h"
+
+[[query]]
+name = "Global"
+every = "10s"
+
+[[query]]
+name = "Costly"
+
+[[query]]
+objects = ["Processor", "Network Interface"]
+every = "1m"
+)",
+                                 "agent.toml", config);
+  ASSERT_TRUE(status.ok()) << status.message();
+  EXPECT_EQ(config.server, "collector:7443");
+  EXPECT_EQ(config.ca_file, "/etc/perfhive/ca.pem");
+  EXPECT_EQ(config.cert_file, "/etc/perfhive/agent.pem");
+  EXPECT_EQ(config.key_file, "/etc/perfhive/agent.key");
+  EXPECT_EQ(config.token_file, "/etc/perfhive/token");
+  EXPECT_EQ(config.host_name, "web01");
+  EXPECT_EQ(config.interval, milliseconds(30000));
+  EXPECT_EQ(config.spool_dir, "/var/spool/ph");
+  EXPECT_EQ(config.spool_max_bytes, 1048576u);
+  EXPECT_EQ(config.timeout, milliseconds(3600000));
+  ASSERT_EQ(config.queries.size(), 3u);
+  EXPECT_EQ(config.queries[0].name, "Global");
+  EXPECT_EQ(ScheduleInterval(config.queries[0], config.interval), milliseconds(10000));
+  EXPECT_EQ(ScheduleInterval(config.queries[1], config.interval), milliseconds(300000));
+  EXPECT_EQ(config.queries[2].objects,
+            (std::vector<std::string>{"Processor", "Network Interface"}));
+  EXPECT_EQ(ScheduleInterval(config.queries[2], config.interval), milliseconds(60000));
+}
+
+TEST(AgentConfigTest, ErrorsNameTheFileLineAndSetting) {
+  AgentConfig config;
+  Status typo = LoadConfigText("server = \"a:1\"\nintervall = \"10s\"\n", "agent.toml", config);
+  EXPECT_EQ(typo.message(), "agent.toml:2: unknown setting \"intervall\"");
+  Status bad = LoadConfigText("interval = \"ten\"\n", "agent.toml", config);
+  EXPECT_NE(bad.message().find("agent.toml:1: interval: invalid duration \"ten\""),
+            std::string::npos)
+      << bad.message();
+  Status query = LoadConfigText("[[query]]\nname = \"Everything\"\n", "agent.toml", config);
+  EXPECT_FALSE(query.ok());
+  Status syntax = LoadConfigText("server = \n", "agent.toml", config);
+  EXPECT_NE(syntax.message().find("agent.toml:1:"), std::string::npos) << syntax.message();
+}
+
+TEST(AgentConfigTest, QueryFlagsNameQueriesObjectsAndSchedules) {
+  Result<QuerySchedule> global = ParseQueryFlag("Global@10s");
+  ASSERT_TRUE(global.ok());
+  EXPECT_EQ(global->name, "Global");
+  EXPECT_EQ(global->every, milliseconds(10000));
+  Result<QuerySchedule> objects = ParseQueryFlag("Processor,Network Interface@1m");
+  ASSERT_TRUE(objects.ok());
+  EXPECT_EQ(objects->objects, (std::vector<std::string>{"Processor", "Network Interface"}));
+  EXPECT_EQ(QueryLabel(*objects), "Processor,Network Interface");
+  Result<QuerySchedule> costly = ParseQueryFlag("Costly");
+  ASSERT_TRUE(costly.ok());
+  EXPECT_FALSE(costly->every.has_value());
+  EXPECT_FALSE(ParseQueryFlag("Global@soon").ok());
+  EXPECT_FALSE(ParseQueryFlag(",@1s").ok());
+}
+
+}  // namespace
+}  // namespace perfhive

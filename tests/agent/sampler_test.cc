@@ -1,0 +1,129 @@
+// The sampler on real Asio timers with a source the test controls: a slow snapshot makes the
+// ticks it overran count as skipped and the next ones keep their slots (never bunched); object
+// names are resolved through the source's title database.
+
+#include "agent/sampler.h"
+
+#include <gtest/gtest.h>
+
+#include <sstream>
+#include <thread>
+
+#include "tests/agent/agent_test_util.h"
+
+namespace perfhive {
+namespace {
+
+using std::chrono::milliseconds;
+using testing::TempDir;
+
+// Records when and for what it was asked; the first snapshot takes `first_delay`.
+class ScriptedSource : public SnapshotSource {
+ public:
+  explicit ScriptedSource(milliseconds first_delay) : first_delay_(first_delay) {}
+  Result<std::vector<uint8_t>> TakeSnapshot(std::string_view query) override {
+    if (times_.empty()) std::this_thread::sleep_for(first_delay_);
+    times_.push_back(std::chrono::steady_clock::now());
+    queries_.emplace_back(query);
+    return std::vector<uint8_t>{1, 2, 3};
+  }
+  Result<TitleBytes> ReadTitles() override { return Titles(); }
+  Result<std::optional<TitleBytes>> ReadTitlesIfChanged() override {
+    if (titles_read_) return std::optional<TitleBytes>();
+    titles_read_ = true;
+    return std::optional<TitleBytes>(Titles());
+  }
+  std::vector<std::string> TakeWarnings() override { return {}; }
+  Result<HostIdentity> Identity() override {
+    return HostIdentity{.name = "h", .os = "", .os_version = ""};
+  }
+
+  static TitleBytes Titles() {
+    std::vector<uint8_t> counters;
+    for (char c : std::string("238\0Processor\0", 14)) {
+      counters.push_back(static_cast<uint8_t>(c));
+      counters.push_back(0);
+    }
+    counters.push_back(0);
+    counters.push_back(0);
+    return TitleBytes{.language = "009", .counters = counters, .helps = {}};
+  }
+
+  std::vector<std::chrono::steady_clock::time_point> times_;
+  std::vector<std::string> queries_;
+
+ private:
+  milliseconds first_delay_;
+  bool titles_read_ = false;
+};
+
+class SamplerTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    spool_ = std::move(Spool::Open(env_, dir_.path(), 1 << 30, log_)).value();
+    outbox_ = std::make_unique<Outbox>(*spool_, 64 << 20, log_);
+    ShipperOptions options;
+    options.instance_id = "abc";
+    shipper_ = std::make_unique<Shipper>(options, *outbox_, *spool_, log_);  // never started
+  }
+  // Runs the sampler until the source has taken `count` snapshots.
+  void Run(ScriptedSource& source, const std::vector<QuerySchedule>& queries, size_t count,
+           milliseconds interval) {
+    sampler_ =
+        std::make_unique<Sampler>(io_, source, *shipper_, *outbox_, log_, "abc", queries, interval);
+    asio::steady_timer check(io_);
+    std::function<void()> poll = [&] {
+      check.expires_after(milliseconds(5));
+      check.async_wait([&](const std::error_code&) {
+        if (source.times_.size() >= count) {
+          sampler_->Stop();
+          return;
+        }
+        poll();
+      });
+    };
+    sampler_->Start();
+    poll();
+    io_.run();
+  }
+
+  Env& env_ = Env::Default();
+  std::ostringstream log_text_;
+  Logger log_{log_text_, env_};
+  TempDir dir_;
+  std::unique_ptr<Spool> spool_;
+  std::unique_ptr<Outbox> outbox_;
+  std::unique_ptr<Shipper> shipper_;
+  asio::io_context io_;  // outlives the sampler's timers
+  std::unique_ptr<Sampler> sampler_;
+};
+
+TEST_F(SamplerTest, OverrunTicksAreSkippedNotBunched) {
+  ScriptedSource source(milliseconds(110));  // overruns five 20 ms slots
+  QuerySchedule global;
+  global.name = "Global";
+  Run(source, {global}, 4, milliseconds(20));
+
+  EXPECT_GE(sampler_->stats().missed_ticks, 4u);
+  ASSERT_GE(source.times_.size(), 4u);
+  for (size_t i = 2; i < source.times_.size(); ++i) {
+    // Bunched ticks would come back to back; ticks in their own slots are about a slot apart
+    // (each late by its own scheduling delay, so not exactly).
+    EXPECT_GE(source.times_[i] - source.times_[i - 1], milliseconds(10)) << i;
+  }
+  EXPECT_EQ(outbox_->size(), source.times_.size());  // sequence numbers from 1, each pushed
+  EXPECT_NE(log_text_.str().find("fell behind its schedule"), std::string::npos);
+}
+
+TEST_F(SamplerTest, ObjectNamesAreAskedForByTheirIndexesInTheHostsTitles) {
+  ScriptedSource source(milliseconds(0));
+  QuerySchedule processor;
+  processor.objects = {"processor"};
+  Run(source, {processor}, 2, milliseconds(10));
+  ASSERT_GE(source.queries_.size(), 2u);
+  EXPECT_EQ(source.queries_[0], "238");
+  EXPECT_EQ(source.queries_[1], "238");
+}
+
+}  // namespace
+}  // namespace perfhive

@@ -1,0 +1,218 @@
+// The shipper against a real gRPC server on loopback (FakeIngestServer): what the server
+// restores from the frames must be exactly what was pushed, whatever happens to the stream.
+
+#include "agent/shipper.h"
+
+#include <gtest/gtest.h>
+
+#include <sstream>
+
+#include "agent/outbox.h"
+#include "agent/spool.h"
+#include "tests/agent/agent_test_util.h"
+#include "tests/agent/fake_ingest_server.h"
+#include "tests/support/large_snapshot.h"
+#include "wire/title_digest.h"
+
+namespace perfhive {
+namespace {
+
+using testing::FakeIngestServer;
+using testing::FakeIngestService;
+using testing::FakeRaw;
+using testing::ReceivedSnapshot;
+using testing::TempDir;
+
+const char* kInstance = "0123456789abcdef0123456789abcdef";
+
+TitleBytes Titles() {
+  const char text[] =
+      "1\0"
+      "1847\0"
+      "2\0"
+      "System\0";
+  std::vector<uint8_t> counters;
+  for (char c : std::string(text, sizeof text)) {
+    counters.push_back(static_cast<uint8_t>(c));
+    counters.push_back(0);
+  }
+  return TitleBytes{.language = "009", .counters = counters, .helps = {}};
+}
+
+// A shipper with its outbox and spool, as `run` wires them.
+class ShipperTest : public ::testing::Test {
+ protected:
+  void StartShipper(const std::string& address, size_t window = 16, std::string token = "") {
+    Result<std::unique_ptr<Spool>> spool = Spool::Open(env_, spool_dir_.path(), 1 << 30, log_);
+    ASSERT_TRUE(spool.ok()) << spool.error();
+    spool_ = std::move(spool).value();
+    outbox_ = std::make_unique<Outbox>(*spool_, 64 << 20, log_);
+    ShipperOptions options;
+    options.server = address;
+    options.credentials = grpc::InsecureChannelCredentials();
+    options.token = std::move(token);
+    options.identity = HostIdentity{.name = "TESTHOST", .os = "Windows", .os_version = "10.0"};
+    options.agent_version = "test";
+    options.instance_id = kInstance;
+    options.window = window;
+    options.initial_backoff = std::chrono::milliseconds(50);
+    options.max_backoff = std::chrono::milliseconds(200);
+    shipper_ = std::make_unique<Shipper>(options, *outbox_, *spool_, log_);
+    title_refs_ = shipper_->SetTitles({Titles()});
+    shipper_->Start();
+  }
+  void TearDown() override {
+    if (shipper_) shipper_->Stop();
+  }
+
+  SnapshotRecord Record(uint64_t sequence, std::vector<uint8_t> raw, std::string query = "Global") {
+    return SnapshotRecord{.instance_id = kInstance,
+                          .sequence = sequence,
+                          .query = std::move(query),
+                          .titles = title_refs_,
+                          .raw = std::move(raw)};
+  }
+  bool WaitForEmptyOutbox() {
+    return service_.WaitFor([&] { return outbox_->size() == 0; });
+  }
+
+  Env& env_ = Env::Default();
+  std::ostringstream log_text_;
+  Logger log_{log_text_, env_};
+  TempDir spool_dir_;
+  FakeIngestService service_;
+  std::unique_ptr<Spool> spool_;
+  std::unique_ptr<Outbox> outbox_;
+  std::unique_ptr<Shipper> shipper_;
+  std::vector<TitleRef> title_refs_;
+};
+
+TEST_F(ShipperTest, HelloNamesHostInstanceAndTitlesAndMissingTitlesAreSent) {
+  FakeIngestServer server(service_);
+  StartShipper(server.address(), 16, "secret-token");
+  outbox_->Push(Record(1, FakeRaw(1)));
+  ASSERT_TRUE(WaitForEmptyOutbox());
+
+  std::vector<v1::Hello> hellos = service_.hellos();
+  ASSERT_EQ(hellos.size(), 1u);
+  EXPECT_EQ(hellos[0].host_name(), "TESTHOST");
+  EXPECT_EQ(hellos[0].os(), "Windows");
+  EXPECT_EQ(hellos[0].instance_id(), kInstance);
+  EXPECT_EQ(hellos[0].protocol_version(), 1u);
+  ASSERT_EQ(hellos[0].titles_size(), 1);
+  Sha256Digest expected = TitleDigest("009", Titles().counters, {});
+  EXPECT_EQ(hellos[0].titles(0).sha256(), std::string(expected.begin(), expected.end()));
+  EXPECT_EQ(service_.authorizations(), std::vector<std::string>{"Bearer secret-token"});
+
+  // The server lacked the database: it arrives before the snapshot, whole.
+  std::vector<v1::TitleDatabase> titles = service_.title_messages();
+  ASSERT_EQ(titles.size(), 1u);
+  std::vector<uint8_t> counters = Titles().counters;
+  EXPECT_TRUE(titles[0].counters() == std::string(counters.begin(), counters.end()));
+  EXPECT_TRUE(service_.errors().empty());
+  EXPECT_EQ(service_.stored().at({kInstance, 1}), FakeRaw(1));
+}
+
+TEST_F(ShipperTest, TitlesTheServerHoldsAreNotSent) {
+  service_.AddTitles(TitleDigest("009", Titles().counters, {}));
+  FakeIngestServer server(service_);
+  StartShipper(server.address());
+  outbox_->Push(Record(1, FakeRaw(1)));
+  ASSERT_TRUE(WaitForEmptyOutbox());
+  EXPECT_TRUE(service_.title_messages().empty());
+  EXPECT_EQ(service_.stored().size(), 1u);
+}
+
+TEST_F(ShipperTest, FirstSnapshotOfAQueryIsZstdLaterOnesDecodeFromDeltasToTheExactBytes) {
+  FakeIngestServer server(service_);
+  StartShipper(server.address());
+  std::vector<std::vector<uint8_t>> raws;
+  for (int i = 0; i < 4; ++i) raws.push_back(testing::BuildLargeSnapshot(i));
+  for (int i = 0; i < 4; ++i) outbox_->Push(Record(static_cast<uint64_t>(i + 1), raws[i]));
+  outbox_->Push(Record(5, FakeRaw(5), "238"));
+  ASSERT_TRUE(WaitForEmptyOutbox());
+
+  std::vector<ReceivedSnapshot> received = service_.received();
+  ASSERT_EQ(received.size(), 5u);
+  EXPECT_EQ(received[0].encoding, v1::ENCODING_ZSTD);
+  for (int i = 1; i < 4; ++i) {
+    EXPECT_EQ(received[i].encoding, v1::ENCODING_DELTA_ZSTD) << i;
+    EXPECT_EQ(received[i].base_sequence, static_cast<uint64_t>(i)) << i;
+    // Consecutive samples share most bytes: the frame is far smaller than the snapshot.
+    EXPECT_LT(received[i].payload_size * 10, raws[i].size()) << i;
+  }
+  EXPECT_EQ(received[4].encoding, v1::ENCODING_ZSTD);  // another query starts afresh
+  for (int i = 0; i < 4; ++i) EXPECT_EQ(received[i].raw, raws[i]) << i;
+  EXPECT_TRUE(service_.errors().empty());
+}
+
+TEST_F(ShipperTest, DroppedStreamIsResumedWithoutLossAndDuplicatesAreAcked) {
+  service_.DropStreamAfterStoring(3);
+  FakeIngestServer server(service_);
+  StartShipper(server.address(), /*window=*/4);
+  for (int i = 1; i <= 10; ++i) outbox_->Push(Record(static_cast<uint64_t>(i), FakeRaw(i)));
+  ASSERT_TRUE(WaitForEmptyOutbox());
+
+  auto stored = service_.stored();
+  ASSERT_EQ(stored.size(), 10u);
+  for (int i = 1; i <= 10; ++i) EXPECT_EQ(stored.at({kInstance, i}), FakeRaw(i)) << i;
+  EXPECT_EQ(service_.hellos().size(), 2u);
+  // Sequence 3 was stored and its ack lost: the server says so through Welcome's durable
+  // sequence or acks the resend as a duplicate; either way it leaves the outbox.
+  ShipperStats stats = shipper_->stats();
+  EXPECT_EQ(stats.connects, 2u);
+  EXPECT_TRUE(service_.errors().empty());
+  // On the new stream, the first snapshot is zstd again: the old stream's bases are gone.
+  std::vector<ReceivedSnapshot> received = service_.received();
+  size_t first_after_drop = 0;
+  for (size_t i = 0; i < received.size(); ++i) {
+    if (received[i].sequence == 3) first_after_drop = i + 1;
+  }
+  ASSERT_LT(first_after_drop, received.size());
+  EXPECT_EQ(received[first_after_drop].encoding, v1::ENCODING_ZSTD);
+}
+
+TEST_F(ShipperTest, RefusalIsCountedAndTheStreamGoesOnWithAFreshBase) {
+  service_.Refuse(2);
+  FakeIngestServer server(service_);
+  StartShipper(server.address(), /*window=*/1);
+  for (int i = 1; i <= 4; ++i) outbox_->Push(Record(static_cast<uint64_t>(i), FakeRaw(i)));
+  ASSERT_TRUE(WaitForEmptyOutbox());
+
+  auto stored = service_.stored();
+  EXPECT_EQ(stored.size(), 3u);
+  EXPECT_FALSE(stored.contains({kInstance, 2}));
+  EXPECT_EQ(shipper_->stats().refused, 1u);
+  EXPECT_EQ(shipper_->stats().connects, 1u);
+  std::vector<ReceivedSnapshot> received = service_.received();
+  ASSERT_EQ(received.size(), 4u);
+  EXPECT_EQ(received[1].encoding, v1::ENCODING_DELTA_ZSTD);
+  EXPECT_EQ(received[2].encoding, v1::ENCODING_ZSTD);  // 2 was refused: not a base
+  EXPECT_EQ(received[3].encoding, v1::ENCODING_DELTA_ZSTD);
+  EXPECT_EQ(received[3].base_sequence, 3u);
+  EXPECT_NE(log_text_.str().find("refused by the test"), std::string::npos);
+}
+
+TEST_F(ShipperTest, SpoolFillsWhileTheServerIsDownAndDrainsInOrderWhenItComesBack) {
+  int port;
+  {
+    FakeIngestServer probe(service_);  // finds a free port, then goes away
+    port = probe.port();
+  }
+  StartShipper("127.0.0.1:" + std::to_string(port));
+  for (int i = 1; i <= 6; ++i) outbox_->Push(Record(static_cast<uint64_t>(i), FakeRaw(i)));
+  EXPECT_EQ(spool_->size(), 6u);  // disconnected: each went to disk at once
+
+  FakeIngestServer server(service_, port);
+  ASSERT_TRUE(WaitForEmptyOutbox());
+  EXPECT_EQ(spool_->size(), 0u);
+  std::vector<ReceivedSnapshot> received = service_.received();
+  ASSERT_EQ(received.size(), 6u);
+  for (int i = 0; i < 6; ++i) {
+    EXPECT_EQ(received[i].sequence, static_cast<uint64_t>(i + 1));
+    EXPECT_EQ(received[i].raw, FakeRaw(i + 1));
+  }
+}
+
+}  // namespace
+}  // namespace perfhive

@@ -1,0 +1,172 @@
+// The query service over a real store: issue 11's three read figures, end to end but for gRPC
+// (QueryService::Answer reads and restores the stored snapshots, parses titles, selects,
+// computes and converts to the wire model). The store is filled once per run with builder-made
+// hosts: PERFHIVE_BENCH_HOSTS hosts (default 2) × PERFHIVE_BENCH_SAMPLES one-second samples
+// (default 600) of an 8-CPU host with 60 processes; run with 100 × 3600 for the issue's figure.
+
+#include <benchmark/benchmark.h>
+
+#include <cstdlib>
+#include <ctime>
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "perfdata/snapshot_builder.h"
+#include "perfdata/title_database.h"
+#include "perfdata/well_known_indexes.h"
+#include "server/query_service.h"
+#include "store/store.h"
+#include "wire/title_digest.h"
+
+namespace perfhive {
+namespace {
+
+namespace ti = title_index;
+constexpr int64_t kStartSeconds = 1'795'000'000;  // 2026-11-18
+
+int EnvOr(const char* name, int fallback) {
+  const char* value = std::getenv(name);
+  return value ? std::atoi(value) : fallback;
+}
+
+std::vector<uint8_t> HostSnapshot(int host, int second) {
+  SnapshotBuilder builder;
+  int64_t ticks = int64_t{10'000'000} * (1000 + second);
+  time_t unix_time = kStartSeconds + second;
+  tm utc{};
+  gmtime_r(&unix_time, &utc);
+  builder.set_system_name("host" + std::to_string(host))
+      .set_system_time({static_cast<uint16_t>(utc.tm_year + 1900),
+                        static_cast<uint16_t>(utc.tm_mon + 1), 0,
+                        static_cast<uint16_t>(utc.tm_mday), static_cast<uint16_t>(utc.tm_hour),
+                        static_cast<uint16_t>(utc.tm_min), static_cast<uint16_t>(utc.tm_sec), 0})
+      .set_perf_freq(10'000'000)
+      .set_perf_time(ticks)
+      .set_perf_time_100ns(ticks);
+  ObjectBuilder& cpu = builder.AddObject(ti::kProcessor);
+  uint32_t idle = cpu.AddCounter({ti::kPercentProcessorTime, winperf::k100NsecTimerInv});
+  for (int n = 0; n <= 8; ++n) {
+    uint32_t i = cpu.AddInstance(n == 8 ? "_Total" : std::to_string(n));
+    cpu.SetValue(i, idle, static_cast<uint64_t>(second) * (5'000'000 + n * 100'000));
+  }
+  ObjectBuilder& process = builder.AddObject(ti::kProcess);
+  uint32_t busy = process.AddCounter({ti::kPercentProcessorTime, winperf::k100NsecTimer});
+  uint32_t pid = process.AddCounter({ti::kIdProcess, winperf::kCounterRawcount});
+  uint32_t working_set = process.AddCounter({ti::kWorkingSet, winperf::kCounterLargeRawcount});
+  for (int p = 0; p < 60; ++p) {
+    uint32_t i = process.AddInstance("proc" + std::to_string(p % 40));
+    process.SetValue(i, busy, static_cast<uint64_t>(second) * (p * 1000 + 7));
+    process.SetValue(i, pid, static_cast<uint64_t>(100 + p));
+    process.SetValue(i, working_set, static_cast<uint64_t>(1 << 20) * (p + 1));
+  }
+  return builder.Build();
+}
+
+// The store, filled once: every host's snapshots and one shared title database.
+struct FilledStore {
+  std::string dir;
+  std::unique_ptr<Store> store;
+  TokenTable tokens = TokenTable::AllowAll();
+  std::unique_ptr<SampleLoader> loader;
+  std::unique_ptr<QueryService> service;
+  int hosts = 0;
+  int samples = 0;
+};
+
+FilledStore& Filled() {
+  static FilledStore* filled = [] {
+    auto* f = new FilledStore;
+    f->hosts = EnvOr("PERFHIVE_BENCH_HOSTS", 2);
+    f->samples = EnvOr("PERFHIVE_BENCH_SAMPLES", 600);
+    f->dir = (std::filesystem::temp_directory_path() / "perfhive-query-bench").string();
+    std::filesystem::remove_all(f->dir);
+    f->store = std::move(Store::Open(f->dir).value());
+    TitleDatabase titles;
+    titles.AddName(ti::kProcessor, "Processor");
+    titles.AddName(ti::kProcess, "Process");
+    titles.AddName(ti::kPercentProcessorTime, "% Processor Time");
+    titles.AddName(ti::kIdProcess, "ID Process");
+    titles.AddName(ti::kWorkingSet, "Working Set");
+    std::vector<uint8_t> counters = titles.EncodeNames();
+    Sha256Digest digest = *f->store->PutTitleDatabase("009", counters, {});
+    for (int h = 0; h < f->hosts; ++h) {
+      std::string host = "host" + std::to_string(h);
+      HostInfo info;
+      info.name = host;
+      (void)f->store->UpsertHost(info, 0);
+      (void)f->store->SetTitlesInForce(host, "009", digest, 0);
+      for (int s = 0; s < f->samples; ++s) {
+        SnapshotToAppend append{.host = host,
+                                .query = "Global",
+                                .instance_id = "bench",
+                                .sequence = static_cast<uint64_t>(s + 1),
+                                .receive_time_ns = 1,
+                                .raw = HostSnapshot(h, s)};
+        f->store->AppendAsync(std::move(append), [](Result<AppendResult>) {});
+      }
+    }
+    (void)f->store->Append({.host = "host0",
+                            .query = "Global",
+                            .instance_id = "flush",
+                            .sequence = 1,
+                            .receive_time_ns = 1,
+                            .raw = HostSnapshot(0, 0)});
+    f->loader = std::make_unique<SampleLoader>(*f->store);
+    f->service = std::make_unique<QueryService>(*f->store, *f->loader, f->tokens);
+    return f;
+  }();
+  return *filled;
+}
+
+void Report(benchmark::State& state, const FilledStore& f) {
+  state.counters["hosts"] = f.hosts;
+  state.counters["samples_per_host"] = f.samples;
+}
+
+void BM_ServerProcessorTimeOfEveryHostOverTheWholeRange(benchmark::State& state) {
+  FilledStore& f = Filled();
+  perfhive::v1::ReadRequest request;
+  request.add_paths("\\\\*\\Processor(*)\\% Processor Time");
+  for (auto _ : state) {
+    Result<std::vector<perfhive::v1::ReadResponse>> answer = f.service->Answer(request);
+    if (!answer.ok()) state.SkipWithError(answer.error().c_str());
+    benchmark::DoNotOptimize(answer);
+  }
+  Report(state, f);
+}
+BENCHMARK(BM_ServerProcessorTimeOfEveryHostOverTheWholeRange)->Unit(benchmark::kMillisecond);
+
+void BM_ServerWholeProcessObjectAtOnePoint(benchmark::State& state) {
+  FilledStore& f = Filled();
+  perfhive::v1::ReadRequest request;
+  request.add_paths("\\\\host0\\Process(*)\\*");
+  int64_t at = (kStartSeconds + f.samples / 2) * 1'000'000'000LL;
+  request.set_from_unix_nanos(at);
+  request.set_to_unix_nanos(at);
+  for (auto _ : state) {
+    Result<std::vector<perfhive::v1::ReadResponse>> answer = f.service->Answer(request);
+    if (!answer.ok()) state.SkipWithError(answer.error().c_str());
+    benchmark::DoNotOptimize(answer);
+  }
+  Report(state, f);
+}
+BENCHMARK(BM_ServerWholeProcessObjectAtOnePoint)->Unit(benchmark::kMillisecond);
+
+void BM_ServerLatestValueOfOneCounter(benchmark::State& state) {
+  FilledStore& f = Filled();
+  perfhive::v1::ReadRequest request;
+  request.add_paths("\\\\host0\\Processor(_Total)\\% Processor Time");
+  request.set_latest_only(true);
+  for (auto _ : state) {
+    Result<std::vector<perfhive::v1::ReadResponse>> answer = f.service->Answer(request);
+    if (!answer.ok()) state.SkipWithError(answer.error().c_str());
+    benchmark::DoNotOptimize(answer);
+  }
+  Report(state, f);
+}
+BENCHMARK(BM_ServerLatestValueOfOneCounter)->Unit(benchmark::kMillisecond);
+
+}  // namespace
+}  // namespace perfhive

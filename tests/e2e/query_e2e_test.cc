@@ -1,0 +1,270 @@
+// End to end: what `perfhive query`, `watch` and the browsing commands answer from a real
+// server holding snapshots of several hosts (replayed builder-made Windows-like snapshots, each
+// host with its own title database, and this Linux host through the procfs agent). The expected
+// values are the ones the snapshots were built with (tests/e2e/e2e_cluster.h), not computed here.
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <signal.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <thread>
+
+#include "tests/e2e/e2e_cluster.h"
+
+namespace perfhive::testing {
+namespace {
+
+using ::testing::AllOf;
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+using ::testing::StartsWith;
+
+// One server with three replayed hosts: WINA and WINB share a build (English names), LOCAL7 has
+// its objects named otherwise ("Processor X"); on WINA the first "app" exits at snapshot 4.
+class QueryEndToEndTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    scratch_ = new ScratchDir("query");
+    server_ = new ServerProcess(*scratch_);
+    ASSERT_TRUE(server_->Start());
+    std::vector<ReplayDir> dirs = {WriteReplayDir(*scratch_, "WINA", 8, 0, "", 4),
+                                   WriteReplayDir(*scratch_, "WINB", 8, 0, ""),
+                                   WriteReplayDir(*scratch_, "LOCAL7", 4, 0, " X")};
+    for (const ReplayDir& dir : dirs) {
+      std::string host = dir.path.substr(dir.path.rfind('/') + 1);
+      CommandResult replayed =
+          RunCommand(*scratch_,
+                     {AgentBinary(), "run", "--server", server_->address(), "--insecure",
+                      "--source", "replay", "--replay", dir.path, "--host-name", host, "--interval",
+                      "20ms", "--timeout", "60s", "--spool-dir", *scratch_ / ("spool-" + host)},
+                     std::chrono::seconds(90));
+      ASSERT_EQ(replayed.exit_code, 0) << replayed.err;
+    }
+  }
+  static void TearDownTestSuite() {
+    server_->Stop();
+    delete server_;
+    delete scratch_;
+  }
+
+  CommandResult Cli(std::vector<std::string> args) {
+    std::vector<std::string> argv = {CliBinary()};
+    argv.insert(argv.end(), args.begin(), args.end());
+    argv.insert(argv.end(), {"--server", server_->address(), "--insecure"});
+    return RunCommand(*scratch_, argv);
+  }
+  nlohmann::json Json(std::vector<std::string> args) {
+    args.insert(args.end(), {"--format", "json"});
+    CommandResult result = Cli(args);
+    EXPECT_EQ(result.exit_code, 0) << result.err;
+    return result.exit_code == 0 ? nlohmann::json::parse(result.out) : nlohmann::json();
+  }
+
+  static ScratchDir* scratch_;
+  static ServerProcess* server_;
+};
+
+ScratchDir* QueryEndToEndTest::scratch_ = nullptr;
+ServerProcess* QueryEndToEndTest::server_ = nullptr;
+
+// The valid values of a series, in order.
+std::vector<double> ValidValues(const nlohmann::json& series) {
+  std::vector<double> values;
+  for (const auto& point : series["points"]) {
+    if (point["status"] == "PDH_CSTATUS_VALID_DATA") values.push_back(point["value"]);
+  }
+  return values;
+}
+
+std::vector<double> Repeat(double value, size_t times) { return std::vector<double>(times, value); }
+
+// Proves: a wildcard machine selects every host it matches, names resolve per host, and values
+// are the quantities the snapshots were built with.
+TEST_F(QueryEndToEndTest, WildcardsSpanHostsAndValuesAreTheBuiltQuantities) {
+  nlohmann::json answer = Json({"query", "\\\\WIN*\\Processor(*)\\% Processor Time"});
+  std::map<std::string, std::vector<double>> by_path;
+  for (const auto& series : answer["series"]) by_path[series["path"]] = ValidValues(series);
+  ASSERT_EQ(by_path.size(), 4u) << answer.dump(1);
+  // Eight samples: seven intervals, each exactly 25% and 50% busy.
+  EXPECT_EQ(by_path["\\\\WINA\\Processor(0)\\% Processor Time"], Repeat(25, 7));
+  EXPECT_EQ(by_path["\\\\WINA\\Processor(1)\\% Processor Time"], Repeat(50, 7));
+  EXPECT_EQ(by_path["\\\\WINB\\Processor(0)\\% Processor Time"], Repeat(25, 7));
+  EXPECT_EQ(by_path["\\\\WINB\\Processor(1)\\% Processor Time"], Repeat(50, 7));
+  // LOCAL7 calls the object "Processor X": the English name of the others does not reach it,
+  // its own does.
+  nlohmann::json local = Json({"query", "\\\\*\\Processor X(1)\\% Processor Time"});
+  ASSERT_EQ(local["series"].size(), 1u);
+  EXPECT_EQ(local["series"][0]["host"], "LOCAL7");
+  EXPECT_EQ(ValidValues(local["series"][0]), Repeat(50, 3));
+}
+
+// Proves: a series follows one process by PID when its #n position changes: PID 1001 is app#1,
+// then plain "app" once PID 1000 exits, and keeps its own history and values (20%).
+TEST_F(QueryEndToEndTest, SeriesFollowProcessesWhenTheirNumberChanges) {
+  nlohmann::json answer = Json({"query", "\\\\WINA\\Process(app*)\\% Processor Time"});
+  std::map<int, nlohmann::json> by_pid;
+  for (const auto& series : answer["series"]) by_pid[series["pid"]] = series;
+  ASSERT_EQ(by_pid.size(), 2u) << answer.dump(1);
+  EXPECT_EQ(ValidValues(by_pid[1000]), Repeat(10, 3));  // samples 0..3
+  EXPECT_EQ(ValidValues(by_pid[1001]), Repeat(20, 7));
+  EXPECT_EQ(by_pid[1001]["path"], "\\\\WINA\\Process(app)\\% Processor Time");
+  bool had_old_name = false;
+  for (const auto& point : by_pid[1001]["points"]) {
+    had_old_name |= point.value("path", "") == "\\\\WINA\\Process(app#1)\\% Processor Time";
+  }
+  EXPECT_TRUE(had_old_name) << by_pid[1001].dump(1);
+}
+
+// Proves: --step resamples exactly from the raw samples at the steps' ends, and --stats gives
+// the figures of the built values.
+TEST_F(QueryEndToEndTest, StepsAndStatisticsAreExact) {
+  nlohmann::json stepped =
+      Json({"query", "\\\\WINB\\Process(svc)\\% Processor Time", "--from", "2026-11-22T10:00:00Z",
+            "--to", "2026-11-22T10:00:07Z", "--step", "2s", "--stats"});
+  ASSERT_EQ(stepped["series"].size(), 1u) << stepped.dump(1);
+  const auto& series = stepped["series"][0];
+  std::vector<std::string> times;
+  for (const auto& point : series["points"]) times.push_back(point["time"]);
+  // Each point is the value between two boundaries, timed at the later one.
+  EXPECT_THAT(times,
+              ElementsAre("2026-11-22T10:00:02Z", "2026-11-22T10:00:04Z", "2026-11-22T10:00:06Z"));
+  EXPECT_EQ(ValidValues(series), Repeat(30, 3));
+  EXPECT_EQ(series["stats"]["count"], 7);
+  EXPECT_DOUBLE_EQ(series["stats"]["min"], 30);
+  EXPECT_DOUBLE_EQ(series["stats"]["max"], 30);
+  EXPECT_DOUBLE_EQ(series["stats"]["mean"], 30);
+}
+
+// Splits one CSV line on commas outside quotes, unquoting each cell.
+std::vector<std::string> CsvCells(const std::string& line) {
+  std::vector<std::string> cells(1);
+  bool quoted = false;
+  for (size_t i = 0; i < line.size(); ++i) {
+    char c = line[i];
+    if (c == '"' && quoted && i + 1 < line.size() && line[i + 1] == '"') {
+      cells.back() += '"';
+      ++i;
+    } else if (c == '"') {
+      quoted = !quoted;
+    } else if (c == ',' && !quoted) {
+      cells.emplace_back();
+    } else if (c != '\r') {
+      cells.back() += c;
+    }
+  }
+  return cells;
+}
+
+// Proves: --format csv is typeperf's layout: a quoted header starting with the PDH-CSV cell and
+// the time zone, one column per counter path, one row per sample time.
+TEST_F(QueryEndToEndTest, CsvIsInTypeperfsLayout) {
+  CommandResult csv = Cli({"query", "\\\\WINB\\Processor(*)\\% Processor Time", "--format", "csv"});
+  ASSERT_EQ(csv.exit_code, 0) << csv.err;
+  std::istringstream lines(csv.out);
+  std::string line;
+  std::vector<std::vector<std::string>> rows;
+  while (std::getline(lines, line)) {
+    if (!line.empty() && line != "\r") rows.push_back(CsvCells(line));
+  }
+  ASSERT_EQ(rows.size(), 9u) << csv.out;  // the header and eight sample times
+  EXPECT_THAT(rows[0], ElementsAre("(PDH-CSV 4.0) (Coordinated Universal Time)(0)",
+                                   "\\\\WINB\\Processor(0)\\% Processor Time",
+                                   "\\\\WINB\\Processor(1)\\% Processor Time"));
+  EXPECT_EQ(rows[2][0], "11/22/2026 10:00:01.000");
+  EXPECT_EQ(std::stod(rows[2][1]), 25);
+  EXPECT_EQ(std::stod(rows[2][2]), 50);
+}
+
+// Proves: browsing answers from the stored samples: objects, counters with their types, and
+// instances with the PID each process has.
+TEST_F(QueryEndToEndTest, BrowsingListsObjectsCountersAndInstancesWithPids) {
+  nlohmann::json objects = Json({"objects", "\\\\WINA"});
+  std::vector<std::string> names;
+  for (const auto& object : objects["objects"]) names.push_back(object["name"]);
+  EXPECT_THAT(names, ElementsAre("Processor", "Process", "Memory"));
+  nlohmann::json counters = Json({"counters", "\\\\WINA\\Process"});
+  ASSERT_GE(counters["counters"].size(), 2u);
+  EXPECT_EQ(counters["counters"][0]["name"], "% Processor Time");
+  EXPECT_EQ(counters["counters"][0]["type"], "PERF_100NSEC_TIMER");
+  nlohmann::json instances = Json({"instances", "\\\\WINB\\Process"});
+  std::vector<std::string> listed;
+  for (const auto& instance : instances["instances"]) {
+    listed.push_back(instance["name"].get<std::string>() + " " +
+                     instance["identity"].get<std::string>());
+  }
+  EXPECT_THAT(listed, ElementsAre("app pid 1000", "app#1 pid 1001", "svc pid 1002"));
+}
+
+// Proves: mistakes get errors that say what is wrong, with exit codes scripts can rely on.
+TEST_F(QueryEndToEndTest, ErrorsSayWhatIsWrong) {
+  CommandResult bad_path = Cli({"query", "\\\\WINA\\Processor(0\\% Processor Time"});
+  EXPECT_EQ(bad_path.exit_code, 2);
+  EXPECT_THAT(bad_path.err, HasSubstr("bad counter path at column"));
+  CommandResult unknown_host = Cli({"query", "\\\\NOSUCH\\Processor(*)\\% Processor Time"});
+  EXPECT_EQ(unknown_host.exit_code, 3);
+  EXPECT_THAT(unknown_host.err, AllOf(HasSubstr("no host matches"), HasSubstr("WINA")));
+  CommandResult empty = Cli({"query", "\\\\WINA\\Processor(*)\\% Processor Time", "--from",
+                             "2001-01-01T00:00:00Z", "--to", "2001-01-02T00:00:00Z"});
+  EXPECT_EQ(empty.exit_code, 3);
+  EXPECT_THAT(empty.err, HasSubstr("in that range"));
+  CommandResult bad_time =
+      Cli({"query", "\\\\WINA\\Memory\\Available Bytes", "--from", "yesterday"});
+  EXPECT_EQ(bad_time.exit_code, 2);
+  EXPECT_THAT(bad_time.err, HasSubstr("--from: bad time"));
+  CommandResult no_object = Cli({"counters", "\\\\WINA\\Procesor"});
+  EXPECT_EQ(no_object.exit_code, 3);
+  EXPECT_THAT(no_object.err, HasSubstr("Processor"));
+}
+
+// Proves: the server's address and transport can come from a config file instead of flags, and a
+// broken config file is named with its line.
+TEST_F(QueryEndToEndTest, TheServerCanBeNamedInAConfigFile) {
+  std::string config = *scratch_ / "cli.toml";
+  std::ofstream(config) << "server = \"" << server_->address() << "\"\ninsecure = true\n";
+  setenv("PERFHIVE_CONFIG", config.c_str(), 1);
+  CommandResult hosts = RunCommand(*scratch_, {CliBinary(), "hosts", "--format", "json"});
+  std::ofstream(config) << "server = \n";
+  CommandResult broken = RunCommand(*scratch_, {CliBinary(), "hosts"});
+  unsetenv("PERFHIVE_CONFIG");
+  ASSERT_EQ(hosts.exit_code, 0) << hosts.err;
+  EXPECT_EQ(nlohmann::json::parse(hosts.out)["hosts"].size(), 3u);
+  EXPECT_EQ(broken.exit_code, 2);
+  EXPECT_THAT(broken.err, HasSubstr(config + ":1:"));
+}
+
+// Proves: watch prints new values as the procfs agent's samples arrive, and stops after --count.
+TEST(WatchEndToEndTest, WatchShowsNewSamplesAsTheyArrive) {
+  ScratchDir scratch("watch");
+  ServerProcess server(scratch);
+  ASSERT_TRUE(server.Start());
+  ChildProcess agent(
+      {AgentBinary(), "run", "--server", server.address(), "--insecure", "--source", "procfs",
+       "--host-name", "watched", "--interval", "300ms", "--spool-dir", scratch / "spool"},
+      scratch / "agent.out", scratch / "agent.err");
+  ASSERT_TRUE(WaitForMatch(server.log_path(), "event=hello", std::chrono::seconds(30)));
+  CommandResult watched = RunCommand(
+      scratch,
+      {CliBinary(), "watch", "\\\\watched\\Memory\\Available Bytes", "--interval", "200ms",
+       "--count", "3", "--format", "csv", "--server", server.address(), "--insecure"},
+      std::chrono::seconds(60));
+  agent.Signal(SIGTERM);
+  agent.Wait(std::chrono::seconds(20));
+  ASSERT_EQ(watched.exit_code, 0) << watched.err;
+  std::istringstream lines(watched.out);
+  std::string line;
+  std::vector<std::string> rows;
+  while (std::getline(lines, line)) rows.push_back(line);
+  // One header, then one row per new sample, each a positive number of bytes.
+  ASSERT_EQ(rows.size(), 4u) << watched.out;
+  EXPECT_THAT(rows[0], StartsWith("\"(PDH-CSV 4.0)"));
+  for (size_t i = 1; i < rows.size(); ++i) EXPECT_GT(std::stod(CsvCells(rows[i]).at(1)), 0);
+  EXPECT_EQ(server.Stop(), 0);
+}
+
+}  // namespace
+}  // namespace perfhive::testing
