@@ -54,7 +54,7 @@ struct Series {
   std::vector<std::string> paths;  // every full PDH path it had, in order; the last is current
   // The instance's PDH name in each of `paths` (empty names for an object without instances),
   // so a point's instance is known without parsing its path back.
-  std::vector<PdhInstanceName> path_instances;
+  std::vector<InstancePathName> path_instances;
   std::vector<RawSample> raw;
   std::vector<Point> points;
   std::optional<SeriesStatistics> stats;

@@ -91,7 +91,7 @@ Result<std::vector<ComputedSample>> ExportSelection::Compute(const query::HostSa
       sample.object_english = series.object;
       sample.counter_english = series.counter;
       if (series.has_instance) {
-        const PdhInstanceName& instance = series.path_instances[point.path];
+        const InstancePathName& instance = series.path_instances[point.path];
         sample.instance = instance.ToString();
         sample.parent = instance.parent;
       }
