@@ -10,11 +10,17 @@ namespace {
 
 CURL* Handle(void* curl) { return static_cast<CURL*>(curl); }
 
+// Where a response body goes, and how much of it is kept.
+struct BodySink {
+  std::string* body;
+  size_t max_bytes;
+};
+
 size_t CollectBody(char* data, size_t size, size_t count, void* user) {
-  auto* body = static_cast<std::string*>(user);
+  auto* sink = static_cast<BodySink*>(user);
   size_t bytes = size * count;
-  size_t room = HttpResponse::kMaxBodyBytes - std::min(body->size(), HttpResponse::kMaxBodyBytes);
-  body->append(data, std::min(bytes, room));
+  size_t room = sink->max_bytes - std::min(sink->body->size(), sink->max_bytes);
+  sink->body->append(data, std::min(bytes, room));
   return bytes;  // the rest is read and discarded, so the connection stays usable
 }
 
@@ -68,7 +74,8 @@ Result<HttpResponse> HttpClient::Perform(std::string_view method, const std::str
                    static_cast<long>(options_.connect_timeout.count()));
   curl_easy_setopt(curl, CURLOPT_TIMEOUT_MS, static_cast<long>(options_.request_timeout.count()));
   curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, CollectBody);
-  curl_easy_setopt(curl, CURLOPT_WRITEDATA, &response.body);
+  BodySink sink{&response.body, options_.max_body_bytes};
+  curl_easy_setopt(curl, CURLOPT_WRITEDATA, &sink);
   curl_easy_setopt(curl, CURLOPT_NOPROGRESS, 0L);
   curl_easy_setopt(curl, CURLOPT_XFERINFOFUNCTION, CheckAbort);
   curl_easy_setopt(curl, CURLOPT_XFERINFODATA, abort_);

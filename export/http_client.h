@@ -27,12 +27,14 @@ struct HttpClientOptions {
   std::string client_cert_file;
   std::string client_key_file;
   bool insecure_skip_verify = false;
+  // The most of a response body kept: a receiver's error message needs little; a test reading
+  // a whole /metrics page or a query result more.
+  size_t max_body_bytes = 64 * 1024;
 };
 
 struct HttpResponse {
   long status = 0;
-  std::string body;  // at most kMaxBodyBytes: enough for an error message
-  static constexpr size_t kMaxBodyBytes = 64 * 1024;
+  std::string body;  // at most HttpClientOptions::max_body_bytes
 };
 
 class HttpClient {

@@ -13,6 +13,7 @@
 
 #include "perfdata/calculator.h"
 #include "perfdata/counter_statistics.h"
+#include "perfdata/instance_names.h"
 #include "perfdata/raw_counter.h"
 #include "query/instance_identity.h"
 
@@ -51,6 +52,9 @@ struct Series {
   std::string instance;  // the latest PDH instance name ("java#1", "explorer/0")
   InstanceIdentity identity;
   std::vector<std::string> paths;  // every full PDH path it had, in order; the last is current
+  // The instance's PDH name in each of `paths` (empty names for an object without instances),
+  // so a point's instance is known without parsing its path back.
+  std::vector<InstancePathName> path_instances;
   std::vector<RawSample> raw;
   std::vector<Point> points;
   std::optional<SeriesStatistics> stats;

@@ -153,6 +153,7 @@ class HostWalk {
         std::string full_path = host_prefix_ + match.path.substr(machine_length);
         if (series.paths.empty() || series.paths.back() != full_path) {
           series.paths.push_back(std::move(full_path));
+          series.path_instances.push_back(object.names[match.instance_position]);
         }
         if (series.has_instance) series.instance = object.names[match.instance_position].ToString();
         RawCounter raw =

@@ -1,6 +1,7 @@
 // perfhive-server: receives raw snapshots from agents (Ingest), keeps them in its embedded store
-// and answers queries (Query). docs/wire_protocol.md and docs/store_format.md describe both
-// sides; README shows how to start it.
+// and answers queries (Query); optionally pushes computed values to Prometheus-compatible
+// receivers (remote write) and serves /metrics. docs/wire_protocol.md, docs/store_format.md and
+// docs/prometheus.md describe them; README shows how to start it.
 
 #include <grpcpp/grpcpp.h>
 #include <signal.h>
@@ -16,10 +17,17 @@
 #include <sstream>
 #include <string>
 #include <thread>
+#include <utility>
+#include <vector>
 
+#include "export/metrics_http_server.h"
+#include "server/export_selection.h"
 #include "server/ingest_service.h"
+#include "server/prometheus_exporter.h"
 #include "server/query_service.h"
+#include "server/sample_loader.h"
 #include "server/server_log.h"
+#include "server/server_metrics.h"
 #include "server/token_table.h"
 #include "store/store.h"
 
@@ -38,6 +46,14 @@ struct ServerOptions {
   double max_snapshots_per_second = 50;
   int64_t retention_age_seconds = 0;
   int64_t retention_bytes = 0;
+  std::vector<std::string> remote_write;
+  std::string remote_write_bearer_token_file;
+  std::string remote_write_user;
+  std::string remote_write_password_file;
+  std::string remote_write_ca;
+  std::vector<std::string> export_include;
+  std::vector<std::string> export_exclude;
+  std::string metrics_listen;
 };
 
 bool IsLoopback(const std::string& address) {
@@ -81,6 +97,53 @@ Result<std::shared_ptr<grpc::ServerCredentials>> Credentials(const ServerOptions
   return grpc::SslServerCredentials(ssl);
 }
 
+// A secret kept in a file, without the line end an editor adds.
+Result<std::string> ReadSecret(const std::string& path, const char* what) {
+  Result<std::string> text = ReadText(path, what);
+  if (!text.ok()) return text;
+  while (!text->empty() && (text->back() == '\n' || text->back() == '\r')) text->pop_back();
+  return text;
+}
+
+Result<HttpClientOptions> RemoteWriteHttp(const ServerOptions& options) {
+  HttpClientOptions http;
+  if (!options.remote_write_bearer_token_file.empty()) {
+    Result<std::string> token =
+        ReadSecret(options.remote_write_bearer_token_file, "remote-write bearer token");
+    if (!token.ok()) return token.status();
+    http.bearer_token = *token;
+  }
+  if (!options.remote_write_user.empty()) {
+    http.username = options.remote_write_user;
+    if (!options.remote_write_password_file.empty()) {
+      Result<std::string> password =
+          ReadSecret(options.remote_write_password_file, "remote-write password");
+      if (!password.ok()) return password.status();
+      http.password = *password;
+    }
+  }
+  http.ca_file = options.remote_write_ca;
+  return http;
+}
+
+// HOST:PORT, with the port a number.
+Result<std::pair<std::string, uint16_t>> SplitHostPort(const std::string& address) {
+  size_t colon = address.rfind(':');
+  if (colon == std::string::npos) return Status::InvalidArgument("give HOST:PORT, not " + address);
+  std::string host = address.substr(0, colon);
+  if (host.size() >= 2 && host.front() == '[' && host.back() == ']') {
+    host = host.substr(1, host.size() - 2);
+  }
+  int port = 0;
+  try {
+    port = std::stoi(address.substr(colon + 1));
+  } catch (const std::exception&) {
+    port = -1;
+  }
+  if (port < 0 || port > 65535) return Status::InvalidArgument("bad port in " + address);
+  return std::make_pair(host, static_cast<uint16_t>(port));
+}
+
 int64_t NowNanos() {
   return std::chrono::duration_cast<std::chrono::nanoseconds>(
              std::chrono::system_clock::now().time_since_epoch())
@@ -104,7 +167,36 @@ Status Run(const ServerOptions& options) {
   IngestLimits limits{.max_snapshot_bytes = options.max_snapshot_bytes,
                       .max_snapshots_per_second = options.max_snapshots_per_second};
   IngestService ingest(**store, *tokens, limits, log);
-  QueryService query(**store, *tokens);
+  SampleLoader loader(**store);
+  QueryService query(**store, loader, *tokens);
+
+  Result<ExportSelection> selection =
+      ExportSelection::Parse(options.export_include, options.export_exclude);
+  if (!selection.ok()) return selection.status();
+  Result<HttpClientOptions> http = RemoteWriteHttp(options);
+  if (!http.ok()) return http.status();
+  std::vector<std::unique_ptr<PrometheusExporter>> exporters;
+  for (const std::string& url : options.remote_write) {
+    PrometheusExporterOptions exporter;
+    exporter.writer.url = url;
+    exporter.writer.http = *http;
+    exporters.push_back(
+        std::make_unique<PrometheusExporter>(**store, loader, *selection, exporter, log));
+    log.Info("remote-write", {{"receiver", exporters.back()->receiver()}});
+  }
+  ServerMetricsPage metrics_page(**store, loader, *selection, ingest.counters(), exporters);
+  std::unique_ptr<MetricsHttpServer> metrics_server;
+  if (!options.metrics_listen.empty()) {
+    Result<std::pair<std::string, uint16_t>> where = SplitHostPort(options.metrics_listen);
+    if (!where.ok()) return where.status().Prefixed("--metrics-listen: ");
+    Result<std::unique_ptr<MetricsHttpServer>> started = MetricsHttpServer::Start(
+        where->first, where->second, [&metrics_page] { return metrics_page.Render(); });
+    if (!started.ok()) return started.status().Prefixed("--metrics-listen: ");
+    metrics_server = std::move(started).value();
+    std::string address = where->first + ":" + std::to_string(metrics_server->port());
+    log.Info("metrics", {{"address", address}});
+    std::cout << "perfhive-server: metrics on http://" << address << "/metrics" << std::endl;
+  }
 
   grpc::ServerBuilder builder;
   int port = 0;
@@ -159,6 +251,9 @@ Status Run(const ServerOptions& options) {
   }
   stop_requested.notify_all();
   retention.join();
+  if (metrics_server) metrics_server->Stop();
+  // What was delivered is persisted; the rest is sent again after the next start.
+  for (auto& exporter : exporters) exporter->Stop();
   // Streams get a moment to finish what is in flight; acknowledged snapshots are durable already.
   server->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(5));
   server->Wait();
@@ -205,6 +300,24 @@ int main(int argc, char** argv) {
   app.add_option("--retention-size", options.retention_bytes,
                  "Delete the oldest snapshots while the store holds more (e.g. 50GB)")
       ->transform(CLI::AsSizeValue(false));
+  app.add_option("--remote-write", options.remote_write,
+                 "Push computed values to this Prometheus remote-write URL (repeatable), e.g. "
+                 "http://prometheus:9090/api/v1/write");
+  app.add_option("--remote-write-bearer-token-file", options.remote_write_bearer_token_file,
+                 "File holding the bearer token sent to the receivers");
+  app.add_option("--remote-write-basic-auth-user", options.remote_write_user,
+                 "User for basic authentication at the receivers");
+  app.add_option("--remote-write-basic-auth-password-file", options.remote_write_password_file,
+                 "File holding the basic-authentication password");
+  app.add_option("--remote-write-ca", options.remote_write_ca,
+                 "CA bundle (PEM) to verify https receivers with, instead of the system's");
+  app.add_option("--export-include", options.export_include,
+                 "PDH path pattern of counters to export (repeatable; default every counter: "
+                 "\\*(*)\\* and \\*\\*)");
+  app.add_option("--export-exclude", options.export_exclude,
+                 "PDH path pattern of counters not to export (repeatable), e.g. \\Thread(*)\\*");
+  app.add_option("--metrics-listen", options.metrics_listen,
+                 "HOST:PORT to serve /metrics on (Prometheus text format)");
   CLI11_PARSE(app, argc, argv);
 
   perfhive::Status status = perfhive::Run(options);

@@ -74,8 +74,8 @@ class ListWriter final : public grpc::ServerWriteReactor<Message> {
 
 // Points a response carries at most: a host with more is split over several responses.
 constexpr size_t kPointsPerResponse = 50'000;
-// How far before a range the previous sample of each series is looked for.
-constexpr int64_t kLookbackNs = int64_t{3600} * 1'000'000'000;
+// How far back browsing looks for the newest sample.
+constexpr int64_t kLookbackNs = SampleLoader::kLookbackNs;
 
 int64_t NowNanos() {
   return std::chrono::duration_cast<std::chrono::nanoseconds>(
@@ -102,63 +102,6 @@ std::string IdentityText(const query::InstanceIdentity& identity) {
 }
 
 }  // namespace
-
-std::shared_ptr<const TitleDatabase> QueryService::ParsedTitles(const TitleDatabaseRecord& record) {
-  {
-    std::lock_guard lock(titles_mutex_);
-    if (auto it = parsed_titles_.find(record.digest); it != parsed_titles_.end()) {
-      return it->second;
-    }
-  }
-  auto parsed = std::make_shared<TitleDatabase>();
-  // A list that does not parse leaves names as indexes; the bytes stay stored as they came.
-  (void)ParseTitleList(record.counters, /*is_help=*/false, *parsed);
-  if (!record.helps.empty()) (void)ParseTitleList(record.helps, /*is_help=*/true, *parsed);
-  std::lock_guard lock(titles_mutex_);
-  return parsed_titles_.emplace(record.digest, std::move(parsed)).first->second;
-}
-
-Result<query::HostSample> QueryService::LoadSample(const HostRecord& host,
-                                                   const SnapshotInfo& info) {
-  Result<std::vector<uint8_t>> raw = store_.ReadSnapshot(info.id);
-  if (!raw.ok()) return raw.status();
-  query::HostSample sample;
-  sample.time_ns = info.sample_time_ns;
-  sample.bytes = std::make_shared<const std::vector<uint8_t>>(std::move(raw).value());
-  Result<std::optional<TitleDatabaseRecord>> titles =
-      store_.TitlesInForce(host.info.name, "009", info.sample_time_ns);
-  if (titles.ok() && titles->has_value()) sample.english = ParsedTitles(**titles);
-  return sample;
-}
-
-Result<query::HostSamples> QueryService::LoadSamples(const HostRecord& host, int64_t from_ns,
-                                                     int64_t to_ns, bool latest_only) {
-  int64_t list_from =
-      latest_only ? NowNanos() - kLookbackNs : (from_ns > kLookbackNs ? from_ns - kLookbackNs : 0);
-  Result<std::vector<SnapshotInfo>> listed =
-      store_.ListSnapshots(host.info.name, list_from, to_ns == INT64_MAX ? to_ns : to_ns + 1);
-  if (!listed.ok()) return listed.status();
-  if (latest_only && listed->size() < 2) {
-    listed = store_.ListSnapshots(host.info.name, 0, INT64_MAX);
-    if (!listed.ok()) return listed.status();
-  }
-  // The samples in range, and the newest one before it.
-  size_t first = 0;
-  if (latest_only) {
-    first = listed->size() > 2 ? listed->size() - 2 : 0;
-  } else {
-    while (first < listed->size() && (*listed)[first].sample_time_ns < from_ns) ++first;
-    if (first > 0) --first;
-  }
-  query::HostSamples samples;
-  samples.host = host.info.name;
-  for (size_t i = first; i < listed->size(); ++i) {
-    Result<query::HostSample> sample = LoadSample(host, (*listed)[i]);
-    if (!sample.ok()) return sample.status();
-    samples.samples.push_back(std::move(sample).value());
-  }
-  return samples;
-}
 
 Result<std::vector<v1::ReadResponse>> QueryService::Answer(const v1::ReadRequest& request) {
   if (request.paths().empty()) return Status::InvalidArgument("no counter path to read");
@@ -199,7 +142,9 @@ Result<std::vector<v1::ReadResponse>> QueryService::Answer(const v1::ReadRequest
   }
   query::QueryAnswer answer;
   for (const HostRecord& host : matched) {
-    Result<query::HostSamples> samples = LoadSamples(host, from, to, request.latest_only());
+    Result<query::HostSamples> samples = request.latest_only()
+                                             ? loader_.LoadLatest(host.info.name)
+                                             : loader_.LoadRange(host.info.name, from, to);
     if (!samples.ok()) return samples.status().Prefixed(host.info.name + ": ");
     if (samples->samples.empty()) {
       answer.warnings.push_back(host.info.name + ": no sample in the range");
@@ -280,7 +225,7 @@ Result<QueryService::BrowsedSample> QueryService::SampleToBrowse(const v1::Brows
       break;
     }
   }
-  Result<query::HostSample> sample = LoadSample(*host, *chosen);
+  Result<query::HostSample> sample = loader_.Load(host->info.name, *chosen);
   if (!sample.ok()) return sample.status();
   return BrowsedSample{*host, *chosen, std::move(sample).value()};
 }

@@ -4,14 +4,11 @@
 #ifndef PERFHIVE_SERVER_QUERY_SERVICE_H_
 #define PERFHIVE_SERVER_QUERY_SERVICE_H_
 
-#include <map>
-#include <memory>
-#include <mutex>
 #include <vector>
 
-#include "perfdata/title_database.h"
 #include "perfhive/v1/query.grpc.pb.h"
 #include "query/host_samples.h"
+#include "server/sample_loader.h"
 #include "server/token_table.h"
 #include "store/store.h"
 
@@ -19,7 +16,8 @@ namespace perfhive {
 
 class QueryService final : public perfhive::v1::Query::CallbackService {
  public:
-  QueryService(Store& store, const TokenTable& tokens) : store_(store), tokens_(tokens) {}
+  QueryService(Store& store, SampleLoader& loader, const TokenTable& tokens)
+      : store_(store), loader_(loader), tokens_(tokens) {}
 
   grpc::ServerUnaryReactor* ListHosts(grpc::CallbackServerContext* context,
                                       const perfhive::v1::ListHostsRequest* request,
@@ -53,23 +51,14 @@ class QueryService final : public perfhive::v1::Query::CallbackService {
     query::HostSample sample;
   };
   Result<BrowsedSample> SampleToBrowse(const perfhive::v1::BrowseAt& where);
-  // The samples of `host` that a read of [from_ns, to_ns] needs: those in the range and the one
-  // before it (the older end of the first interval).
-  Result<query::HostSamples> LoadSamples(const HostRecord& host, int64_t from_ns, int64_t to_ns,
-                                         bool latest_only);
-  Result<query::HostSample> LoadSample(const HostRecord& host, const SnapshotInfo& info);
-  // Parsed title databases by digest, shared by every request: hosts of one build share one.
-  std::shared_ptr<const TitleDatabase> ParsedTitles(const TitleDatabaseRecord& record);
-
   // The caller may read, or the error to finish with.
   Status Authorize(const grpc::CallbackServerContext& context) const;
   // The stored host named `name` (ignoring case), or NOT_FOUND naming the hosts that come close.
   Result<HostRecord> FindHost(const std::string& name);
 
   Store& store_;
+  SampleLoader& loader_;
   const TokenTable& tokens_;
-  std::mutex titles_mutex_;
-  std::map<Sha256Digest, std::shared_ptr<const TitleDatabase>> parsed_titles_;
 };
 
 }  // namespace perfhive

@@ -7,8 +7,9 @@
 
 namespace perfhive {
 
-// PRAGMA user_version of a database this code writes; another version is refused.
-inline constexpr int64_t kSchemaVersion = 1;
+// PRAGMA user_version of a database this code writes. Version 1 (no export positions) is
+// upgraded on open by adding kSchemaExportPositions; any other version is refused.
+inline constexpr int64_t kSchemaVersion = 2;
 
 inline constexpr const char* kSchema = R"sql(
 CREATE TABLE IF NOT EXISTS hosts (
@@ -70,6 +71,16 @@ CREATE TABLE IF NOT EXISTS frames (
   id INTEGER PRIMARY KEY,
   frame BLOB NOT NULL
 );
+)sql";
+
+// Version 2: how far each exporter has delivered each host (server/prometheus_exporter.h).
+inline constexpr const char* kSchemaExportPositions = R"sql(
+CREATE TABLE IF NOT EXISTS export_positions (
+  receiver TEXT NOT NULL,
+  host_id INTEGER NOT NULL,
+  sample_time INTEGER NOT NULL,
+  PRIMARY KEY (receiver, host_id)
+) WITHOUT ROWID;
 )sql";
 
 }  // namespace perfhive

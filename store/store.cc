@@ -1,5 +1,6 @@
 // Store: opening, the append queue and the writer thread. Hosts and titles are in
-// store_catalog.cc, reads in store_reads.cc, retention in store_retention.cc.
+// store_catalog.cc, reads in store_reads.cc, retention in store_retention.cc, export positions
+// in store_export_positions.cc.
 
 #include "store/store.h"
 
@@ -61,12 +62,17 @@ Result<std::unique_ptr<Store>> Store::Open(const std::string& directory,
   if (Status s = Configure(**writer, options); !s.ok()) return s;
   Result<int64_t> version = (*writer)->QueryInt("PRAGMA user_version");
   if (!version.ok()) return version.status();
-  if (*version == 0) {
+  if (*version == 0 || *version == 1) {
     // Set before the first table exists, so that retention can give pages back to the disk.
-    if (Status s = (*writer)->Exec("PRAGMA auto_vacuum=INCREMENTAL"); !s.ok()) return s;
+    if (*version == 0) {
+      if (Status s = (*writer)->Exec("PRAGMA auto_vacuum=INCREMENTAL"); !s.ok()) return s;
+    }
     SqliteTransaction transaction(writer->get());
     if (Status s = transaction.Begin(); !s.ok()) return s;
-    if (Status s = (*writer)->Exec(kSchema); !s.ok()) return s;
+    if (*version == 0) {
+      if (Status s = (*writer)->Exec(kSchema); !s.ok()) return s;
+    }
+    if (Status s = (*writer)->Exec(kSchemaExportPositions); !s.ok()) return s;
     std::string pragma = "PRAGMA user_version=" + std::to_string(kSchemaVersion);
     if (Status s = (*writer)->Exec(pragma.c_str()); !s.ok()) return s;
     if (Status s = transaction.Commit(); !s.ok()) return s;

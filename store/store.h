@@ -116,6 +116,12 @@ struct TitleDatabaseRecord {
   int64_t since_ns = 0;  // in force for its host from this sample time (TitlesInForce only)
 };
 
+// How far an exporter has delivered one host: every sample up to this sample time.
+struct ExportPosition {
+  std::string host;
+  int64_t sample_time_ns = 0;
+};
+
 struct RetentionPolicy {
   int64_t max_age_ns = 0;  // delete what was received longer ago than this (0: keep)
   int64_t max_bytes = 0;   // then delete oldest groups while stored frames exceed it (0: keep)
@@ -178,16 +184,26 @@ class Store {
                                                            const std::string& language,
                                                            int64_t sample_time_ns);
 
-  // Snapshots of `host` with from_ns <= sample time < to_ns, by sample time; `query` if given.
+  // Snapshots of `host` with from_ns <= sample time < to_ns, by sample time; `query` if given;
+  // the first `limit` of them when a limit is given.
   Result<std::vector<SnapshotInfo>> ListSnapshots(const std::string& host, int64_t from_ns,
                                                   int64_t to_ns,
-                                                  const std::optional<std::string>& query = {});
+                                                  const std::optional<std::string>& query = {},
+                                                  std::optional<size_t> limit = {});
   Result<SnapshotInfo> GetSnapshotInfo(int64_t id);
   // The exact raw bytes, checked against their SHA-256.
   Result<std::vector<uint8_t>> ReadSnapshot(int64_t id);
   // The highest sequence stored for (host, instance id): where an agent resumes.
   Result<std::optional<uint64_t>> LastSequence(const std::string& host,
                                                const std::string& instance_id);
+
+  // Export positions, per receiver (any name the exporter chooses) and host. Setting several in
+  // one transaction keeps an exporter of many hosts from paying a commit per host; a position
+  // never moves back (the greater of the stored and the given time is kept).
+  Status SetExportPositions(const std::string& receiver,
+                            const std::vector<ExportPosition>& positions);
+  // Every host's position for `receiver`; hosts never exported are absent.
+  Result<std::vector<ExportPosition>> ExportPositions(const std::string& receiver);
 
   // Deletes by age, then by size; run it periodically.
   Result<RetentionResult> ApplyRetention(const RetentionPolicy& policy, int64_t now_ns);

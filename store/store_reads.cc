@@ -66,16 +66,22 @@ Result<std::vector<uint8_t>> ReadFrame(SqliteDb& db, int64_t id) {
 
 Result<std::vector<SnapshotInfo>> Store::ListSnapshots(const std::string& host, int64_t from_ns,
                                                        int64_t to_ns,
-                                                       const std::optional<std::string>& query) {
+                                                       const std::optional<std::string>& query,
+                                                       std::optional<size_t> limit) {
   std::lock_guard lock(read_mutex_);
   static const std::string sql = std::string(kSnapshotColumns) +
                                  " WHERE h.name_key = ?1 AND s.sample_time >= ?2 AND"
                                  " s.sample_time < ?3 AND (?4 IS NULL OR s.query = ?4)"
-                                 " ORDER BY s.sample_time, s.id";
+                                 " ORDER BY s.sample_time, s.id LIMIT ?5";
   Result<SqliteStatement*> select = reader_->Prepare(sql.c_str());
   if (!select.ok()) return select.status();
   std::string key = HostKey(host);
-  (*select)->Bind(1, key).Bind(2, from_ns).Bind(3, to_ns);
+  // SQLite reads a negative LIMIT as none.
+  (*select)
+      ->Bind(1, key)
+      .Bind(2, from_ns)
+      .Bind(3, to_ns)
+      .Bind(5, limit ? static_cast<int64_t>(*limit) : -1);
   if (query) {
     (*select)->Bind(4, *query);
   } else {

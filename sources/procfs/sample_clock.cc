@@ -37,6 +37,14 @@ SystemTime SystemTimeFromTimespec(const timespec& time) {
   return out;
 }
 
+int64_t SteadyBootFiletime(int64_t previous, int64_t measured) {
+  constexpr int64_t kJitter = 10'000'000;  // one second in 100 ns units
+  if (previous != 0 && measured > previous - kJitter && measured < previous + kJitter) {
+    return previous;
+  }
+  return measured;
+}
+
 SampleClock SampleClock::Now() {
   SampleClock clock;
   timespec monotonic = ReadClock(CLOCK_MONOTONIC);

@@ -26,6 +26,13 @@ struct SampleClock {
   static SampleClock Now();
 };
 
+// The boot time to report, given the one reported before (0: none) and the one just measured.
+// Measuring it takes two clock readings, which land a few microseconds apart each time; the
+// jitter would change every process's start (its raw Elapsed Time, part of its identity) from
+// snapshot to snapshot. A change under a second is jitter and keeps the previous time; a
+// larger one is a step of the wall clock and is taken.
+int64_t SteadyBootFiletime(int64_t previous, int64_t measured);
+
 // A time as a FILETIME.
 int64_t FiletimeFromTimespec(const timespec& time);
 SystemTime SystemTimeFromTimespec(const timespec& time);

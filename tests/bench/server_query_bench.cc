@@ -69,6 +69,7 @@ struct FilledStore {
   std::string dir;
   std::unique_ptr<Store> store;
   TokenTable tokens = TokenTable::AllowAll();
+  std::unique_ptr<SampleLoader> loader;
   std::unique_ptr<QueryService> service;
   int hosts = 0;
   int samples = 0;
@@ -112,7 +113,8 @@ FilledStore& Filled() {
                             .sequence = 1,
                             .receive_time_ns = 1,
                             .raw = HostSnapshot(0, 0)});
-    f->service = std::make_unique<QueryService>(*f->store, f->tokens);
+    f->loader = std::make_unique<SampleLoader>(*f->store);
+    f->service = std::make_unique<QueryService>(*f->store, *f->loader, f->tokens);
     return f;
   }();
   return *filled;

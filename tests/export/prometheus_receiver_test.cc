@@ -6,15 +6,10 @@
 // of the real server passes `promtool check metrics`. Skips when prometheus is not installed.
 
 #include <gtest/gtest.h>
-#include <signal.h>
 
 #include <chrono>
-#include <cstdlib>
-#include <filesystem>
-#include <fstream>
 #include <map>
-#include <nlohmann/json.hpp>
-#include <thread>
+#include <mutex>
 
 #include "export/http_client.h"
 #include "export/http_server.h"
@@ -22,135 +17,16 @@
 #include "export/metrics_text.h"
 #include "export/remote_writer.h"
 #include "perfdata/winperf.h"
-#include "tests/support/child_process.h"
+#include "tests/support/prometheus_process.h"
 
 namespace perfhive {
 namespace {
 
-namespace fs = std::filesystem;
 namespace wp = winperf;
 using std::chrono::milliseconds;
-
-const char* kPrometheus = "/usr/bin/prometheus";
-const char* kPromtool = "/usr/bin/promtool";
-
-// A port nothing listens on right now.
-uint16_t FreePort() {
-  auto probe = HttpServer::Start("127.0.0.1", 0, [](const HttpRequest&) { return HttpReply{}; });
-  EXPECT_TRUE(probe.ok());
-  return (*probe)->port();
-}
-
-// Percent-encoding for a query parameter.
-std::string UrlEncode(std::string_view text) {
-  std::string out;
-  for (unsigned char c : text) {
-    if (std::isalnum(c) || c == '_' || c == '-' || c == '.' || c == '~') {
-      out += static_cast<char>(c);
-    } else {
-      char hex[4];
-      std::snprintf(hex, sizeof hex, "%%%02X", c);
-      out += hex;
-    }
-  }
-  return out;
-}
-
-class TempDir {
- public:
-  TempDir() {
-    std::string pattern = (fs::temp_directory_path() / "perfhive-prom-XXXXXX").string();
-    path_ = mkdtemp(pattern.data());
-  }
-  ~TempDir() { fs::remove_all(path_); }
-  const fs::path& path() const { return path_; }
-
- private:
-  fs::path path_;
-};
-
-// One Prometheus on 127.0.0.1:`port`, storing under `dir`.
-class Prometheus {
- public:
-  Prometheus(const fs::path& dir, uint16_t port) : port_(port) {
-    fs::create_directories(dir / "data");
-    std::ofstream(dir / "prometheus.yml") << "global: {scrape_interval: 15s}\n";
-    log_ = (dir / "prometheus.log").string();
-    process_.emplace(
-        std::vector<std::string>{kPrometheus, "--config.file=" + (dir / "prometheus.yml").string(),
-                                 "--storage.tsdb.path=" + (dir / "data").string(),
-                                 "--web.listen-address=" + Address(),
-                                 "--web.enable-remote-write-receiver"},
-        log_, log_);
-  }
-  ~Prometheus() { Stop(); }
-
-  void Stop() {
-    if (!process_) return;
-    process_->Signal(SIGTERM);
-    if (!process_->Wait(milliseconds(20000))) process_->Signal(SIGKILL);
-    process_.reset();
-  }
-
-  std::string Address() const { return "127.0.0.1:" + std::to_string(port_); }
-  std::string WriteUrl() const { return "http://" + Address() + "/api/v1/write"; }
-
-  bool WaitReady() {
-    HttpClient client({});
-    for (int i = 0; i < 300; ++i) {
-      Result<HttpResponse> ready = client.Get("http://" + Address() + "/-/ready");
-      if (ready.ok() && ready->status == 200) return true;
-      std::this_thread::sleep_for(milliseconds(100));
-    }
-    ADD_FAILURE() << "prometheus not ready; its log:\n" << testing::ReadWholeFile(log_);
-    return false;
-  }
-
-  // query_range's (time ms, value) points of every series `query` selects, by `instance` label.
-  std::map<std::string, std::vector<std::pair<int64_t, double>>> Range(const std::string& query,
-                                                                       int64_t start_ms,
-                                                                       int64_t end_ms,
-                                                                       int64_t step_ms) {
-    HttpClient client({});
-    std::string url = "http://" + Address() + "/api/v1/query_range?query=" + UrlEncode(query) +
-                      "&start=" + Seconds(start_ms) + "&end=" + Seconds(end_ms) +
-                      "&step=" + Seconds(step_ms);
-    Result<HttpResponse> response = client.Get(url);
-    std::map<std::string, std::vector<std::pair<int64_t, double>>> points;
-    if (!response.ok() || response->status != 200) {
-      ADD_FAILURE() << url << ": " << (response.ok() ? response->body : response.error());
-      return points;
-    }
-    nlohmann::json json = nlohmann::json::parse(response->body);
-    for (const auto& series : json["data"]["result"]) {
-      std::string instance = series["metric"].value("instance", "");
-      for (const auto& value : series["values"]) {
-        int64_t ms = std::llround(value[0].get<double>() * 1000);
-        points[instance].emplace_back(ms, std::stod(value[1].get<std::string>()));
-      }
-    }
-    return points;
-  }
-
- private:
-  static std::string Seconds(int64_t ms) {
-    char text[32];
-    std::snprintf(text, sizeof text, "%.3f", static_cast<double>(ms) / 1000);
-    return text;
-  }
-
-  uint16_t port_;
-  std::string log_;
-  std::optional<testing::ChildProcess> process_;
-};
-
-bool HavePrometheus() { return fs::exists(kPrometheus) && fs::exists(kPromtool); }
-
-#define SKIP_WITHOUT_PROMETHEUS()                                                              \
-  if (!HavePrometheus()) {                                                                     \
-    GTEST_SKIP() << kPrometheus << " or " << kPromtool                                         \
-                 << " is not installed (apt-get install prometheus; scripts/install-deps.sh)"; \
-  }
+using testing::FreePort;
+using testing::Prometheus;
+using TempDir = testing::PrometheusTempDir;
 
 // Sample times: whole 10 s steps shortly before now, inside Prometheus' accepted window.
 int64_t RecentStart() {
@@ -386,16 +262,9 @@ TEST(PrometheusReceiverTest, MetricsPagePassesPromtool) {
   EXPECT_NE(page->body.find("# TYPE pdh_process_handles gauge"), std::string::npos);
 
   TempDir dir;
-  fs::path page_file = dir.path() / "metrics.txt";
-  std::ofstream(page_file) << page->body;
-  std::string out = (dir.path() / "promtool.out").string();
-  testing::ChildProcess promtool(
-      {"/bin/sh", "-c",
-       std::string("exec ") + kPromtool + " check metrics < " + page_file.string()},
-      out, out);
-  std::optional<int> exit_code = promtool.Wait(milliseconds(30000));
+  auto [exit_code, said] = testing::PromtoolCheckMetrics(dir.path(), page->body);
   ASSERT_TRUE(exit_code.has_value());
-  EXPECT_EQ(*exit_code, 0) << testing::ReadWholeFile(out) << "\n--- page:\n" << page->body;
+  EXPECT_EQ(*exit_code, 0) << said << "\n--- page:\n" << page->body;
 }
 
 }  // namespace

@@ -215,6 +215,9 @@ TEST(SeriesQueryTest, SeriesFollowProcessesNotPositions) {
                                          "\\\\app01\\Process(java)\\% Processor Time"));
   EXPECT_EQ(second->points[1].path, 0u);
   EXPECT_EQ(second->points[2].path, 1u);
+  ASSERT_EQ(second->path_instances.size(), 2u);
+  EXPECT_EQ(second->path_instances[0].ToString(), "java#1");
+  EXPECT_EQ(second->path_instances[1].ToString(), "java");
   EXPECT_EQ(second->instance, "java");
   // The new process has no older sample; neither has the one reusing its PID.
   EXPECT_THAT(Values(*third), ElementsAre(-1));

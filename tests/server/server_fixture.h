@@ -33,7 +33,8 @@ class TestServer {
       : tokens_(std::move(tokens)) {
     store_ = std::move(Store::Open(dir_.path()).value());
     ingest_ = std::make_unique<IngestService>(*store_, tokens_, limits, log_);
-    query_ = std::make_unique<QueryService>(*store_, tokens_);
+    loader_ = std::make_unique<SampleLoader>(*store_);
+    query_ = std::make_unique<QueryService>(*store_, *loader_, tokens_);
     grpc::ServerBuilder builder;
     builder.AddListeningPort("127.0.0.1:0", grpc::InsecureServerCredentials(), &port_);
     builder.RegisterService(ingest_.get());
@@ -52,6 +53,7 @@ class TestServer {
   ServerLog log_;
   std::unique_ptr<Store> store_;
   std::unique_ptr<IngestService> ingest_;
+  std::unique_ptr<SampleLoader> loader_;
   std::unique_ptr<QueryService> query_;
   std::unique_ptr<grpc::Server> server_;
   int port_ = 0;

@@ -30,6 +30,7 @@
 #include "perfdata/well_known_indexes.h"
 #include "sources/procfs/procfs_source.h"
 #include "sources/procfs/procfs_titles.h"
+#include "sources/procfs/sample_clock.h"
 #include "tests/sources/procfs_test_util.h"
 
 namespace perfhive {
@@ -139,6 +140,24 @@ TEST_F(HostTest, OwnProcessIdsAndThreads) {
   done.count_down();
   thread.join();
   EXPECT_EQ(threads_during, threads_before + 1);
+}
+
+// A process's start is part of its identity across snapshots (query/instance_identity.h): it
+// must not move with the jitter of reading two clocks.
+TEST_F(HostTest, OwnStartIsTheSameInEverySnapshot) {
+  uint64_t first = Own(ti::kElapsedTime);
+  for (int i = 0; i < 50; ++i) ASSERT_EQ(Own(ti::kElapsedTime), first) << "snapshot " << i;
+}
+
+TEST(SteadyBootFiletimeTest, JitterKeepsThePreviousTimeAStepIsTaken) {
+  EXPECT_EQ(SteadyBootFiletime(0, 133'000'000'000'000'000), 133'000'000'000'000'000);
+  EXPECT_EQ(SteadyBootFiletime(133'000'000'000'000'000, 133'000'000'000'000'037),
+            133'000'000'000'000'000);
+  EXPECT_EQ(SteadyBootFiletime(133'000'000'000'000'000, 132'999'999'999'999'950),
+            133'000'000'000'000'000);
+  // The wall clock stepped by a minute.
+  EXPECT_EQ(SteadyBootFiletime(133'000'000'000'000'000, 133'000'000'600'000'000),
+            133'000'000'600'000'000);
 }
 
 TEST_F(HostTest, HandleCountFollowsOpenDescriptors) {

@@ -287,5 +287,20 @@ TEST(StoreTest, AsyncCompletionRunsOncePerAppend) {
   EXPECT_EQ(done, 50);
 }
 
+TEST(StoreTest, ListingStopsAtTheLimit) {
+  TempDir dir;
+  auto store = OpenStore(dir.path());
+  for (int i = 0; i < 5; ++i) {
+    ASSERT_TRUE(store->Append(MakeAppend("web01", "boot-1", i, SmallSnapshot(i, i))).ok());
+  }
+  Result<std::vector<SnapshotInfo>> first =
+      store->ListSnapshots("web01", SampleNs(1), INT64_MAX, std::nullopt, 2);
+  ASSERT_TRUE(first.ok()) << first.error();
+  ASSERT_EQ(first->size(), 2u);
+  EXPECT_EQ((*first)[0].sample_time_ns, SampleNs(1));
+  EXPECT_EQ((*first)[1].sample_time_ns, SampleNs(2));
+  EXPECT_EQ(store->ListSnapshots("web01", 0, INT64_MAX)->size(), 5u);
+}
+
 }  // namespace
 }  // namespace perfhive

@@ -1,0 +1,55 @@
+// SampleLoader: reads a host's stored raw samples for the query library, each with the English
+// title database in force when it was taken. Parsed title databases are cached by digest and
+// shared by every caller (hosts of one build share one), so the query service, the exporters
+// and /metrics parse each database once.
+
+#ifndef PERFHIVE_SERVER_SAMPLE_LOADER_H_
+#define PERFHIVE_SERVER_SAMPLE_LOADER_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <span>
+#include <string>
+
+#include "perfdata/title_database.h"
+#include "query/host_samples.h"
+#include "store/store.h"
+
+namespace perfhive {
+
+class SampleLoader {
+ public:
+  // How far before a range the previous sample of each series is looked for.
+  static constexpr int64_t kLookbackNs = int64_t{3600} * 1'000'000'000;
+
+  explicit SampleLoader(Store& store) : store_(store) {}
+
+  // One stored sample.
+  Result<query::HostSample> Load(const std::string& host, const SnapshotInfo& info);
+
+  // The samples a read of [from_ns, to_ns] needs: those in the range and the one before it (the
+  // older end of the first interval), found within an hour before the range.
+  Result<query::HostSamples> LoadRange(const std::string& host, int64_t from_ns, int64_t to_ns);
+  // The newest two samples: the latest value of every counter.
+  Result<query::HostSamples> LoadLatest(const std::string& host);
+  // At most `max_samples` samples taken after `after_ns`, oldest first, and before them the
+  // samples taken at `after_ns` (the older end of the first interval, where an exporter stopped).
+  Result<query::HostSamples> LoadAfter(const std::string& host, int64_t after_ns,
+                                       size_t max_samples);
+
+ private:
+  Result<query::HostSamples> LoadListed(const std::string& host,
+                                        std::span<const SnapshotInfo> listed);
+  std::shared_ptr<const TitleDatabase> ParsedTitles(const TitleDatabaseRecord& record);
+
+  Store& store_;
+  std::mutex titles_mutex_;
+  std::map<Sha256Digest, std::shared_ptr<const TitleDatabase>> parsed_titles_;
+};
+
+}  // namespace perfhive
+
+#endif  // PERFHIVE_SERVER_SAMPLE_LOADER_H_

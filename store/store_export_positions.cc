@@ -1,0 +1,46 @@
+// Store: how far each exporter has delivered each host (docs/store_format.md, export_positions).
+
+#include "store/host_key.h"
+#include "store/sqlite.h"
+#include "store/store.h"
+
+namespace perfhive {
+
+Status Store::SetExportPositions(const std::string& receiver,
+                                 const std::vector<ExportPosition>& positions) {
+  if (positions.empty()) return Status();
+  std::lock_guard lock(write_mutex_);
+  SqliteTransaction transaction(writer_.get());
+  if (Status s = transaction.Begin(); !s.ok()) return s;
+  Result<SqliteStatement*> upsert = writer_->Prepare(
+      "INSERT INTO export_positions (receiver, host_id, sample_time)"
+      " SELECT ?1, id, ?3 FROM hosts WHERE name_key = ?2"
+      " ON CONFLICT (receiver, host_id) DO UPDATE SET sample_time = MAX(sample_time, ?3)");
+  if (!upsert.ok()) return upsert.status();
+  for (const ExportPosition& position : positions) {
+    std::string key = HostKey(position.host);
+    Status status =
+        (*upsert)->Bind(1, receiver).Bind(2, key).Bind(3, position.sample_time_ns).Run();
+    if (!status.ok()) return status;
+  }
+  return transaction.Commit();
+}
+
+Result<std::vector<ExportPosition>> Store::ExportPositions(const std::string& receiver) {
+  std::lock_guard lock(read_mutex_);
+  Result<SqliteStatement*> select = reader_->Prepare(
+      "SELECT h.name, p.sample_time FROM export_positions p JOIN hosts h ON h.id = p.host_id"
+      " WHERE p.receiver = ?1 ORDER BY h.name_key");
+  if (!select.ok()) return select.status();
+  (*select)->Bind(1, receiver);
+  std::vector<ExportPosition> positions;
+  for (;;) {
+    Result<bool> row = (*select)->Step();
+    if (!row.ok()) return row.status();
+    if (!*row) break;
+    positions.push_back({(*select)->Text(0), (*select)->Int(1)});
+  }
+  return positions;
+}
+
+}  // namespace perfhive

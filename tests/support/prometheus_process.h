@@ -1,0 +1,217 @@
+// A real Debian `prometheus` for tests: started on 127.0.0.1 with its remote-write receiver and
+// a storage directory the test owns, read back through its HTTP API, stopped by PID. Tests that
+// need it skip when prometheus or promtool is not installed.
+
+#ifndef PERFHIVE_TESTS_SUPPORT_PROMETHEUS_PROCESS_H_
+#define PERFHIVE_TESTS_SUPPORT_PROMETHEUS_PROCESS_H_
+
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <thread>
+#include <utility>
+#include <vector>
+
+#include "export/http_client.h"
+#include "export/http_server.h"
+#include "tests/support/child_process.h"
+
+namespace perfhive::testing {
+
+inline constexpr const char* kPrometheusBinary = "/usr/bin/prometheus";
+inline constexpr const char* kPromtoolBinary = "/usr/bin/promtool";
+
+inline bool HavePrometheus() {
+  return std::filesystem::exists(kPrometheusBinary) && std::filesystem::exists(kPromtoolBinary);
+}
+
+#define SKIP_WITHOUT_PROMETHEUS()                                                              \
+  if (!::perfhive::testing::HavePrometheus()) {                                                \
+    GTEST_SKIP() << ::perfhive::testing::kPrometheusBinary << " or "                           \
+                 << ::perfhive::testing::kPromtoolBinary                                       \
+                 << " is not installed (apt-get install prometheus; scripts/install-deps.sh)"; \
+  }
+
+// Client options that keep whole answers: query results and /metrics pages.
+inline HttpClientOptions LargeBodies() {
+  HttpClientOptions options;
+  options.max_body_bytes = size_t{256} << 20;
+  return options;
+}
+
+// A port nothing listens on right now.
+inline uint16_t FreePort() {
+  auto probe = HttpServer::Start("127.0.0.1", 0, [](const HttpRequest&) { return HttpReply{}; });
+  EXPECT_TRUE(probe.ok());
+  return (*probe)->port();
+}
+
+// Percent-encoding for a query parameter.
+inline std::string UrlEncode(std::string_view text) {
+  std::string out;
+  for (unsigned char c : text) {
+    if (std::isalnum(c) || c == '_' || c == '-' || c == '.' || c == '~') {
+      out += static_cast<char>(c);
+    } else {
+      char hex[4];
+      std::snprintf(hex, sizeof hex, "%%%02X", c);
+      out += hex;
+    }
+  }
+  return out;
+}
+
+class PrometheusTempDir {
+ public:
+  PrometheusTempDir() {
+    std::string pattern =
+        (std::filesystem::temp_directory_path() / "perfhive-prom-XXXXXX").string();
+    path_ = mkdtemp(pattern.data());
+  }
+  ~PrometheusTempDir() { std::filesystem::remove_all(path_); }
+  const std::filesystem::path& path() const { return path_; }
+
+ private:
+  std::filesystem::path path_;
+};
+
+// (time ms, value) points of one series.
+using PromPoints = std::vector<std::pair<int64_t, double>>;
+
+// One series as the HTTP API answers it: its labels (with __name__) and its points.
+struct PromSeries {
+  std::map<std::string, std::string> labels;
+  PromPoints points;
+};
+
+// The `promtool check metrics` verdict on a page: its exit code and what it said.
+inline std::pair<std::optional<int>, std::string> PromtoolCheckMetrics(
+    const std::filesystem::path& dir, const std::string& page) {
+  std::filesystem::path page_file = dir / "metrics.txt";
+  std::ofstream(page_file) << page;
+  std::string out = (dir / "promtool.out").string();
+  ChildProcess promtool(
+      {"/bin/sh", "-c",
+       std::string("exec ") + kPromtoolBinary + " check metrics < " + page_file.string()},
+      out, out);
+  std::optional<int> exit_code = promtool.Wait(std::chrono::milliseconds(30000));
+  return {exit_code, ReadWholeFile(out)};
+}
+
+// One Prometheus on 127.0.0.1:`port`, storing under `dir` (kept across Stop and Start).
+class Prometheus {
+ public:
+  Prometheus(const std::filesystem::path& dir, uint16_t port) : dir_(dir), port_(port) {
+    std::filesystem::create_directories(dir / "data");
+    std::ofstream(dir / "prometheus.yml") << "global: {scrape_interval: 15s}\n";
+    log_ = (dir / "prometheus.log").string();
+    Start();
+  }
+  ~Prometheus() { Stop(); }
+
+  void Start() {
+    if (process_) return;
+    process_.emplace(std::vector<std::string>{kPrometheusBinary,
+                                              "--config.file=" + (dir_ / "prometheus.yml").string(),
+                                              "--storage.tsdb.path=" + (dir_ / "data").string(),
+                                              "--web.listen-address=" + Address(),
+                                              "--web.enable-remote-write-receiver"},
+                     log_, log_);
+  }
+
+  void Stop() {
+    if (!process_) return;
+    process_->Signal(SIGTERM);
+    if (!process_->Wait(std::chrono::milliseconds(20000))) process_->Signal(SIGKILL);
+    process_.reset();
+  }
+
+  std::string Address() const { return "127.0.0.1:" + std::to_string(port_); }
+  std::string WriteUrl() const { return "http://" + Address() + "/api/v1/write"; }
+
+  bool WaitReady() {
+    HttpClient client({});
+    for (int i = 0; i < 300; ++i) {
+      Result<HttpResponse> ready = client.Get("http://" + Address() + "/-/ready");
+      if (ready.ok() && ready->status == 200) return true;
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+    ADD_FAILURE() << "prometheus not ready; its log:\n" << ReadWholeFile(log_);
+    return false;
+  }
+
+  // query_range's points of every series `query` selects.
+  std::vector<PromSeries> RangeSeries(const std::string& query, int64_t start_ms, int64_t end_ms,
+                                      int64_t step_ms) {
+    return Get("/api/v1/query_range?query=" + UrlEncode(query) + "&start=" + Seconds(start_ms) +
+               "&end=" + Seconds(end_ms) + "&step=" + Seconds(step_ms));
+  }
+
+  // The same, by each series' `instance` label.
+  std::map<std::string, PromPoints> Range(const std::string& query, int64_t start_ms,
+                                          int64_t end_ms, int64_t step_ms) {
+    std::map<std::string, PromPoints> points;
+    for (PromSeries& series : RangeSeries(query, start_ms, end_ms, step_ms)) {
+      points[series.labels["instance"]] = std::move(series.points);
+    }
+    return points;
+  }
+
+  // Every stored sample, at its own time, of the series `selector` selects in the `window_ms`
+  // before `at_ms` (an instant query of a range vector: no resampling).
+  std::vector<PromSeries> StoredSamples(const std::string& selector, int64_t at_ms,
+                                        int64_t window_ms) {
+    return Get(
+        "/api/v1/query?query=" + UrlEncode(selector + "[" + std::to_string(window_ms) + "ms]") +
+        "&time=" + Seconds(at_ms));
+  }
+
+ private:
+  static std::string Seconds(int64_t ms) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%.3f", static_cast<double>(ms) / 1000);
+    return text;
+  }
+
+  std::vector<PromSeries> Get(const std::string& path) {
+    HttpClient client(LargeBodies());
+    std::string url = "http://" + Address() + path;
+    Result<HttpResponse> response = client.Get(url);
+    std::vector<PromSeries> result;
+    if (!response.ok() || response->status != 200) {
+      ADD_FAILURE() << url << ": " << (response.ok() ? response->body : response.error());
+      return result;
+    }
+    nlohmann::json json = nlohmann::json::parse(response->body);
+    for (const auto& series : json["data"]["result"]) {
+      PromSeries& out = result.emplace_back();
+      for (const auto& [name, value] : series["metric"].items()) {
+        out.labels[name] = value.get<std::string>();
+      }
+      for (const auto& value : series["values"]) {
+        int64_t ms = std::llround(value[0].get<double>() * 1000);
+        out.points.emplace_back(ms, std::stod(value[1].get<std::string>()));
+      }
+    }
+    return result;
+  }
+
+  std::filesystem::path dir_;
+  uint16_t port_;
+  std::string log_;
+  std::optional<ChildProcess> process_;
+};
+
+}  // namespace perfhive::testing
+
+#endif  // PERFHIVE_TESTS_SUPPORT_PROMETHEUS_PROCESS_H_
