@@ -227,7 +227,7 @@ Result<QueryService::BrowsedSample> QueryService::SampleToBrowse(const v1::Brows
   }
   Result<query::HostSample> sample = loader_.Load(host->info.name, *chosen);
   if (!sample.ok()) return sample.status();
-  return BrowsedSample{*host, *chosen, std::move(sample).value()};
+  return BrowsedSample{*host, *chosen, std::move(sample).value(), std::nullopt};
 }
 
 grpc::ServerUnaryReactor* QueryService::ListObjects(grpc::CallbackServerContext* context,
@@ -238,16 +238,13 @@ grpc::ServerUnaryReactor* QueryService::ListObjects(grpc::CallbackServerContext*
     reactor->Finish(ToGrpcStatus(status));
     return reactor;
   };
-  if (Status status = Authorize(*context); !status.ok()) return finish(status);
-  Result<BrowsedSample> browsed = SampleToBrowse(request->where());
+  Result<BrowsedSample> browsed = Browse(*context, request->where());
   if (!browsed.ok()) return finish(browsed.status());
-  Result<SnapshotReader> snapshot = SnapshotReader::Open(*browsed->sample.bytes);
-  if (!snapshot.ok()) return finish(Status::DataLoss("stored sample: " + snapshot.error()));
-  query::Titles titles{browsed->sample.english.get(), nullptr};
+  query::Titles titles = browsed->titles();
   response->set_host(browsed->host.info.name);
   response->set_sample_unix_nanos(browsed->info.sample_time_ns);
   for (const query::ObjectInfo& object :
-       query::ListObjects(*snapshot, titles, MaxDetail(request->detail()))) {
+       query::ListObjects(*browsed->snapshot, titles, MaxDetail(request->detail()))) {
     v1::ObjectInfo* out = response->add_objects();
     out->set_name(object.name);
     out->set_index(object.index);
@@ -267,14 +264,11 @@ grpc::ServerUnaryReactor* QueryService::ListCounters(grpc::CallbackServerContext
     reactor->Finish(ToGrpcStatus(status));
     return reactor;
   };
-  if (Status status = Authorize(*context); !status.ok()) return finish(status);
-  Result<BrowsedSample> browsed = SampleToBrowse(request->where());
+  Result<BrowsedSample> browsed = Browse(*context, request->where());
   if (!browsed.ok()) return finish(browsed.status());
-  Result<SnapshotReader> snapshot = SnapshotReader::Open(*browsed->sample.bytes);
-  if (!snapshot.ok()) return finish(Status::DataLoss("stored sample: " + snapshot.error()));
-  query::Titles titles{browsed->sample.english.get(), nullptr};
-  Result<ObjectView> object = query::FindObject(*snapshot, titles, request->object());
-  if (!object.ok()) return finish(object.status().Prefixed(browsed->host.info.name + ": "));
+  query::Titles titles = browsed->titles();
+  Result<ObjectView> object = FindObjectIn(*browsed, request->object());
+  if (!object.ok()) return finish(object.status());
   response->set_host(browsed->host.info.name);
   response->set_object(titles.Name(object->name_index()));
   response->set_sample_unix_nanos(browsed->info.sample_time_ns);
@@ -301,23 +295,38 @@ grpc::ServerUnaryReactor* QueryService::ListInstances(grpc::CallbackServerContex
     reactor->Finish(ToGrpcStatus(status));
     return reactor;
   };
-  if (Status status = Authorize(*context); !status.ok()) return finish(status);
-  Result<BrowsedSample> browsed = SampleToBrowse(request->where());
+  Result<BrowsedSample> browsed = Browse(*context, request->where());
   if (!browsed.ok()) return finish(browsed.status());
-  Result<SnapshotReader> snapshot = SnapshotReader::Open(*browsed->sample.bytes);
-  if (!snapshot.ok()) return finish(Status::DataLoss("stored sample: " + snapshot.error()));
-  query::Titles titles{browsed->sample.english.get(), nullptr};
-  Result<ObjectView> object = query::FindObject(*snapshot, titles, request->object());
-  if (!object.ok()) return finish(object.status().Prefixed(browsed->host.info.name + ": "));
+  query::Titles titles = browsed->titles();
+  Result<ObjectView> object = FindObjectIn(*browsed, request->object());
+  if (!object.ok()) return finish(object.status());
   response->set_host(browsed->host.info.name);
   response->set_object(titles.Name(object->name_index()));
   response->set_sample_unix_nanos(browsed->info.sample_time_ns);
-  for (const query::InstanceInfo& instance : query::ListInstances(*snapshot, *object)) {
+  for (const query::InstanceInfo& instance : query::ListInstances(*browsed->snapshot, *object)) {
     v1::InstanceInfo* out = response->add_instances();
     out->set_name(instance.name);
     out->set_identity(IdentityText(instance.identity));
   }
   return finish(Status());
+}
+
+Result<QueryService::BrowsedSample> QueryService::Browse(const grpc::CallbackServerContext& context,
+                                                         const v1::BrowseAt& where) {
+  if (Status status = Authorize(context); !status.ok()) return status;
+  Result<BrowsedSample> browsed = SampleToBrowse(where);
+  if (!browsed.ok()) return browsed.status();
+  Result<SnapshotReader> snapshot = SnapshotReader::Open(*browsed->sample.bytes);
+  if (!snapshot.ok()) return Status::DataLoss("stored sample: " + snapshot.error());
+  browsed->snapshot = *snapshot;
+  return browsed;
+}
+
+Result<ObjectView> QueryService::FindObjectIn(const BrowsedSample& browsed,
+                                              const std::string& object) {
+  Result<ObjectView> found = query::FindObject(*browsed.snapshot, browsed.titles(), object);
+  if (!found.ok()) return found.status().Prefixed(browsed.host.info.name + ": ");
+  return found;
 }
 
 Status QueryService::Authorize(const grpc::CallbackServerContext& context) const {

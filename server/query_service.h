@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "perfhive/v1/query.grpc.pb.h"
+#include "query/browse.h"
 #include "query/host_samples.h"
 #include "server/sample_loader.h"
 #include "server/token_table.h"
@@ -44,13 +45,21 @@ class QueryService final : public perfhive::v1::Query::CallbackService {
   Result<std::vector<perfhive::v1::ReadResponse>> Answer(const perfhive::v1::ReadRequest& request);
 
  private:
-  // One stored sample, with its parsed title database, for browsing.
+  // One stored sample, opened, with its parsed title database, for browsing.
   struct BrowsedSample {
     HostRecord host;
     SnapshotInfo info;
     query::HostSample sample;
+    std::optional<SnapshotReader> snapshot;  // over sample.bytes
+
+    query::Titles titles() const { return {sample.english.get(), nullptr}; }
   };
+  // Authorizes the call, then finds the sample `where` names and opens it.
+  Result<BrowsedSample> Browse(const grpc::CallbackServerContext& context,
+                               const perfhive::v1::BrowseAt& where);
   Result<BrowsedSample> SampleToBrowse(const perfhive::v1::BrowseAt& where);
+  // The object named `object` in the browsed sample; NOT_FOUND names the host and close names.
+  static Result<ObjectView> FindObjectIn(const BrowsedSample& browsed, const std::string& object);
   // The caller may read, or the error to finish with.
   Status Authorize(const grpc::CallbackServerContext& context) const;
   // The stored host named `name` (ignoring case), or NOT_FOUND naming the hosts that come close.
