@@ -101,6 +101,13 @@ std::string IdentityText(const query::InstanceIdentity& identity) {
   return text;
 }
 
+// Finishes a unary call with `status` (its response filled in when it is OK).
+grpc::ServerUnaryReactor* FinishUnary(grpc::CallbackServerContext* context, const Status& status) {
+  grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
+  reactor->Finish(ToGrpcStatus(status));
+  return reactor;
+}
+
 }  // namespace
 
 Result<std::vector<v1::ReadResponse>> QueryService::Answer(const v1::ReadRequest& request) {
@@ -233,13 +240,8 @@ Result<QueryService::BrowsedSample> QueryService::SampleToBrowse(const v1::Brows
 grpc::ServerUnaryReactor* QueryService::ListObjects(grpc::CallbackServerContext* context,
                                                     const v1::ListObjectsRequest* request,
                                                     v1::ListObjectsResponse* response) {
-  grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
-  auto finish = [&](const Status& status) {
-    reactor->Finish(ToGrpcStatus(status));
-    return reactor;
-  };
   Result<BrowsedSample> browsed = Browse(*context, request->where());
-  if (!browsed.ok()) return finish(browsed.status());
+  if (!browsed.ok()) return FinishUnary(context, browsed.status());
   query::Titles titles = browsed->titles();
   response->set_host(browsed->host.info.name);
   response->set_sample_unix_nanos(browsed->info.sample_time_ns);
@@ -253,22 +255,17 @@ grpc::ServerUnaryReactor* QueryService::ListObjects(grpc::CallbackServerContext*
     out->set_instances(object.num_instances);
     out->set_counters(object.num_counters);
   }
-  return finish(Status());
+  return FinishUnary(context, Status());
 }
 
 grpc::ServerUnaryReactor* QueryService::ListCounters(grpc::CallbackServerContext* context,
                                                      const v1::ListCountersRequest* request,
                                                      v1::ListCountersResponse* response) {
-  grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
-  auto finish = [&](const Status& status) {
-    reactor->Finish(ToGrpcStatus(status));
-    return reactor;
-  };
   Result<BrowsedSample> browsed = Browse(*context, request->where());
-  if (!browsed.ok()) return finish(browsed.status());
+  if (!browsed.ok()) return FinishUnary(context, browsed.status());
   query::Titles titles = browsed->titles();
   Result<ObjectView> object = FindObjectIn(*browsed, request->object());
-  if (!object.ok()) return finish(object.status());
+  if (!object.ok()) return FinishUnary(context, object.status());
   response->set_host(browsed->host.info.name);
   response->set_object(titles.Name(object->name_index()));
   response->set_sample_unix_nanos(browsed->info.sample_time_ns);
@@ -284,22 +281,17 @@ grpc::ServerUnaryReactor* QueryService::ListCounters(grpc::CallbackServerContext
     out->set_default_scale(counter.default_scale);
     out->set_unit(counter.unit);
   }
-  return finish(Status());
+  return FinishUnary(context, Status());
 }
 
 grpc::ServerUnaryReactor* QueryService::ListInstances(grpc::CallbackServerContext* context,
                                                       const v1::ListInstancesRequest* request,
                                                       v1::ListInstancesResponse* response) {
-  grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
-  auto finish = [&](const Status& status) {
-    reactor->Finish(ToGrpcStatus(status));
-    return reactor;
-  };
   Result<BrowsedSample> browsed = Browse(*context, request->where());
-  if (!browsed.ok()) return finish(browsed.status());
+  if (!browsed.ok()) return FinishUnary(context, browsed.status());
   query::Titles titles = browsed->titles();
   Result<ObjectView> object = FindObjectIn(*browsed, request->object());
-  if (!object.ok()) return finish(object.status());
+  if (!object.ok()) return FinishUnary(context, object.status());
   response->set_host(browsed->host.info.name);
   response->set_object(titles.Name(object->name_index()));
   response->set_sample_unix_nanos(browsed->info.sample_time_ns);
@@ -308,7 +300,7 @@ grpc::ServerUnaryReactor* QueryService::ListInstances(grpc::CallbackServerContex
     out->set_name(instance.name);
     out->set_identity(IdentityText(instance.identity));
   }
-  return finish(Status());
+  return FinishUnary(context, Status());
 }
 
 Result<QueryService::BrowsedSample> QueryService::Browse(const grpc::CallbackServerContext& context,
@@ -361,7 +353,6 @@ Result<HostRecord> QueryService::FindHost(const std::string& name) {
 grpc::ServerUnaryReactor* QueryService::ListHosts(grpc::CallbackServerContext* context,
                                                   const v1::ListHostsRequest* request,
                                                   v1::ListHostsResponse* response) {
-  grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
   Status status = Authorize(*context);
   if (status.ok()) {
     Result<std::vector<HostRecord>> hosts = store_.ListHosts();
@@ -375,8 +366,7 @@ grpc::ServerUnaryReactor* QueryService::ListHosts(grpc::CallbackServerContext* c
       }
     }
   }
-  reactor->Finish(ToGrpcStatus(status));
-  return reactor;
+  return FinishUnary(context, status);
 }
 
 grpc::ServerWriteReactor<v1::SnapshotInfo>* QueryService::ListSnapshots(
@@ -404,28 +394,24 @@ grpc::ServerWriteReactor<v1::SnapshotInfo>* QueryService::ListSnapshots(
 grpc::ServerUnaryReactor* QueryService::GetRawSnapshot(grpc::CallbackServerContext* context,
                                                        const v1::GetRawSnapshotRequest* request,
                                                        v1::RawSnapshot* response) {
-  grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
-  auto finish = [&](const Status& status) {
-    reactor->Finish(ToGrpcStatus(status));
-    return reactor;
-  };
-  if (Status status = Authorize(*context); !status.ok()) return finish(status);
+  if (Status status = Authorize(*context); !status.ok()) return FinishUnary(context, status);
   Result<HostRecord> host = FindHost(request->host());
-  if (!host.ok()) return finish(host.status());
+  if (!host.ok()) return FinishUnary(context, host.status());
   std::optional<std::string> query;
   if (!request->query().empty()) query = request->query();
   int64_t at = request->at_unix_nanos();
   Result<std::vector<SnapshotInfo>> found =
       store_.ListSnapshots(host->info.name, at, at == INT64_MAX ? at : at + 1, query);
-  if (!found.ok()) return finish(Status::Unavailable("store: " + found.error()));
+  if (!found.ok()) return FinishUnary(context, Status::Unavailable("store: " + found.error()));
   if (found->empty()) {
-    return finish(Status::NotFound("host \"" + host->info.name +
-                                   "\" has no snapshot taken at that time; `perfhive snapshots` "
-                                   "lists the times"));
+    return FinishUnary(
+        context, Status::NotFound("host \"" + host->info.name +
+                                  "\" has no snapshot taken at that time; `perfhive snapshots` "
+                                  "lists the times"));
   }
   const SnapshotInfo& info = found->front();
   Result<std::vector<uint8_t>> raw = store_.ReadSnapshot(info.id);
-  if (!raw.ok()) return finish(raw.status());
+  if (!raw.ok()) return FinishUnary(context, raw.status());
   ToProto(info, response->mutable_info());
   response->set_raw(raw->data(), raw->size());
   for (const char* language : {"009", "CurrentLanguage"}) {
@@ -438,7 +424,7 @@ grpc::ServerUnaryReactor* QueryService::GetRawSnapshot(grpc::CallbackServerConte
     out->set_helps((*titles)->helps.data(), (*titles)->helps.size());
     out->set_sha256(std::string((*titles)->digest.begin(), (*titles)->digest.end()));
   }
-  return finish(Status());
+  return FinishUnary(context, Status());
 }
 
 }  // namespace perfhive
