@@ -19,12 +19,9 @@ Json RawJson(const DecodedRawValue& raw) {
 }
 
 Json CounterJson(const DecodedCounterDefinition& definition, const DecodedCounter& counter) {
-  Json c = {{"index", definition.index},
-            {"name", NameOrNull(definition.name)},
-            {"type", definition.type},
-            {"size", definition.size},
-            {"raw", RawJson(counter.raw)},
-            {"path", counter.path}};
+  Json c = {{"index", definition.index},   {"name", NameOrNull(definition.name)},
+            {"type", definition.type},     {"size", definition.size},
+            {"raw", RawJson(counter.raw)}, {"path", counter.path}};
   if (counter.value) {
     c["value"] = IsSuccess(counter.value->status) ? Json(counter.value->value) : Json(nullptr);
     c["status"] = std::string(PdhStatusName(counter.value->status));

@@ -54,7 +54,9 @@ std::optional<std::set<CounterKey>> Select(const SnapshotReader& snapshot,
 class Decoder {
  public:
   Decoder(const SnapshotReader& snapshot, const DecodeRequest& request)
-      : snapshot_(snapshot), request_(request), selection_(Select(snapshot, request)),
+      : snapshot_(snapshot),
+        request_(request),
+        selection_(Select(snapshot, request)),
         values_(Values(snapshot, request)) {}
 
   DecodedSnapshot Run() {
@@ -158,7 +160,7 @@ class Decoder {
   const SnapshotReader& snapshot_;
   const DecodeRequest& request_;
   const std::optional<std::set<CounterKey>> selection_;  // by object position
-  const std::map<CounterKey, CounterValue> values_;        // by object byte offset
+  const std::map<CounterKey, CounterValue> values_;      // by object byte offset
 };
 
 }  // namespace

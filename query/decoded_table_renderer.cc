@@ -4,9 +4,9 @@
 #include <vector>
 
 #include "perfdata/pdh_status.h"
+#include "perfdata/time_text.h"
 #include "perfdata/winperf.h"
 #include "query/decoded_snapshot_renderers.h"
-#include "perfdata/time_text.h"
 #include "query/text_table.h"
 
 namespace perfhive::query {

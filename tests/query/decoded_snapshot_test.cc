@@ -107,8 +107,8 @@ TEST_F(DecodedKinex01Test, WithoutPathsEveryObjectIsKept) {
 
 TEST_F(DecodedKinex01Test, TableHasOneAlignedRowPerCounterWithValues) {
   std::ostringstream out;
-  RenderDecodedTable(Decode({"\\Processor(0)\\% Processor Time", "\\Processor(_Total)\\Interrupts/sec"}),
-                     out);
+  RenderDecodedTable(
+      Decode({"\\Processor(0)\\% Processor Time", "\\Processor(_Total)\\Interrupts/sec"}), out);
   // 128,760,056,102,944,544 × 100 ns after 1601 is 2009-01-09 20:13:30.294 UTC. The object's
   // 15 counters and 2 instances (0 and _Total) are its NumCounters and NumInstances fields.
   // Raw values and values are those of realdata_test.cc: 100 · (1 − 937,500 / 1,562,560) and
