@@ -2,6 +2,7 @@
 
 #include <utility>
 
+#include "port/env.h"
 #include "sources/msrrp/smb_pipe_transport.h"
 #include "sources/msrrp/winreg_calls.h"
 
@@ -31,7 +32,7 @@ MsrrpSource::MsrrpSource(const RemoteTarget& target, SmbCredentials credentials,
     : api_(options.open ? std::move(options.open)
                         : SmbOpener(std::move(credentials), options.call_timeout),
            options.rpc),
-      remote_(api_, target.Name(), std::move(options.hkpd)) {}
+      remote_(api_, Env::Default(), target.Name(), std::move(options.hkpd)) {}
 
 template <typename T>
 Result<T> MsrrpSource::Explained(Result<T> result) {

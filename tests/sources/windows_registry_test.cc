@@ -45,8 +45,8 @@ TEST(WindowsRegistryTest, QueriesReturnValidBlocksThroughTheGrowLoop) {
   RecordingRegistry api;
   HkpdReaderOptions options;
   options.initial_buffer_bytes = 16;  // smaller than any PERF_DATA_BLOCK: the loop must grow
-  HkpdReader reader(api, api.Predefined(PredefinedKey::kPerformanceData), std::nullopt, "",
-                    options);
+  HkpdReader reader(api, Env::Default(), api.Predefined(PredefinedKey::kPerformanceData),
+                    std::nullopt, "", options);
   for (const char* query : {"Global", "Costly", "230 238", "2"}) {
     Result<std::vector<uint8_t>> bytes = reader.ReadSnapshot(query);
     ASSERT_TRUE(bytes.ok()) << query << ": " << bytes.error();
