@@ -8,6 +8,7 @@
 #include "perfdata/snapshot_reader.h"
 #include "perfdata/text_encoding.h"
 #include "perfdata/title_database.h"
+#include "perfdata/title_list.h"
 #include "sources/hkpd/windows_error.h"
 
 namespace perfhive {

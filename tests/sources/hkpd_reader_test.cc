@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include "perfdata/byte_order.h"
+#include "perfdata/title_list.h"
 #include "perfdata/winperf.h"
 #include "tests/sources/fake_registry.h"
 #include "tests/sources/hkpd_test_util.h"

@@ -13,6 +13,7 @@
 #include "perfdata/snapshot_reader.h"
 #include "perfdata/text_encoding.h"
 #include "perfdata/title_database.h"
+#include "perfdata/title_list.h"
 #include "sources/hkpd/hkpd_reader.h"
 #include "sources/hkpd/hkpd_source.h"
 #include "sources/hkpd/windows/win32_registry_api.h"
