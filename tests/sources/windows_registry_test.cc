@@ -14,6 +14,7 @@
 #include "perfdata/text_encoding.h"
 #include "perfdata/title_database.h"
 #include "perfdata/title_list.h"
+#include "port/env.h"
 #include "sources/hkpd/hkpd_reader.h"
 #include "sources/hkpd/hkpd_source.h"
 #include "sources/hkpd/windows/win32_registry_api.h"
@@ -67,7 +68,7 @@ TEST(WindowsRegistryTest, QueriesReturnValidBlocksThroughTheGrowLoop) {
 
 TEST(WindowsRegistryTest, TitleQueriesReturnTheEnglishTitleDatabase) {
   Win32RegistryApi api;
-  LocalHkpdSource source(api);
+  LocalHkpdSource source(api, Env::Default());
   Result<TitleBytes> titles = source.ReadTitles();
   ASSERT_TRUE(titles.ok()) << titles.error();
   EXPECT_EQ(titles->language, "009");
@@ -90,7 +91,7 @@ TEST(WindowsRegistryTest, TitleQueriesReturnTheEnglishTitleDatabase) {
 TEST(WindowsRegistryTest, ConnectingToTheLocalComputerByNameWorks) {
   Win32RegistryApi api;
   for (const std::string& machine : {ComputerName(), "\\\\" + ComputerName()}) {
-    RemoteHkpdSource source(api, machine);
+    RemoteHkpdSource source(api, Env::Default(), machine);
     Result<std::vector<uint8_t>> bytes = source.TakeSnapshot("Global");
     ASSERT_TRUE(bytes.ok()) << bytes.error();
     EXPECT_TRUE(SnapshotReader::Open(*bytes).ok());
