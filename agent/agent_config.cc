@@ -55,6 +55,41 @@ std::string QueryLabel(const QuerySchedule& query) {
   return label;
 }
 
+std::string RemoteHostConfig::Name() const {
+  if (!host_name.empty()) return host_name;
+  std::string_view rest = address;
+  if (rest.starts_with("\\\\")) rest.remove_prefix(2);
+  return std::string(rest.substr(0, rest.find(':')));
+}
+
+namespace {
+
+// A host name becomes a folder of the spool and a name on the server: no path separators, and
+// not a name a folder cannot have.
+Status CheckHostName(std::string_view name, std::string_view where) {
+  if (name.empty() || name == "." || name == ".." ||
+      name.find_first_of("/\\") != std::string_view::npos) {
+    return Status::InvalidArgument(std::string(where) + ": \"" + std::string(name) +
+                                   "\" is not a host name");
+  }
+  return Status();
+}
+
+}  // namespace
+
+Result<RemoteHostConfig> ParseTargetFlag(std::string_view text) {
+  RemoteHostConfig target;
+  size_t equals = text.find('=');
+  target.address = std::string(text.substr(0, equals));
+  if (equals != std::string_view::npos) target.host_name = std::string(text.substr(equals + 1));
+  std::string where = "--target " + std::string(text);
+  if (target.address.empty()) {
+    return Status::InvalidArgument(where + ": expected \\\\HOST[:PORT] or \\\\HOST[:PORT]=NAME");
+  }
+  if (Status status = CheckHostName(target.Name(), where); !status.ok()) return status;
+  return target;
+}
+
 namespace {
 
 std::string Where(std::string_view origin, const toml::node& node) {
@@ -119,6 +154,43 @@ Result<QuerySchedule> QueryValue(std::string_view origin, const toml::node& node
   return query;
 }
 
+Result<RemoteHostConfig> TargetValue(std::string_view origin, const toml::node& node) {
+  const toml::table* table = node.as_table();
+  if (table == nullptr) {
+    return Status::InvalidArgument(Where(origin, node) + "each [[target]] must be a table");
+  }
+  RemoteHostConfig target;
+  const std::map<std::string_view, std::string*> strings = {
+      {"address", &target.address},
+      {"host_name", &target.host_name},
+      {"credentials", &target.credentials_file},
+  };
+  for (const auto& [key, value] : *table) {
+    if (auto field = strings.find(key.str()); field != strings.end()) {
+      Result<std::string> text = StringValue(origin, value, key.str());
+      if (!text.ok()) return text.status();
+      *field->second = *text;
+    } else if (key == "interval" || key == "call_timeout") {
+      Result<std::chrono::milliseconds> duration = DurationValue(origin, value, key.str());
+      if (!duration.ok()) return duration.status();
+      (key == "interval" ? target.interval : target.call_timeout) = *duration;
+    } else {
+      return Status::InvalidArgument(
+          Where(origin, value) + "unknown key \"" + std::string(key.str()) +
+          "\" in [[target]] (address, host_name, credentials, interval, call_timeout)");
+    }
+  }
+  if (target.address.empty()) {
+    return Status::InvalidArgument(Where(origin, node) +
+                                   "a [[target]] needs address = '\\\\HOST' or '\\\\HOST:PORT'");
+  }
+  if (Status status = CheckHostName(target.Name(), Where(origin, node) + "[[target]]");
+      !status.ok()) {
+    return status;
+  }
+  return target;
+}
+
 }  // namespace
 
 Status LoadConfigText(std::string_view text, std::string_view origin, AgentConfig& config) {
@@ -174,6 +246,24 @@ Status LoadConfigText(std::string_view text, std::string_view origin, AgentConfi
         Result<QuerySchedule> query = QueryValue(origin, node);
         if (!query.ok()) return query.status();
         config.queries.push_back(std::move(query).value());
+      }
+    } else if (key == "max_concurrent_polls") {
+      const auto* number = value.as_integer();
+      if (number == nullptr || number->get() <= 0 || number->get() > 1024) {
+        return Status::InvalidArgument(Where(origin, value) +
+                                       "max_concurrent_polls must be an integer from 1 to 1024");
+      }
+      config.max_concurrent_polls = static_cast<int>(number->get());
+    } else if (key == "target") {
+      const toml::array* targets = value.as_array();
+      if (targets == nullptr) {
+        return Status::InvalidArgument(Where(origin, value) + "target must be [[target]] tables");
+      }
+      config.targets.clear();
+      for (const toml::node& node : *targets) {
+        Result<RemoteHostConfig> target = TargetValue(origin, node);
+        if (!target.ok()) return target.status();
+        config.targets.push_back(std::move(target).value());
       }
     } else {
       return Status::InvalidArgument(Where(origin, value) + "unknown setting \"" +
