@@ -2,6 +2,7 @@
 
 #include <toml++/toml.h>
 
+#include <cstdint>
 #include <cstdlib>
 #include <map>
 
@@ -191,6 +192,35 @@ Result<RemoteHostConfig> TargetValue(std::string_view origin, const toml::node& 
   return target;
 }
 
+Result<int64_t> PositiveInteger(std::string_view origin, const toml::node& node,
+                                std::string_view key, int64_t max) {
+  const auto* number = node.as_integer();
+  if (number == nullptr || number->get() <= 0 || number->get() > max) {
+    return Status::InvalidArgument(
+        Where(origin, node) + std::string(key) + " must be a positive integer" +
+        (max == INT64_MAX ? std::string() : " up to " + std::to_string(max)));
+  }
+  return number->get();
+}
+
+// An array of tables, [[key]], each read by `parse`; it replaces what `out` held.
+template <typename T>
+Status TableList(std::string_view origin, const toml::node& value, std::string_view key,
+                 Result<T> (*parse)(std::string_view, const toml::node&), std::vector<T>& out) {
+  const toml::array* tables = value.as_array();
+  if (tables == nullptr) {
+    return Status::InvalidArgument(Where(origin, value) + std::string(key) + " must be [[" +
+                                   std::string(key) + "]] tables");
+  }
+  out.clear();
+  for (const toml::node& node : *tables) {
+    Result<T> parsed = parse(origin, node);
+    if (!parsed.ok()) return parsed.status();
+    out.push_back(std::move(parsed).value());
+  }
+  return Status();
+}
+
 }  // namespace
 
 Status LoadConfigText(std::string_view text, std::string_view origin, AgentConfig& config) {
@@ -230,40 +260,22 @@ Status LoadConfigText(std::string_view text, std::string_view origin, AgentConfi
         config.timeout = *duration;
       }
     } else if (key == "spool_max_bytes") {
-      const auto* number = value.as_integer();
-      if (number == nullptr || number->get() <= 0) {
-        return Status::InvalidArgument(Where(origin, value) +
-                                       "spool_max_bytes must be a positive integer");
-      }
-      config.spool_max_bytes = static_cast<uint64_t>(number->get());
+      Result<int64_t> bytes = PositiveInteger(origin, value, key.str(), INT64_MAX);
+      if (!bytes.ok()) return bytes.status();
+      config.spool_max_bytes = static_cast<uint64_t>(*bytes);
     } else if (key == "query") {
-      const toml::array* queries = value.as_array();
-      if (queries == nullptr) {
-        return Status::InvalidArgument(Where(origin, value) + "query must be [[query]] tables");
-      }
-      config.queries.clear();
-      for (const toml::node& node : *queries) {
-        Result<QuerySchedule> query = QueryValue(origin, node);
-        if (!query.ok()) return query.status();
-        config.queries.push_back(std::move(query).value());
+      if (Status status = TableList(origin, value, "query", QueryValue, config.queries);
+          !status.ok()) {
+        return status;
       }
     } else if (key == "max_concurrent_polls") {
-      const auto* number = value.as_integer();
-      if (number == nullptr || number->get() <= 0 || number->get() > 1024) {
-        return Status::InvalidArgument(Where(origin, value) +
-                                       "max_concurrent_polls must be an integer from 1 to 1024");
-      }
-      config.max_concurrent_polls = static_cast<int>(number->get());
+      Result<int64_t> polls = PositiveInteger(origin, value, key.str(), 1024);
+      if (!polls.ok()) return polls.status();
+      config.max_concurrent_polls = static_cast<int>(*polls);
     } else if (key == "target") {
-      const toml::array* targets = value.as_array();
-      if (targets == nullptr) {
-        return Status::InvalidArgument(Where(origin, value) + "target must be [[target]] tables");
-      }
-      config.targets.clear();
-      for (const toml::node& node : *targets) {
-        Result<RemoteHostConfig> target = TargetValue(origin, node);
-        if (!target.ok()) return target.status();
-        config.targets.push_back(std::move(target).value());
+      if (Status status = TableList(origin, value, "target", TargetValue, config.targets);
+          !status.ok()) {
+        return status;
       }
     } else {
       return Status::InvalidArgument(Where(origin, value) + "unknown setting \"" +

@@ -3,6 +3,7 @@
 #include <asio.hpp>
 #include <cctype>
 #include <csignal>
+#include <iostream>
 #include <memory>
 #include <mutex>
 #include <set>
