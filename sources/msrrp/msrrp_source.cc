@@ -60,7 +60,8 @@ Result<std::optional<TitleBytes>> MsrrpSource::ReadTitlesIfChanged() {
 Result<HostIdentity> MsrrpSource::Identity() { return Explained(remote_.Identity()); }
 
 Result<std::unique_ptr<SnapshotSource>> OpenMsrrpSource(std::string_view target,
-                                                        const std::string& credentials_file) {
+                                                        const std::string& credentials_file,
+                                                        MsrrpSourceOptions options) {
   Result<RemoteTarget> parsed = ParseRemoteTarget(target);
   if (!parsed.ok()) return parsed.status();
   Result<SmbCredentials> credentials = credentials_file.empty()
@@ -68,7 +69,7 @@ Result<std::unique_ptr<SnapshotSource>> OpenMsrrpSource(std::string_view target,
                                            : ReadCredentialsFile(credentials_file);
   if (!credentials.ok()) return credentials.status();
   return std::unique_ptr<SnapshotSource>(
-      std::make_unique<MsrrpSource>(*parsed, std::move(credentials).value()));
+      std::make_unique<MsrrpSource>(*parsed, std::move(credentials).value(), std::move(options)));
 }
 
 }  // namespace perfhive
