@@ -74,14 +74,8 @@ class ListWriter final : public grpc::ServerWriteReactor<Message> {
 
 // Points a response carries at most: a host with more is split over several responses.
 constexpr size_t kPointsPerResponse = 50'000;
-// How far back browsing looks for the newest sample.
-constexpr int64_t kLookbackNs = SampleLoader::kLookbackNs;
-
-int64_t NowNanos() {
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
+// The newest samples browsing looks among for a Global one.
+constexpr size_t kBrowseCandidates = 16;
 
 v1::DetailLevel ToProtoDetail(uint32_t level) {
   if (level <= 100) return v1::DETAIL_LEVEL_NOVICE;
@@ -213,12 +207,9 @@ Result<QueryService::BrowsedSample> QueryService::SampleToBrowse(const v1::Brows
   Result<HostRecord> host = FindHost(where.host());
   if (!host.ok()) return host.status();
   int64_t at = where.at_unix_nanos() == 0 ? INT64_MAX : where.at_unix_nanos();
-  int64_t from = at == INT64_MAX ? NowNanos() - kLookbackNs : at - kLookbackNs;
   Result<std::vector<SnapshotInfo>> listed =
-      store_.ListSnapshots(host->info.name, from, at == INT64_MAX ? at : at + 1);
-  if (listed.ok() && listed->empty()) {
-    listed = store_.ListSnapshots(host->info.name, 0, at == INT64_MAX ? at : at + 1);
-  }
+      store_.ListSnapshots(host->info.name, 0, at == INT64_MAX ? at : at + 1, std::nullopt,
+                           kBrowseCandidates, /*newest=*/true);
   if (!listed.ok()) return Status::Unavailable("store: " + listed.error());
   if (listed->empty()) {
     return Status::NotFound("host \"" + host->info.name +
@@ -226,7 +217,7 @@ Result<QueryService::BrowsedSample> QueryService::SampleToBrowse(const v1::Brows
   }
   // The newest Global sample if there is one near the end: it has every object but the costly.
   const SnapshotInfo* chosen = &listed->back();
-  for (auto it = listed->rbegin(); it != listed->rend() && it - listed->rbegin() < 16; ++it) {
+  for (auto it = listed->rbegin(); it != listed->rend(); ++it) {
     if (it->query == "Global") {
       chosen = &*it;
       break;

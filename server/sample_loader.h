@@ -43,7 +43,8 @@ class SampleLoader {
  private:
   Result<query::HostSamples> LoadListed(const std::string& host,
                                         std::span<const SnapshotInfo> listed);
-  std::shared_ptr<const TitleDatabase> ParsedTitles(const TitleDatabaseRecord& record);
+  // The parsed database of `version` (null: none, or it cannot be read).
+  std::shared_ptr<const TitleDatabase> ParsedTitles(const TitleVersion* version);
 
   Store& store_;
   std::mutex titles_mutex_;
