@@ -1,5 +1,7 @@
 #include "query/series_query.h"
 
+#include <algorithm>
+#include <iterator>
 #include <string>
 #include <unordered_map>
 #include <utility>
@@ -85,11 +87,11 @@ std::optional<RawCounter> ReadOlder(const OpenSample& sample, const OpenSample::
   return std::nullopt;
 }
 
-Status TooLarge(const HostSamples& host, size_t points, size_t series, const QueryOptions& o) {
+Status TooLarge(const std::string& host, size_t points, size_t series, const QueryOptions& o) {
   return Status::ResourceExhausted(
       "the answer would hold more than " + std::to_string(o.max_points) + " points (" +
       std::to_string(points) + " so far, in " + std::to_string(series) + " series, reading host " +
-      host.host +
+      host +
       "); narrow the query: fewer paths or narrower wildcards (\\Process(sql*) rather than "
       "\\Process(*)), a shorter time range, or a coarser step");
 }
@@ -169,7 +171,7 @@ class HostWalk {
         series.points.push_back({input.time_ns, value, static_cast<uint32_t>(series.raw.size() - 1),
                                  static_cast<uint32_t>(series.paths.size() - 1)});
         if (++points_ > options_.max_points && !options_.step_ns) {
-          return TooLarge(host_, points_, answer_.series.size(), options_);
+          return TooLarge(host_.host, points_, answer_.series.size(), options_);
         }
       }
     }
@@ -238,6 +240,16 @@ Status AddHostSeries(const HostSamples& host, std::span<const CounterPath> paths
   HostWalk walk(host, options, answer);
   if (Status s = walk.Walk(wanted); !s.ok()) return s;
   walk.Finish();
+  if (size_t points = answer.num_points(); points > options.max_points) {
+    return TooLarge(host.host, points, answer.series.size(), options);
+  }
+  return Status();
+}
+
+Status AppendAnswer(QueryAnswer&& part, const QueryOptions& options, QueryAnswer& answer) {
+  const std::string host = part.series.empty() ? std::string() : part.series.back().host;
+  std::move(part.series.begin(), part.series.end(), std::back_inserter(answer.series));
+  std::move(part.warnings.begin(), part.warnings.end(), std::back_inserter(answer.warnings));
   if (size_t points = answer.num_points(); points > options.max_points) {
     return TooLarge(host, points, answer.series.size(), options);
   }

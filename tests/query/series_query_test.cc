@@ -275,6 +275,27 @@ TEST(SeriesQueryTest, EveryHostAddsToOneAnswerAndTheLimitCountsThemAll) {
             StatusCode::kResourceExhausted);
 }
 
+TEST(SeriesQueryTest, AnswersComputedApartJoinInOrderAndTheLimitCountsThemAll) {
+  std::vector<CounterPath> paths = Paths({"\\*(*)\\% Processor Time"});
+  QueryAnswer processor, java, answer;
+  ASSERT_TRUE(AddHostSeries(ProcessorHost(), paths, {}, processor).ok());
+  ASSERT_TRUE(AddHostSeries(JavaHost(), paths, {}, java).ok());
+  ASSERT_TRUE(AppendAnswer(std::move(processor), {}, answer).ok());
+  ASSERT_TRUE(AppendAnswer(std::move(java), {}, answer).ok());
+  EXPECT_EQ(answer.series.size(), 6u);
+  EXPECT_EQ(answer.num_points(), 10u + 9u);
+  EXPECT_EQ(answer.series.front().host, "web01");
+  EXPECT_EQ(answer.series.back().host, "app01");
+
+  QueryAnswer again;
+  ASSERT_TRUE(AddHostSeries(ProcessorHost(), paths, {}, again).ok());
+  QueryOptions options;
+  options.max_points = 20;
+  Status status = AppendAnswer(std::move(again), options, answer);
+  EXPECT_EQ(status.code(), StatusCode::kResourceExhausted);
+  EXPECT_THAT(status.message(), HasSubstr("narrow the query"));
+}
+
 TEST(SeriesQueryTest, ANonPositiveStepIsRejected) {
   QueryOptions options;
   options.step_ns = 0;
