@@ -27,12 +27,13 @@ std::shared_ptr<const TitleDatabase> SampleLoader::ParsedTitles(const TitleVersi
 Result<query::HostSample> SampleLoader::Load(const std::string& host, const SnapshotInfo& info) {
   Result<std::vector<uint8_t>> raw = store_.ReadSnapshot(info.id);
   if (!raw.ok()) return raw.status();
-  Result<std::vector<TitleVersion>> history = store_.TitleHistory(host, "009");
-  if (!history.ok()) return history.status();
+  Result<TitleHistories> histories = Histories(host);
+  if (!histories.ok()) return histories.status();
   query::HostSample sample;
   sample.time_ns = info.sample_time_ns;
   sample.bytes = std::make_shared<const std::vector<uint8_t>>(std::move(raw).value());
-  sample.english = ParsedTitles(VersionInForce(*history, info.sample_time_ns));
+  sample.english = ParsedTitles(VersionInForce(histories->english, info.sample_time_ns));
+  sample.localized = ParsedTitles(VersionInForce(histories->localized, info.sample_time_ns));
   return sample;
 }
 
@@ -40,23 +41,39 @@ Result<query::HostSamples> SampleLoader::LoadListed(const std::string& host,
                                                     std::span<const SnapshotInfo> listed) {
   Result<std::vector<std::vector<uint8_t>>> raws = store_.ReadSnapshots(listed);
   if (!raws.ok()) return raws.status();
-  Result<std::vector<TitleVersion>> history = store_.TitleHistory(host, "009");
-  if (!history.ok()) return history.status();
+  Result<TitleHistories> histories = Histories(host);
+  if (!histories.ok()) return histories.status();
   query::HostSamples samples;
   samples.host = host;
   samples.samples.reserve(listed.size());
-  const TitleVersion* version = nullptr;
-  std::shared_ptr<const TitleDatabase> english;
+  // Consecutive samples mostly share their databases: each version is looked up once per run.
+  const TitleVersion* english_version = nullptr;
+  const TitleVersion* localized_version = nullptr;
   for (size_t i = 0; i < listed.size(); ++i) {
     query::HostSample& sample = samples.samples.emplace_back();
     sample.time_ns = listed[i].sample_time_ns;
     sample.bytes = std::make_shared<const std::vector<uint8_t>>(std::move((*raws)[i]));
-    const TitleVersion* in_force = VersionInForce(*history, sample.time_ns);
-    if (in_force != version || i == 0) english = ParsedTitles(in_force);
-    version = in_force;
-    sample.english = english;
+    const TitleVersion* english = VersionInForce(histories->english, sample.time_ns);
+    const TitleVersion* localized = VersionInForce(histories->localized, sample.time_ns);
+    sample.english = i > 0 && english == english_version ? samples.samples[i - 1].english
+                                                         : ParsedTitles(english);
+    sample.localized = i > 0 && localized == localized_version ? samples.samples[i - 1].localized
+                                                               : ParsedTitles(localized);
+    english_version = english;
+    localized_version = localized;
   }
   return samples;
+}
+
+Result<SampleLoader::TitleHistories> SampleLoader::Histories(const std::string& host) {
+  TitleHistories histories;
+  Result<std::vector<TitleVersion>> english = store_.TitleHistory(host, "009");
+  if (!english.ok()) return english.status();
+  histories.english = std::move(*english);
+  Result<std::vector<TitleVersion>> localized = store_.TitleHistory(host, kDisplayLanguage);
+  if (!localized.ok()) return localized.status();
+  histories.localized = std::move(*localized);
+  return histories;
 }
 
 Result<query::HostSamples> SampleLoader::LoadRange(const std::string& host, int64_t from_ns,
