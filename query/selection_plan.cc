@@ -63,9 +63,8 @@ bool SelectionPlan::Fits(const SnapshotReader& snapshot, const TitleDatabase* en
       snapshot.bytes().size() != made_on_->bytes().size() || KeysOf(snapshot) != objects_) {
     return false;
   }
-  return std::all_of(used_objects_.begin(), used_objects_.end(), [&](uint32_t offset) {
-    return SameObject(*made_on_, snapshot, offset);
-  });
+  return std::all_of(used_objects_.begin(), used_objects_.end(),
+                     [&](uint32_t offset) { return SameObject(*made_on_, snapshot, offset); });
 }
 
 std::vector<SelectionPlan::ObjectKey> SelectionPlan::KeysOf(const SnapshotReader& snapshot) {

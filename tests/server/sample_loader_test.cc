@@ -38,8 +38,9 @@ TEST(SampleLoaderTest, PathsMayNameCountersInTheHostsDisplayLanguage) {
   Result<query::HostSamples> samples = loader.LoadRange("web01", 0, INT64_MAX);
   ASSERT_TRUE(samples.ok()) << samples.error();
   ASSERT_EQ(samples->samples.size(), 3u);
-  for (const char* path : {"\\Process(proc3)\\% Processor Time",
-                           "\\Prozess(proc3)\\Prozessorzeit (%)", "\\Process(proc3)\\Prozessorzeit (%)"}) {
+  for (const char* path :
+       {"\\Process(proc3)\\% Processor Time", "\\Prozess(proc3)\\Prozessorzeit (%)",
+        "\\Process(proc3)\\Prozessorzeit (%)"}) {
     Result<query::QueryAnswer> answer = query::RunQuery(*samples, Paths(path));
     ASSERT_TRUE(answer.ok()) << answer.error();
     ASSERT_EQ(answer->series.size(), 1u) << path;
