@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <map>
 #include <mutex>
-#include <set>
 #include <utility>
 
 #include "store/host_key.h"
@@ -152,16 +151,20 @@ Result<std::vector<std::vector<uint8_t>>> Store::ReadSnapshots(
   // readers go on meanwhile.
   std::vector<std::vector<uint8_t>> frames;
   frames.reserve(infos.size());
-  std::map<int64_t, std::vector<uint8_t>> keyframe_frames;  // of keyframes not listed
+  // The keyframes restored below because a member follows another group of its query (the
+  // range begins inside its group, or a resend of older samples made a group that interleaves
+  // with it by sample time).
+  std::map<int64_t, std::vector<uint8_t>> keyframe_frames;
   {
     std::lock_guard lock(read_mutex_);
     SqliteTransaction read(reader_.get());
     if (Status status = read.BeginRead(); !status.ok()) return status;
-    std::set<int64_t> listed;
+    std::map<std::string, int64_t, std::less<>> open;  // each query's group, as restored below
     for (const SnapshotInfo& info : infos) {
-      if (info.keyframe_id == 0) listed.insert(info.id);
-      if (info.keyframe_id != 0 && !listed.contains(info.keyframe_id) &&
-          !keyframe_frames.contains(info.keyframe_id)) {
+      int64_t& group = open[info.query];
+      const bool needs_keyframe = info.keyframe_id != 0 && info.keyframe_id != group;
+      group = info.keyframe_id != 0 ? info.keyframe_id : info.id;
+      if (needs_keyframe && !keyframe_frames.contains(info.keyframe_id)) {
         Result<std::vector<uint8_t>> frame = ReadFrame(*reader_, info.keyframe_id);
         if (!frame.ok()) return frame.status();
         keyframe_frames.emplace(info.keyframe_id, std::move(*frame));

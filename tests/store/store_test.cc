@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <map>
 #include <thread>
 
 #include "tests/store/store_test_util.h"
@@ -85,6 +86,33 @@ TEST(StoreTest, ManySnapshotsReadBackExactlyFromAnywhereInTheirGroups) {
   Result<std::vector<std::vector<uint8_t>>> read = store->ReadSnapshots(*listed);
   ASSERT_TRUE(read.ok()) << read.error();
   EXPECT_EQ(*read, std::vector<std::vector<uint8_t>>(raws.begin() + 1, raws.end()));
+}
+
+TEST(StoreTest, ManySnapshotsReadBackExactlyWhenGroupsInterleaveBySampleTime) {
+  TempDir dir;
+  StoreOptions options;
+  options.group_size = 3;
+  auto store = OpenStore(dir.path(), options);
+  // A group of seconds 0, 2, 4, then (a spool resent late) one of seconds 1 and 3.
+  std::map<int, std::vector<uint8_t>> raws;
+  std::vector<int64_t> ids;
+  uint64_t sequence = 0;
+  for (int second : {0, 2, 4, 1, 3}) {
+    raws[second] = SmallSnapshot(second, second);
+    Result<AppendResult> r = store->Append(MakeAppend("web01", "boot-1", ++sequence, raws[second]));
+    ASSERT_TRUE(r.ok()) << r.error();
+    ids.push_back(r->id);
+  }
+  std::vector<int64_t> keyframes;
+  for (int64_t id : ids) keyframes.push_back(store->GetSnapshotInfo(id)->keyframe_id);
+  ASSERT_EQ(keyframes, (std::vector<int64_t>{0, ids[0], ids[0], 0, ids[3]}));
+
+  Result<std::vector<SnapshotInfo>> listed = store->ListSnapshots("web01", 0, INT64_MAX);
+  ASSERT_TRUE(listed.ok()) << listed.error();
+  Result<std::vector<std::vector<uint8_t>>> read = store->ReadSnapshots(*listed);
+  ASSERT_TRUE(read.ok()) << read.error();
+  EXPECT_EQ(*read,
+            (std::vector<std::vector<uint8_t>>{raws[0], raws[1], raws[2], raws[3], raws[4]}));
 }
 
 TEST(StoreTest, TitleHistoryPicksTheVersionInForceAsTitlesInForceDoes) {
