@@ -42,8 +42,13 @@ void SelectionPlan::Add(size_t series, const CounterMatch& match) {
   if (match.instance.has_definition()) entry.instance_definition = match.instance.position();
   entry.block = match.instance.counters().position();
   entries_.push_back(entry);
-  if (std::find(used_objects_.begin(), used_objects_.end(), entry.object) == used_objects_.end()) {
-    used_objects_.push_back(entry.object);
+  Watch(match.object);
+}
+
+void SelectionPlan::Watch(const ObjectView& object) {
+  if (std::find(used_objects_.begin(), used_objects_.end(), object.position()) ==
+      used_objects_.end()) {
+    used_objects_.push_back(object.position());
   }
 }
 

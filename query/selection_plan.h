@@ -36,6 +36,9 @@ class SelectionPlan {
   void Begin(const SnapshotReader& snapshot, const TitleDatabase* english,
              const TitleDatabase* localized);
   void Add(size_t series, const CounterMatch& match);
+  // An object the paths looked into: the plan fits only where it is the same, so instances that
+  // appear in it are expanded, not missed.
+  void Watch(const ObjectView& object);
   // Ends Begin's plan. A plan over an object whose instances name parents is not kept: their
   // names depend on another object's instances.
   void Seal();
@@ -73,7 +76,7 @@ class SelectionPlan {
   const TitleDatabase* english_ = nullptr;
   const TitleDatabase* localized_ = nullptr;
   std::vector<ObjectKey> objects_;
-  std::vector<uint32_t> used_objects_;  // offsets, each once
+  std::vector<uint32_t> used_objects_;  // offsets of the watched objects, each once
   std::vector<Entry> entries_;
 };
 

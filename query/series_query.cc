@@ -163,6 +163,7 @@ class HostWalk {
     const std::string system = reader.system_name();
     const size_t machine_length = system.empty() ? 0 : 2 + EscapePattern(system).size();
     for (const CounterPath& path : paths) {
+      for (const ObjectView& object : expander.ObjectsSelected(path)) plan_.Watch(object);
       for (const CounterMatch& match : expander.Expand(path)) {
         OpenSample::Object& object = current.ObjectAt(match.object);
         const InstanceIdentity& identity = object.identities[match.instance_position];

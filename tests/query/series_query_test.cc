@@ -296,6 +296,23 @@ TEST(SeriesQueryTest, AnswersComputedApartJoinInOrderAndTheLimitCountsThemAll) {
   EXPECT_THAT(status.message(), HasSubstr("narrow the query"));
 }
 
+TEST(SeriesQueryTest, AnInstanceThatAppearsWithoutMovingAByteIsSelected) {
+  // PID 7 is "jawa", then "java": the same length, so every offset stays.
+  HostSamples host{"web01", {}};
+  auto english = EnglishTitles();
+  for (int s = 0; s < 3; ++s) {
+    SnapshotBuilder builder = HostAt(s);
+    AddProcesses(builder, s, {{s < 2 ? "jawa" : "java", 7, 1, 1000}});
+    host.samples.push_back(SampleOf(builder, s, english));
+  }
+  Result<QueryAnswer> answer = RunQuery(host, Paths({"\\Process(java)\\ID Process"}));
+  ASSERT_TRUE(answer.ok()) << answer.error();
+  ASSERT_EQ(answer->series.size(), 1u);
+  EXPECT_EQ(answer->series[0].points.size(), 1u);
+  EXPECT_EQ(answer->series[0].points[0].time_ns, kStartNs + 2 * kSecondNs);
+  EXPECT_EQ(answer->series[0].points[0].value.value, 7.0);
+}
+
 TEST(SeriesQueryTest, ANonPositiveStepIsRejected) {
   QueryOptions options;
   options.step_ns = 0;
