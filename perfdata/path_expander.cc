@@ -82,6 +82,26 @@ bool PathExpander::NameMatches(const NamePattern& pattern, std::string_view text
   return !english && !localized && pattern.Matches(std::to_string(index));
 }
 
+bool PathExpander::ObjectSelected(const ObjectView& object, const NamePattern& pattern,
+                                  std::string_view text, bool wants_instances) const {
+  return object.has_data() && object.has_instance_list() == wants_instances &&
+         NameMatches(pattern, text, object.name_index());
+}
+
+std::vector<ObjectView> PathExpander::ObjectsSelected(const CounterPath& path) const {
+  std::vector<ObjectView> objects;
+  if (!path.machine.empty() && !MatchesPattern(path.machine, snapshot_.system_name())) {
+    return objects;
+  }
+  const PathSelection selection(path);
+  for (ObjectView object : snapshot_.objects()) {
+    if (ObjectSelected(object, selection.object, path.object, selection.wants_instances)) {
+      objects.push_back(object);
+    }
+  }
+  return objects;
+}
+
 std::vector<CounterMatch> PathExpander::Expand(const CounterPath& path) const {
   std::vector<CounterMatch> matches;
   const std::string machine = snapshot_.system_name();
@@ -104,10 +124,7 @@ std::vector<CounterMatch> PathExpander::Expand(const CounterPath& path) const {
   uint32_t object_position = 0;
   for (ObjectView object : snapshot_.objects()) {
     const uint32_t this_object = object_position++;
-    if (!object.has_data() || object.has_instance_list() != wants_instances ||
-        !NameMatches(selection.object, path.object, object.name_index())) {
-      continue;
-    }
+    if (!ObjectSelected(object, selection.object, path.object, wants_instances)) continue;
     selected.clear();
     uint32_t counter_position = 0;
     for (CounterDefinitionView counter : object.counters()) {

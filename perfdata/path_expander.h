@@ -49,11 +49,18 @@ class PathExpander {
   // Base counters are never selected. A path without a wildcard selects at most one counter.
   std::vector<CounterMatch> Expand(const CounterPath& path) const;
 
+  // The objects whose name and kind the path's object part selects, whatever their counters
+  // and instances: what Expand looks into.
+  std::vector<ObjectView> ObjectsSelected(const CounterPath& path) const;
+
   // The name shown for an object or counter index: English, else the index in decimal.
   std::string DisplayName(uint32_t index) const;
 
  private:
   bool NameMatches(const NamePattern& pattern, std::string_view text, uint32_t index) const;
+  // Whether Expand looks into `object` for a path with this object part.
+  bool ObjectSelected(const ObjectView& object, const NamePattern& pattern, std::string_view text,
+                      bool wants_instances) const;
 
   const SnapshotReader& snapshot_;
   const TitleDatabase& english_;

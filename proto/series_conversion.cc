@@ -36,7 +36,10 @@ void SeriesToProto(const query::Series& series, bool with_raw, perfhive::v1::Ser
     p->set_time_unix_nanos(point.time_ns);
     p->set_value(point.value.value);
     p->set_status(static_cast<uint32_t>(point.value.status));
-    p->set_status_name(std::string(PdhStatusName(point.value.status)));
+    // Named only when not valid: the name would be most of a valid point's bytes.
+    if (point.value.status != PdhStatus::kValidData) {
+      p->set_status_name(std::string(PdhStatusName(point.value.status)));
+    }
     p->set_raw(with_raw ? point.raw : 0);
     p->set_path(point.path);
   }

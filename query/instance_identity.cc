@@ -20,19 +20,24 @@ std::optional<CounterDefinitionView> FindCounter(const ObjectView& object, uint3
 
 }  // namespace
 
+IdentityCounters IdentityCountersOf(const ObjectView& object) {
+  IdentityCounters counters;
+  if (object.name_index() == title_index::kProcess || object.name_index() == title_index::kThread) {
+    counters.pid = FindCounter(object, title_index::kIdProcess);
+  }
+  if (object.name_index() == title_index::kProcess) {
+    counters.start = FindCounter(object, title_index::kElapsedTime);
+  } else if (object.name_index() == title_index::kThread) {
+    counters.tid = FindCounter(object, title_index::kIdThread);
+  }
+  return counters;
+}
+
 std::vector<InstanceIdentity> IdentifyInstances(const ObjectView& object,
                                                 const std::vector<InstancePathName>& names) {
   std::vector<InstanceIdentity> identities;
   identities.reserve(names.size());
-  std::optional<CounterDefinitionView> pid, tid, start;
-  if (object.name_index() == title_index::kProcess || object.name_index() == title_index::kThread) {
-    pid = FindCounter(object, title_index::kIdProcess);
-  }
-  if (object.name_index() == title_index::kProcess) {
-    start = FindCounter(object, title_index::kElapsedTime);
-  } else if (object.name_index() == title_index::kThread) {
-    tid = FindCounter(object, title_index::kIdThread);
-  }
+  const auto [pid, tid, start] = IdentityCountersOf(object);
   const bool by_ids = pid && (object.name_index() == title_index::kProcess || tid);
   std::unordered_map<std::string, uint32_t> seen;  // key → instances with it so far
   size_t position = 0;

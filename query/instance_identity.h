@@ -26,6 +26,15 @@ struct InstanceIdentity {
   std::string key;
 };
 
+// The counters whose values, with the instance's name, make its identity (all absent for an
+// object known by names alone).
+struct IdentityCounters {
+  std::optional<CounterDefinitionView> pid, tid, start;
+
+  bool by_name() const { return !pid && !tid && !start; }
+};
+IdentityCounters IdentityCountersOf(const ObjectView& object);
+
 // The identities of `object`'s instances, in order; `names` is NameInstances(snapshot, object).
 std::vector<InstanceIdentity> IdentifyInstances(const ObjectView& object,
                                                 const std::vector<InstancePathName>& names);

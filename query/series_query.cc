@@ -1,5 +1,7 @@
 #include "query/series_query.h"
 
+#include <algorithm>
+#include <iterator>
 #include <string>
 #include <unordered_map>
 #include <utility>
@@ -9,6 +11,7 @@
 #include "perfdata/path_expander.h"
 #include "perfdata/snapshot_reader.h"
 #include "perfdata/time_text.h"
+#include "query/selection_plan.h"
 #include "query/series_statistics.h"
 
 namespace perfhive::query {
@@ -85,11 +88,11 @@ std::optional<RawCounter> ReadOlder(const OpenSample& sample, const OpenSample::
   return std::nullopt;
 }
 
-Status TooLarge(const HostSamples& host, size_t points, size_t series, const QueryOptions& o) {
+Status TooLarge(const std::string& host, size_t points, size_t series, const QueryOptions& o) {
   return Status::ResourceExhausted(
       "the answer would hold more than " + std::to_string(o.max_points) + " points (" +
       std::to_string(points) + " so far, in " + std::to_string(series) + " series, reading host " +
-      host.host +
+      host +
       "); narrow the query: fewer paths or narrower wildcards (\\Process(sql*) rather than "
       "\\Process(*)), a shorter time range, or a coarser step");
 }
@@ -116,6 +119,7 @@ class HostWalk {
         answer_.warnings.push_back(host_.host + " at " + FormatRfc3339(input.time_ns) +
                                    ": sample skipped: " + reader.error());
         previous.reset();
+        plan_.Clear();
         continue;
       }
       OpenSample current(input, i, *reader);
@@ -139,16 +143,33 @@ class HostWalk {
  private:
   Status Select(const std::vector<CounterPath>& paths, OpenSample& current, OpenSample* previous) {
     const HostSample& input = current.input();
-    PathExpander expander(current.reader(), input.english ? *input.english : NoTitles(),
+    const SnapshotReader& reader = current.reader();
+    if (plan_.Fits(reader, input.english.get(), input.localized.get())) {
+      for (const SelectionPlan::Entry& entry : plan_.entries()) {
+        std::optional<CounterDefinitionView> next = SelectionPlan::NextOf(reader, entry);
+        if (Status s = Record(answer_.series[entry.series], SelectionPlan::ObjectOf(reader, entry),
+                              SelectionPlan::CounterOf(reader, entry), next,
+                              SelectionPlan::InstanceOf(reader, entry), current, previous);
+            !s.ok()) {
+          return s;
+        }
+      }
+      return Status();
+    }
+    plan_.Begin(reader, input.english.get(), input.localized.get());
+    PathExpander expander(reader, input.english ? *input.english : NoTitles(),
                           input.localized.get());
     // The expander names the machine as the snapshot does; answers name it as the agent did.
-    const std::string system = current.reader().system_name();
+    const std::string system = reader.system_name();
     const size_t machine_length = system.empty() ? 0 : 2 + EscapePattern(system).size();
     for (const CounterPath& path : paths) {
+      for (const ObjectView& object : expander.ObjectsSelected(path)) plan_.Watch(object);
       for (const CounterMatch& match : expander.Expand(path)) {
         OpenSample::Object& object = current.ObjectAt(match.object);
         const InstanceIdentity& identity = object.identities[match.instance_position];
-        Series& series = SeriesFor(expander, match, identity);
+        const size_t series_index = SeriesFor(expander, match, identity);
+        plan_.Add(series_index, match);
+        Series& series = answer_.series[series_index];
         if (!series.raw.empty() && series.raw.back().sample == current.index()) continue;
         std::string full_path = host_prefix_ + match.path.substr(machine_length);
         if (series.paths.empty() || series.paths.back() != full_path) {
@@ -156,28 +177,43 @@ class HostWalk {
           series.path_instances.push_back(object.names[match.instance_position]);
         }
         if (series.has_instance) series.instance = object.names[match.instance_position].ToString();
-        RawCounter raw =
-            ReadRawCounter(SampleTimes::Of(current.reader(), match.object), match.counter,
-                           match.next ? &*match.next : nullptr, match.instance.counters());
-        if (previous != nullptr && NeedsTwoSamples(raw.type) &&
-            (series.raw.empty() || series.raw.back().sample + 1 != current.index())) {
-          AddLeadIn(series, *previous);
-        }
-        CounterValue value = ComputeCounterValue(
-            raw, series.raw.empty() ? nullptr : &series.raw.back().raw, options_.format);
-        series.raw.push_back({input.time_ns, current.index(), true, raw});
-        series.points.push_back({input.time_ns, value, static_cast<uint32_t>(series.raw.size() - 1),
-                                 static_cast<uint32_t>(series.paths.size() - 1)});
-        if (++points_ > options_.max_points && !options_.step_ns) {
-          return TooLarge(host_, points_, answer_.series.size(), options_);
+        if (Status s = Record(series, match.object, match.counter, match.next, match.instance,
+                              current, previous);
+            !s.ok()) {
+          return s;
         }
       }
+    }
+    plan_.Seal();
+    return Status();
+  }
+
+  // The point of `series` in the current sample, from the counter of the instance given.
+  Status Record(Series& series, const ObjectView& object, const CounterDefinitionView& counter,
+                const std::optional<CounterDefinitionView>& next, const InstanceView& instance,
+                OpenSample& current, OpenSample* previous) {
+    if (!series.raw.empty() && series.raw.back().sample == current.index()) return Status();
+    RawCounter raw = ReadRawCounter(SampleTimes::Of(current.reader(), object), counter,
+                                    next ? &*next : nullptr, instance.counters());
+    if (previous != nullptr && NeedsTwoSamples(raw.type) &&
+        (series.raw.empty() || series.raw.back().sample + 1 != current.index())) {
+      AddLeadIn(series, *previous);
+    }
+    CounterValue value = ComputeCounterValue(
+        raw, series.raw.empty() ? nullptr : &series.raw.back().raw, options_.format);
+    const int64_t time_ns = current.input().time_ns;
+    series.raw.push_back({time_ns, current.index(), true, raw});
+    series.points.push_back({time_ns, value, static_cast<uint32_t>(series.raw.size() - 1),
+                             static_cast<uint32_t>(series.paths.size() - 1)});
+    if (++points_ > options_.max_points && !options_.step_ns) {
+      return TooLarge(host_.host, points_, answer_.series.size(), options_);
     }
     return Status();
   }
 
-  Series& SeriesFor(const PathExpander& expander, const CounterMatch& match,
-                    const InstanceIdentity& identity) {
+  // The index of the series of the match, added if new.
+  size_t SeriesFor(const PathExpander& expander, const CounterMatch& match,
+                   const InstanceIdentity& identity) {
     std::string key = std::to_string(match.object.name_index()) + "|" +
                       std::to_string(match.counter.name_index()) + "|" +
                       std::to_string(match.counter.type()) + "|" + identity.key;
@@ -193,7 +229,7 @@ class HostWalk {
       series.has_instance = match.instance.has_definition();
       series.identity = identity;
     }
-    return answer_.series[it->second];
+    return it->second;
   }
 
   // The same instance's raw sample in the sample just before, so that the first point of a
@@ -213,6 +249,7 @@ class HostWalk {
   size_t points_;
   const std::string host_prefix_;
   std::unordered_map<std::string, size_t> series_at_;  // object|counter|type|identity → series
+  SelectionPlan plan_;  // the last expansion, for the samples after it that have its layout
 };
 
 }  // namespace
@@ -238,6 +275,16 @@ Status AddHostSeries(const HostSamples& host, std::span<const CounterPath> paths
   HostWalk walk(host, options, answer);
   if (Status s = walk.Walk(wanted); !s.ok()) return s;
   walk.Finish();
+  if (size_t points = answer.num_points(); points > options.max_points) {
+    return TooLarge(host.host, points, answer.series.size(), options);
+  }
+  return Status();
+}
+
+Status AppendAnswer(QueryAnswer&& part, const QueryOptions& options, QueryAnswer& answer) {
+  const std::string host = part.series.empty() ? std::string() : part.series.back().host;
+  std::move(part.series.begin(), part.series.end(), std::back_inserter(answer.series));
+  std::move(part.warnings.begin(), part.warnings.end(), std::back_inserter(answer.warnings));
   if (size_t points = answer.num_points(); points > options.max_points) {
     return TooLarge(host, points, answer.series.size(), options);
   }

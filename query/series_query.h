@@ -37,6 +37,10 @@ struct QueryOptions {
 Status AddHostSeries(const HostSamples& host, std::span<const CounterPath> paths,
                      const QueryOptions& options, QueryAnswer& answer);
 
+// Moves `part` (hosts' series computed apart, in parallel) to the end of `answer`, with the
+// limit counted over the whole, as AddHostSeries counts it.
+Status AppendAnswer(QueryAnswer&& part, const QueryOptions& options, QueryAnswer& answer);
+
 // The same for one host, into a new answer.
 Result<QueryAnswer> RunQuery(const HostSamples& host, std::span<const CounterPath> paths,
                              const QueryOptions& options = {});

@@ -10,6 +10,7 @@
 #include "query/browse.h"
 #include "query/series_query.h"
 #include "query/series_statistics.h"
+#include "server/bounded_parallel.h"
 #include "server/call_auth.h"
 
 namespace perfhive {
@@ -75,14 +76,10 @@ class ListWriter final : public grpc::ServerWriteReactor<Message> {
 
 // Points a response carries at most: a host with more is split over several responses.
 constexpr size_t kPointsPerResponse = 50'000;
-// How far back browsing looks for the newest sample.
-constexpr int64_t kLookbackNs = SampleLoader::kLookbackNs;
-
-int64_t NowNanos() {
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
+// Hosts a Read computes at once, at most (fewer on a machine with fewer cores).
+constexpr size_t kReadThreads = 8;
+// The newest samples browsing looks among for a Global one.
+constexpr size_t kBrowseCandidates = 16;
 
 v1::DetailLevel ToProtoDetail(uint32_t level) {
   if (level <= 100) return v1::DETAIL_LEVEL_NOVICE;
@@ -148,19 +145,28 @@ Result<std::vector<v1::ReadResponse>> QueryService::Answer(const v1::ReadRequest
     options.step_ns = request.step_nanos();
     if (from != 0) options.first_boundary_ns = from;
   }
+  // Each host is read and computed apart, in parallel, then joined in order.
+  struct HostAnswer {
+    Status status;
+    query::QueryAnswer answer;
+  };
+  std::vector<HostAnswer> per_host(matched.size());
+  RunBounded(matched.size(), kReadThreads, [&](size_t i) {
+    const std::string& name = matched[i].info.name;
+    Result<query::HostSamples> samples =
+        request.latest_only() ? loader_.LoadLatest(name) : loader_.LoadRange(name, from, to);
+    if (!samples.ok()) {
+      per_host[i].status = samples.status().Prefixed(name + ": ");
+    } else if (samples->samples.empty()) {
+      per_host[i].answer.warnings.push_back(name + ": no sample in the range");
+    } else {
+      per_host[i].status = query::AddHostSeries(*samples, paths, options, per_host[i].answer);
+    }
+  });
   query::QueryAnswer answer;
-  for (const HostRecord& host : matched) {
-    Result<query::HostSamples> samples = request.latest_only()
-                                             ? loader_.LoadLatest(host.info.name)
-                                             : loader_.LoadRange(host.info.name, from, to);
-    if (!samples.ok()) return samples.status().Prefixed(host.info.name + ": ");
-    if (samples->samples.empty()) {
-      answer.warnings.push_back(host.info.name + ": no sample in the range");
-      continue;
-    }
-    if (Status status = query::AddHostSeries(*samples, paths, options, answer); !status.ok()) {
-      return status;
-    }
+  for (HostAnswer& host : per_host) {
+    if (!host.status.ok()) return host.status;
+    if (Status s = query::AppendAnswer(std::move(host.answer), options, answer); !s.ok()) return s;
   }
   std::vector<v1::ReadResponse> responses(1);
   size_t points_in_response = 0;
@@ -214,12 +220,9 @@ Result<QueryService::BrowsedSample> QueryService::SampleToBrowse(const v1::Brows
   Result<HostRecord> host = FindHost(where.host());
   if (!host.ok()) return host.status();
   int64_t at = where.at_unix_nanos() == 0 ? INT64_MAX : where.at_unix_nanos();
-  int64_t from = at == INT64_MAX ? NowNanos() - kLookbackNs : at - kLookbackNs;
   Result<std::vector<SnapshotInfo>> listed =
-      store_.ListSnapshots(host->info.name, from, at == INT64_MAX ? at : at + 1);
-  if (listed.ok() && listed->empty()) {
-    listed = store_.ListSnapshots(host->info.name, 0, at == INT64_MAX ? at : at + 1);
-  }
+      store_.ListSnapshots(host->info.name, 0, at == INT64_MAX ? at : at + 1, std::nullopt,
+                           kBrowseCandidates, /*newest=*/true);
   if (!listed.ok()) return Status::Unavailable("store: " + listed.error());
   if (listed->empty()) {
     return Status::NotFound("host \"" + host->info.name +
@@ -227,7 +230,7 @@ Result<QueryService::BrowsedSample> QueryService::SampleToBrowse(const v1::Brows
   }
   // The newest Global sample if there is one near the end: it has every object but the costly.
   const SnapshotInfo* chosen = &listed->back();
-  for (auto it = listed->rbegin(); it != listed->rend() && it - listed->rbegin() < 16; ++it) {
+  for (auto it = listed->rbegin(); it != listed->rend(); ++it) {
     if (it->query == "Global") {
       chosen = &*it;
       break;

@@ -52,7 +52,7 @@ class QueryService final : public perfhive::v1::Query::CallbackService {
     query::HostSample sample;
     std::optional<SnapshotReader> snapshot;  // over sample.bytes
 
-    query::Titles titles() const { return {sample.english.get(), nullptr}; }
+    query::Titles titles() const { return {sample.english.get(), sample.localized.get()}; }
   };
   // Authorizes the call, then finds the sample `where` names and opens it.
   Result<BrowsedSample> Browse(const grpc::CallbackServerContext& context,

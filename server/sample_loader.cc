@@ -1,85 +1,102 @@
 #include "server/sample_loader.h"
 
 #include <algorithm>
-#include <chrono>
 #include <span>
 #include <utility>
 
 #include "perfdata/title_list.h"
 
 namespace perfhive {
-namespace {
 
-int64_t NowNanos() {
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
-
-}  // namespace
-
-std::shared_ptr<const TitleDatabase> SampleLoader::ParsedTitles(const TitleDatabaseRecord& record) {
+std::shared_ptr<const TitleDatabase> SampleLoader::ParsedTitles(const TitleVersion* version) {
+  if (version == nullptr) return nullptr;
   {
     std::lock_guard lock(titles_mutex_);
-    if (auto it = parsed_titles_.find(record.digest); it != parsed_titles_.end()) {
+    if (auto it = parsed_titles_.find(version->digest); it != parsed_titles_.end()) {
       return it->second;
     }
   }
+  Result<TitleDatabaseRecord> record = store_.GetTitleDatabase(version->digest);
+  if (!record.ok()) return nullptr;  // names stay indexes, as for a host without titles
   auto parsed = std::make_shared<TitleDatabase>();
   // A list that does not parse leaves names as indexes; the bytes stay stored as they came.
-  (void)ParseTitleList(record.counters, /*is_help=*/false, *parsed);
-  if (!record.helps.empty()) (void)ParseTitleList(record.helps, /*is_help=*/true, *parsed);
+  (void)ParseTitleList(record->counters, /*is_help=*/false, *parsed);
+  if (!record->helps.empty()) (void)ParseTitleList(record->helps, /*is_help=*/true, *parsed);
   std::lock_guard lock(titles_mutex_);
-  return parsed_titles_.emplace(record.digest, std::move(parsed)).first->second;
+  return parsed_titles_.emplace(version->digest, std::move(parsed)).first->second;
 }
 
 Result<query::HostSample> SampleLoader::Load(const std::string& host, const SnapshotInfo& info) {
   Result<std::vector<uint8_t>> raw = store_.ReadSnapshot(info.id);
   if (!raw.ok()) return raw.status();
+  Result<TitleHistories> histories = Histories(host);
+  if (!histories.ok()) return histories.status();
   query::HostSample sample;
   sample.time_ns = info.sample_time_ns;
   sample.bytes = std::make_shared<const std::vector<uint8_t>>(std::move(raw).value());
-  Result<std::optional<TitleDatabaseRecord>> titles =
-      store_.TitlesInForce(host, "009", info.sample_time_ns);
-  if (titles.ok() && titles->has_value()) sample.english = ParsedTitles(**titles);
+  sample.english = ParsedTitles(VersionInForce(histories->english, info.sample_time_ns));
+  sample.localized = ParsedTitles(VersionInForce(histories->localized, info.sample_time_ns));
   return sample;
 }
 
 Result<query::HostSamples> SampleLoader::LoadListed(const std::string& host,
                                                     std::span<const SnapshotInfo> listed) {
+  Result<std::vector<std::vector<uint8_t>>> raws = store_.ReadSnapshots(listed);
+  if (!raws.ok()) return raws.status();
+  Result<TitleHistories> histories = Histories(host);
+  if (!histories.ok()) return histories.status();
   query::HostSamples samples;
   samples.host = host;
-  for (const SnapshotInfo& info : listed) {
-    Result<query::HostSample> sample = Load(host, info);
-    if (!sample.ok()) return sample.status();
-    samples.samples.push_back(std::move(sample).value());
+  samples.samples.reserve(listed.size());
+  // Consecutive samples mostly share their databases: each version is looked up once per run.
+  const TitleVersion* english_version = nullptr;
+  const TitleVersion* localized_version = nullptr;
+  for (size_t i = 0; i < listed.size(); ++i) {
+    query::HostSample& sample = samples.samples.emplace_back();
+    sample.time_ns = listed[i].sample_time_ns;
+    sample.bytes = std::make_shared<const std::vector<uint8_t>>(std::move((*raws)[i]));
+    const TitleVersion* english = VersionInForce(histories->english, sample.time_ns);
+    const TitleVersion* localized = VersionInForce(histories->localized, sample.time_ns);
+    sample.english = i > 0 && english == english_version ? samples.samples[i - 1].english
+                                                         : ParsedTitles(english);
+    sample.localized = i > 0 && localized == localized_version ? samples.samples[i - 1].localized
+                                                               : ParsedTitles(localized);
+    english_version = english;
+    localized_version = localized;
   }
   return samples;
 }
 
+Result<SampleLoader::TitleHistories> SampleLoader::Histories(const std::string& host) {
+  TitleHistories histories;
+  Result<std::vector<TitleVersion>> english = store_.TitleHistory(host, "009");
+  if (!english.ok()) return english.status();
+  histories.english = std::move(*english);
+  Result<std::vector<TitleVersion>> localized = store_.TitleHistory(host, kDisplayLanguage);
+  if (!localized.ok()) return localized.status();
+  histories.localized = std::move(*localized);
+  return histories;
+}
+
 Result<query::HostSamples> SampleLoader::LoadRange(const std::string& host, int64_t from_ns,
                                                    int64_t to_ns) {
-  int64_t list_from = from_ns > kLookbackNs ? from_ns - kLookbackNs : 0;
+  // The newest sample before the range, then those in it.
+  int64_t lookback_from = from_ns > kLookbackNs ? from_ns - kLookbackNs : 0;
   Result<std::vector<SnapshotInfo>> listed =
-      store_.ListSnapshots(host, list_from, to_ns == INT64_MAX ? to_ns : to_ns + 1);
+      store_.ListSnapshots(host, lookback_from, from_ns, std::nullopt, 1, /*newest=*/true);
   if (!listed.ok()) return listed.status();
-  // The samples in range, and the newest one before it.
-  size_t first = 0;
-  while (first < listed->size() && (*listed)[first].sample_time_ns < from_ns) ++first;
-  if (first > 0) --first;
-  return LoadListed(host, std::span(*listed).subspan(first));
+  Result<std::vector<SnapshotInfo>> in_range =
+      store_.ListSnapshots(host, from_ns, to_ns == INT64_MAX ? to_ns : to_ns + 1);
+  if (!in_range.ok()) return in_range.status();
+  listed->insert(listed->end(), in_range->begin(), in_range->end());
+  return LoadListed(host, *listed);
 }
 
 Result<query::HostSamples> SampleLoader::LoadLatest(const std::string& host) {
   Result<std::vector<SnapshotInfo>> listed =
-      store_.ListSnapshots(host, NowNanos() - kLookbackNs, INT64_MAX);
+      store_.ListSnapshots(host, 0, INT64_MAX, std::nullopt, 2, /*newest=*/true);
   if (!listed.ok()) return listed.status();
-  if (listed->size() < 2) {
-    listed = store_.ListSnapshots(host, 0, INT64_MAX);
-    if (!listed.ok()) return listed.status();
-  }
-  size_t first = listed->size() > 2 ? listed->size() - 2 : 0;
-  return LoadListed(host, std::span(*listed).subspan(first));
+  return LoadListed(host, *listed);
 }
 
 Result<query::HostSamples> SampleLoader::LoadAfter(const std::string& host, int64_t after_ns,

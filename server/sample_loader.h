@@ -1,7 +1,8 @@
-// SampleLoader: reads a host's stored raw samples for the query library, each with the English
-// title database in force when it was taken. Parsed title databases are cached by digest and
-// shared by every caller (hosts of one build share one), so the query service, the exporters
-// and /metrics parse each database once.
+// SampleLoader: reads a host's stored raw samples for the query library, each with the title
+// databases in force when it was taken: English ("009") and the host's display language (stored
+// as "CurrentLanguage", the Perflib key an agent reads it from), so paths may use either. Parsed
+// title databases are cached by digest and shared by every caller (hosts of one build share one),
+// so the query service, the exporters and /metrics parse each database once.
 
 #ifndef PERFHIVE_SERVER_SAMPLE_LOADER_H_
 #define PERFHIVE_SERVER_SAMPLE_LOADER_H_
@@ -43,7 +44,16 @@ class SampleLoader {
  private:
   Result<query::HostSamples> LoadListed(const std::string& host,
                                         std::span<const SnapshotInfo> listed);
-  std::shared_ptr<const TitleDatabase> ParsedTitles(const TitleDatabaseRecord& record);
+  // The language name under which a host's display-language database is stored.
+  static constexpr const char* kDisplayLanguage = "CurrentLanguage";
+
+  struct TitleHistories {
+    std::vector<TitleVersion> english;
+    std::vector<TitleVersion> localized;
+  };
+  Result<TitleHistories> Histories(const std::string& host);
+  // The parsed database of `version` (null: none, or it cannot be read).
+  std::shared_ptr<const TitleDatabase> ParsedTitles(const TitleVersion* version);
 
   Store& store_;
   std::mutex titles_mutex_;

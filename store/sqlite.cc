@@ -148,6 +148,12 @@ Status SqliteTransaction::Begin() {
   return status;
 }
 
+Status SqliteTransaction::BeginRead() {
+  Status status = db_->Exec("BEGIN");
+  open_ = status.ok();
+  return status;
+}
+
 Status SqliteTransaction::Commit() {
   Status status = db_->Exec("COMMIT");
   if (status.ok()) open_ = false;

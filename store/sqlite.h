@@ -95,6 +95,9 @@ class SqliteTransaction {
   explicit SqliteTransaction(SqliteDb* db) : db_(db) {}
   ~SqliteTransaction();
   Status Begin();
+  // A deferred BEGIN, for several reads: they see one state of the database and take the file
+  // lock once instead of once per statement. Ended by the destructor (nothing to commit).
+  Status BeginRead();
   Status Commit();
 
  private:

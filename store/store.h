@@ -25,6 +25,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <span>
 #include <string>
 #include <thread>
 #include <vector>
@@ -116,6 +117,16 @@ struct TitleDatabaseRecord {
   int64_t since_ns = 0;  // in force for its host from this sample time (TitlesInForce only)
 };
 
+// One version of a host's title database for one language: in force from `since_ns`.
+struct TitleVersion {
+  int64_t since_ns = 0;
+  Sha256Digest digest{};
+};
+
+// The version in force at `sample_time_ns` among `history` (sorted by since_ns), by
+// TitlesInForce's rule: the latest at or before it, else the earliest; null when empty.
+const TitleVersion* VersionInForce(std::span<const TitleVersion> history, int64_t sample_time_ns);
+
 // How far an exporter has delivered one host: every sample up to this sample time.
 struct ExportPosition {
   std::string host;
@@ -183,16 +194,27 @@ class Store {
   Result<std::optional<TitleDatabaseRecord>> TitlesInForce(const std::string& host,
                                                            const std::string& language,
                                                            int64_t sample_time_ns);
+  // Every version `host` has had for `language`, by `since`: a reader of many samples picks
+  // each one's version with VersionInForce instead of asking TitlesInForce per sample.
+  Result<std::vector<TitleVersion>> TitleHistory(const std::string& host,
+                                                 const std::string& language);
 
   // Snapshots of `host` with from_ns <= sample time < to_ns, by sample time; `query` if given;
-  // the first `limit` of them when a limit is given.
+  // the first `limit` of them when a limit is given, or the last with `newest` (what a read of
+  // the latest values needs, found without listing the whole range).
   Result<std::vector<SnapshotInfo>> ListSnapshots(const std::string& host, int64_t from_ns,
                                                   int64_t to_ns,
                                                   const std::optional<std::string>& query = {},
-                                                  std::optional<size_t> limit = {});
+                                                  std::optional<size_t> limit = {},
+                                                  bool newest = false);
   Result<SnapshotInfo> GetSnapshotInfo(int64_t id);
   // The exact raw bytes, checked against their SHA-256.
   Result<std::vector<uint8_t>> ReadSnapshot(int64_t id);
+  // The raw bytes of many snapshots (as ListSnapshots gives them), for queries: a keyframe is
+  // restored once for the run of its group's members that follow one another. Integrity rests
+  // on each frame's zstd checksum; the SHA-256 check of the whole restored snapshot, a third of
+  // the cost of a long read, is ReadSnapshot's (the exact bytes a client exports).
+  Result<std::vector<std::vector<uint8_t>>> ReadSnapshots(std::span<const SnapshotInfo> infos);
   // The highest sequence stored for (host, instance id): where an agent resumes.
   Result<std::optional<uint64_t>> LastSequence(const std::string& host,
                                                const std::string& instance_id);

@@ -226,4 +226,31 @@ Result<std::optional<TitleDatabaseRecord>> Store::TitlesInForce(const std::strin
   return std::optional<TitleDatabaseRecord>(std::move(*record));
 }
 
+Result<std::vector<TitleVersion>> Store::TitleHistory(const std::string& host,
+                                                      const std::string& language) {
+  std::lock_guard lock(read_mutex_);
+  Result<SqliteStatement*> select = reader_->Prepare(
+      "SELECT t.since, t.digest FROM host_titles t JOIN hosts h ON h.id = t.host_id"
+      " WHERE h.name_key = ?1 AND t.language = ?2 ORDER BY t.since");
+  if (!select.ok()) return select.status();
+  std::string key = HostKey(host);
+  (*select)->Bind(1, key).Bind(2, language);
+  std::vector<TitleVersion> history;
+  for (;;) {
+    Result<bool> row = (*select)->Step();
+    if (!row.ok()) return row.status();
+    if (!*row) break;
+    history.push_back({(*select)->Int(0), DigestFromBlob((*select)->Blob(1))});
+  }
+  return history;
+}
+
+const TitleVersion* VersionInForce(std::span<const TitleVersion> history, int64_t sample_time_ns) {
+  if (history.empty()) return nullptr;
+  auto after = std::upper_bound(
+      history.begin(), history.end(), sample_time_ns,
+      [](int64_t time, const TitleVersion& version) { return time < version.since_ns; });
+  return after == history.begin() ? &history.front() : &*(after - 1);
+}
+
 }  // namespace perfhive

@@ -1,6 +1,9 @@
 // Store: listing and restoring snapshots.
 
 #include <algorithm>
+#include <map>
+#include <mutex>
+#include <utility>
 
 #include "store/host_key.h"
 #include "store/sqlite.h"
@@ -62,18 +65,32 @@ Result<std::vector<uint8_t>> ReadFrame(SqliteDb& db, int64_t id) {
   return out;
 }
 
+// The raw bytes snapshot `id`'s frame holds, given its keyframe's (empty for a keyframe).
+Result<std::vector<uint8_t>> RestoreFrame(const std::string& store, int64_t id,
+                                          std::span<const uint8_t> frame,
+                                          std::span<const uint8_t> base) {
+  Result<std::vector<uint8_t>> raw = DecodeDelta(base, frame);
+  if (!raw.ok()) {
+    return Status::Error("store " + store + ": snapshot " + std::to_string(id) + ": " +
+                         raw.error());
+  }
+  return raw;
+}
+
 }  // namespace
 
 Result<std::vector<SnapshotInfo>> Store::ListSnapshots(const std::string& host, int64_t from_ns,
                                                        int64_t to_ns,
                                                        const std::optional<std::string>& query,
-                                                       std::optional<size_t> limit) {
+                                                       std::optional<size_t> limit, bool newest) {
   std::lock_guard lock(read_mutex_);
-  static const std::string sql = std::string(kSnapshotColumns) +
-                                 " WHERE h.name_key = ?1 AND s.sample_time >= ?2 AND"
-                                 " s.sample_time < ?3 AND (?4 IS NULL OR s.query = ?4)"
-                                 " ORDER BY s.sample_time, s.id LIMIT ?5";
-  Result<SqliteStatement*> select = reader_->Prepare(sql.c_str());
+  static const std::string where = std::string(kSnapshotColumns) +
+                                   " WHERE h.name_key = ?1 AND s.sample_time >= ?2 AND"
+                                   " s.sample_time < ?3 AND (?4 IS NULL OR s.query = ?4)";
+  static const std::string oldest_sql = where + " ORDER BY s.sample_time, s.id LIMIT ?5";
+  static const std::string newest_sql = where + " ORDER BY s.sample_time DESC, s.id DESC LIMIT ?5";
+  Result<SqliteStatement*> select =
+      reader_->Prepare(newest ? newest_sql.c_str() : oldest_sql.c_str());
   if (!select.ok()) return select.status();
   std::string key = HostKey(host);
   // SQLite reads a negative LIMIT as none.
@@ -88,9 +105,19 @@ Result<std::vector<SnapshotInfo>> Store::ListSnapshots(const std::string& host, 
     (*select)->BindNull(4);
   }
   std::vector<SnapshotInfo> snapshots;
+<<<<<<< HEAD
   Status read = (*select)->ForEachRow(
       [&](const SqliteStatement& row) { snapshots.push_back(SnapshotFromRow(row)); });
   if (!read.ok()) return read;
+=======
+  for (;;) {
+    Result<bool> row = (*select)->Step();
+    if (!row.ok()) return row.status();
+    if (!*row) break;
+    snapshots.push_back(SnapshotFromRow(**select));
+  }
+  if (newest) std::reverse(snapshots.begin(), snapshots.end());
+>>>>>>> h11
   return snapshots;
 }
 
@@ -100,32 +127,81 @@ Result<SnapshotInfo> Store::GetSnapshotInfo(int64_t id) {
 }
 
 Result<std::vector<uint8_t>> Store::ReadSnapshot(int64_t id) {
-  std::lock_guard lock(read_mutex_);
+  std::unique_lock lock(read_mutex_);
   Result<SnapshotInfo> info = SelectSnapshot(*reader_, id);
   if (!info.ok()) return info.status();
-  std::vector<uint8_t> base;
-  if (info->keyframe_id != 0) {
-    Result<std::vector<uint8_t>> keyframe = ReadFrame(*reader_, info->keyframe_id);
-    if (!keyframe.ok()) return keyframe.status();
-    Result<std::vector<uint8_t>> restored = DecodeDelta({}, *keyframe);
-    if (!restored.ok()) {
-      return Status::Error("store " + path() + ": keyframe " + std::to_string(info->keyframe_id) +
-                           ": " + restored.error());
-    }
-    base = std::move(*restored);
-  }
+  Result<std::vector<uint8_t>> keyframe = std::vector<uint8_t>();
+  if (info->keyframe_id != 0) keyframe = ReadFrame(*reader_, info->keyframe_id);
+  if (!keyframe.ok()) return keyframe.status();
   Result<std::vector<uint8_t>> frame = ReadFrame(*reader_, id);
   if (!frame.ok()) return frame.status();
-  Result<std::vector<uint8_t>> raw = DecodeDelta(base, *frame);
-  if (!raw.ok()) {
-    return Status::Error("store " + path() + ": snapshot " + std::to_string(id) + ": " +
-                         raw.error());
+  lock.unlock();
+  std::vector<uint8_t> base;
+  if (info->keyframe_id != 0) {
+    Result<std::vector<uint8_t>> restored = RestoreFrame(path(), info->keyframe_id, *keyframe, {});
+    if (!restored.ok()) return restored.status();
+    base = std::move(*restored);
   }
+  Result<std::vector<uint8_t>> raw = RestoreFrame(path(), id, *frame, base);
+  if (!raw.ok()) return raw.status();
   if (Sha256(*raw) != info->sha256) {
     return Status::Error("store " + path() + ": snapshot " + std::to_string(id) +
                          " restores to bytes whose SHA-256 is not the one stored");
   }
   return raw;
+}
+
+Result<std::vector<std::vector<uint8_t>>> Store::ReadSnapshots(
+    std::span<const SnapshotInfo> infos) {
+  // The frames first, in one read transaction; restoring them needs no connection, so other
+  // readers go on meanwhile.
+  std::vector<std::vector<uint8_t>> frames;
+  frames.reserve(infos.size());
+  // The keyframes restored below because a member follows another group of its query (the
+  // range begins inside its group, or a resend of older samples made a group that interleaves
+  // with it by sample time).
+  std::map<int64_t, std::vector<uint8_t>> keyframe_frames;
+  {
+    std::lock_guard lock(read_mutex_);
+    SqliteTransaction read(reader_.get());
+    if (Status status = read.BeginRead(); !status.ok()) return status;
+    std::map<std::string, int64_t, std::less<>> open;  // each query's group, as restored below
+    for (const SnapshotInfo& info : infos) {
+      int64_t& group = open[info.query];
+      const bool needs_keyframe = info.keyframe_id != 0 && info.keyframe_id != group;
+      group = info.keyframe_id != 0 ? info.keyframe_id : info.id;
+      if (needs_keyframe && !keyframe_frames.contains(info.keyframe_id)) {
+        Result<std::vector<uint8_t>> frame = ReadFrame(*reader_, info.keyframe_id);
+        if (!frame.ok()) return frame.status();
+        keyframe_frames.emplace(info.keyframe_id, std::move(*frame));
+      }
+      Result<std::vector<uint8_t>> frame = ReadFrame(*reader_, info.id);
+      if (!frame.ok()) return frame.status();
+      frames.push_back(std::move(*frame));
+    }
+  }
+  // Each query's open group: its keyframe's id and restored bytes.
+  std::map<std::string, std::pair<int64_t, std::vector<uint8_t>>, std::less<>> groups;
+  std::vector<std::vector<uint8_t>> raws;
+  raws.reserve(infos.size());
+  for (size_t i = 0; i < infos.size(); ++i) {
+    const SnapshotInfo& info = infos[i];
+    std::pair<int64_t, std::vector<uint8_t>>& group = groups[info.query];
+    if (info.keyframe_id != 0 && info.keyframe_id != group.first) {
+      Result<std::vector<uint8_t>> keyframe =
+          RestoreFrame(path(), info.keyframe_id, keyframe_frames[info.keyframe_id], {});
+      if (!keyframe.ok()) return keyframe.status();
+      group = {info.keyframe_id, std::move(*keyframe)};
+    }
+    Result<std::vector<uint8_t>> raw =
+        RestoreFrame(path(), info.id, frames[i],
+                     info.keyframe_id != 0 ? std::span<const uint8_t>(group.second)
+                                           : std::span<const uint8_t>());
+    if (!raw.ok()) return raw.status();
+    if (info.keyframe_id == 0) group = {info.id, *raw};  // its members follow
+    raws.push_back(std::move(*raw));
+  }
+  return raws;
 }
 
 Result<std::optional<uint64_t>> Store::LastSequence(const std::string& host,

@@ -79,8 +79,11 @@ Result<std::vector<uint8_t>> ZstdDecompress(std::span<const uint8_t> frame, size
     return Status::Error("zstd frame: declares " + std::to_string(declared) +
                          " bytes of content, more than the limit of " + std::to_string(max_size));
   }
-  std::unique_ptr<ZSTD_DCtx, DCtxDeleter> context(ZSTD_createDCtx());
+  // One context per thread, reset for each frame: creating one costs more than decoding a small
+  // delta, and a query decodes thousands of them.
+  thread_local std::unique_ptr<ZSTD_DCtx, DCtxDeleter> context(ZSTD_createDCtx());
   if (context == nullptr) std::abort();
+  ZSTD_DCtx_reset(context.get(), ZSTD_reset_session_and_parameters);
   // Decoding into one buffer of the declared size needs no separate window, so the window the
   // frame asks for costs nothing; allow the largest one the encoder may choose.
   ZSTD_DCtx_setParameter(context.get(), ZSTD_d_windowLogMax, kMaxWindowLog);

@@ -275,6 +275,44 @@ TEST(SeriesQueryTest, EveryHostAddsToOneAnswerAndTheLimitCountsThemAll) {
             StatusCode::kResourceExhausted);
 }
 
+TEST(SeriesQueryTest, AnswersComputedApartJoinInOrderAndTheLimitCountsThemAll) {
+  std::vector<CounterPath> paths = Paths({"\\*(*)\\% Processor Time"});
+  QueryAnswer processor, java, answer;
+  ASSERT_TRUE(AddHostSeries(ProcessorHost(), paths, {}, processor).ok());
+  ASSERT_TRUE(AddHostSeries(JavaHost(), paths, {}, java).ok());
+  ASSERT_TRUE(AppendAnswer(std::move(processor), {}, answer).ok());
+  ASSERT_TRUE(AppendAnswer(std::move(java), {}, answer).ok());
+  EXPECT_EQ(answer.series.size(), 6u);
+  EXPECT_EQ(answer.num_points(), 10u + 9u);
+  EXPECT_EQ(answer.series.front().host, "web01");
+  EXPECT_EQ(answer.series.back().host, "app01");
+
+  QueryAnswer again;
+  ASSERT_TRUE(AddHostSeries(ProcessorHost(), paths, {}, again).ok());
+  QueryOptions options;
+  options.max_points = 20;
+  Status status = AppendAnswer(std::move(again), options, answer);
+  EXPECT_EQ(status.code(), StatusCode::kResourceExhausted);
+  EXPECT_THAT(status.message(), HasSubstr("narrow the query"));
+}
+
+TEST(SeriesQueryTest, AnInstanceThatAppearsWithoutMovingAByteIsSelected) {
+  // PID 7 is "jawa", then "java": the same length, so every offset stays.
+  HostSamples host{"web01", {}};
+  auto english = EnglishTitles();
+  for (int s = 0; s < 3; ++s) {
+    SnapshotBuilder builder = HostAt(s);
+    AddProcesses(builder, s, {{s < 2 ? "jawa" : "java", 7, 1, 1000}});
+    host.samples.push_back(SampleOf(builder, s, english));
+  }
+  Result<QueryAnswer> answer = RunQuery(host, Paths({"\\Process(java)\\ID Process"}));
+  ASSERT_TRUE(answer.ok()) << answer.error();
+  ASSERT_EQ(answer->series.size(), 1u);
+  EXPECT_EQ(answer->series[0].points.size(), 1u);
+  EXPECT_EQ(answer->series[0].points[0].time_ns, kStartNs + 2 * kSecondNs);
+  EXPECT_EQ(answer->series[0].points[0].value.value, 7.0);
+}
+
 TEST(SeriesQueryTest, ANonPositiveStepIsRejected) {
   QueryOptions options;
   options.step_ns = 0;

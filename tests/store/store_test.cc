@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <map>
 #include <thread>
 
 #include "tests/store/store_test_util.h"
@@ -64,6 +65,81 @@ TEST(StoreTest, GroupsAreAKeyframeAndDeltasAgainstIt) {
   for (int64_t id : ids) keyframes.push_back(store->GetSnapshotInfo(id)->keyframe_id);
   EXPECT_EQ(keyframes, (std::vector<int64_t>{0, ids[0], ids[0], 0, ids[3], ids[3], 0}));
   for (size_t i = 0; i < ids.size(); ++i) EXPECT_EQ(*store->ReadSnapshot(ids[i]), raws[i]);
+}
+
+TEST(StoreTest, ManySnapshotsReadBackExactlyFromAnywhereInTheirGroups) {
+  TempDir dir;
+  StoreOptions options;
+  options.group_size = 3;
+  auto store = OpenStore(dir.path(), options);
+  // Two queries interleaved, so each group's members are not next to each other.
+  std::vector<std::vector<uint8_t>> raws;
+  for (int i = 0; i < 8; ++i) {
+    raws.push_back(SmallSnapshot(i, i, i % 2 == 0 ? 20 : 21));
+    std::string query = i % 2 == 0 ? "Global" : "230";
+    ASSERT_TRUE(store->Append(MakeAppend("web01", "boot-1", i + 1, raws.back(), query)).ok());
+  }
+  // From the second snapshot: the first members read need a keyframe that is not listed.
+  Result<std::vector<SnapshotInfo>> listed = store->ListSnapshots("web01", SampleNs(1), INT64_MAX);
+  ASSERT_TRUE(listed.ok()) << listed.error();
+  ASSERT_EQ(listed->size(), 7u);
+  Result<std::vector<std::vector<uint8_t>>> read = store->ReadSnapshots(*listed);
+  ASSERT_TRUE(read.ok()) << read.error();
+  EXPECT_EQ(*read, std::vector<std::vector<uint8_t>>(raws.begin() + 1, raws.end()));
+}
+
+TEST(StoreTest, ManySnapshotsReadBackExactlyWhenGroupsInterleaveBySampleTime) {
+  TempDir dir;
+  StoreOptions options;
+  options.group_size = 3;
+  auto store = OpenStore(dir.path(), options);
+  // A group of seconds 0, 2, 4, then (a spool resent late) one of seconds 1 and 3.
+  std::map<int, std::vector<uint8_t>> raws;
+  std::vector<int64_t> ids;
+  uint64_t sequence = 0;
+  for (int second : {0, 2, 4, 1, 3}) {
+    raws[second] = SmallSnapshot(second, second);
+    Result<AppendResult> r = store->Append(MakeAppend("web01", "boot-1", ++sequence, raws[second]));
+    ASSERT_TRUE(r.ok()) << r.error();
+    ids.push_back(r->id);
+  }
+  std::vector<int64_t> keyframes;
+  for (int64_t id : ids) keyframes.push_back(store->GetSnapshotInfo(id)->keyframe_id);
+  ASSERT_EQ(keyframes, (std::vector<int64_t>{0, ids[0], ids[0], 0, ids[3]}));
+
+  Result<std::vector<SnapshotInfo>> listed = store->ListSnapshots("web01", 0, INT64_MAX);
+  ASSERT_TRUE(listed.ok()) << listed.error();
+  Result<std::vector<std::vector<uint8_t>>> read = store->ReadSnapshots(*listed);
+  ASSERT_TRUE(read.ok()) << read.error();
+  EXPECT_EQ(*read,
+            (std::vector<std::vector<uint8_t>>{raws[0], raws[1], raws[2], raws[3], raws[4]}));
+}
+
+TEST(StoreTest, TitleHistoryPicksTheVersionInForceAsTitlesInForceDoes) {
+  TempDir dir;
+  auto store = OpenStore(dir.path());
+  std::vector<uint8_t> counters_v1 = {'2', 0, 'S', 'y', 's', 't', 'e', 'm', 0, 0};
+  std::vector<uint8_t> counters_v2 = {'2', 0, 'S', 'y', 's', 0, 0};
+  Result<Sha256Digest> v1 = store->PutTitleDatabase("009", counters_v1, {});
+  Result<Sha256Digest> v2 = store->PutTitleDatabase("009", counters_v2, {});
+  ASSERT_TRUE(v1.ok() && v2.ok());
+  ASSERT_TRUE(store->SetTitlesInForce("web01", "009", *v2, SampleNs(10)).ok());
+  ASSERT_TRUE(store->SetTitlesInForce("web01", "009", *v1, SampleNs(20)).ok());
+
+  Result<std::vector<TitleVersion>> history = store->TitleHistory("WEB01", "009");
+  ASSERT_TRUE(history.ok()) << history.error();
+  ASSERT_EQ(history->size(), 2u);
+  EXPECT_EQ((*history)[0].since_ns, SampleNs(10));
+  EXPECT_EQ((*history)[0].digest, *v2);
+  EXPECT_EQ((*history)[1].since_ns, SampleNs(20));
+  EXPECT_EQ((*history)[1].digest, *v1);
+  EXPECT_EQ(VersionInForce(*history, SampleNs(5))->digest, *v2);  // before all: the earliest
+  EXPECT_EQ(VersionInForce(*history, SampleNs(10))->digest, *v2);
+  EXPECT_EQ(VersionInForce(*history, SampleNs(19))->digest, *v2);
+  EXPECT_EQ(VersionInForce(*history, SampleNs(20))->digest, *v1);
+  EXPECT_EQ(VersionInForce(*history, SampleNs(99))->digest, *v1);
+  EXPECT_TRUE(store->TitleHistory("web01", "007")->empty());
+  EXPECT_EQ(VersionInForce({}, SampleNs(10)), nullptr);
 }
 
 TEST(StoreTest, ResendIsADuplicateAndNotStoredTwice) {
