@@ -2,6 +2,7 @@
 
 #include <toml++/toml.h>
 
+#include <cstdint>
 #include <cstdlib>
 #include <map>
 
@@ -53,6 +54,41 @@ std::string QueryLabel(const QuerySchedule& query) {
     label += object;
   }
   return label;
+}
+
+std::string RemoteHostConfig::Name() const {
+  if (!host_name.empty()) return host_name;
+  std::string_view rest = address;
+  if (rest.starts_with("\\\\")) rest.remove_prefix(2);
+  return std::string(rest.substr(0, rest.find(':')));
+}
+
+namespace {
+
+// A host name becomes a folder of the spool and a name on the server: no path separators, and
+// not a name a folder cannot have.
+Status CheckHostName(std::string_view name, std::string_view where) {
+  if (name.empty() || name == "." || name == ".." ||
+      name.find_first_of("/\\") != std::string_view::npos) {
+    return Status::InvalidArgument(std::string(where) + ": \"" + std::string(name) +
+                                   "\" is not a host name");
+  }
+  return Status();
+}
+
+}  // namespace
+
+Result<RemoteHostConfig> ParseTargetFlag(std::string_view text) {
+  RemoteHostConfig target;
+  size_t equals = text.find('=');
+  target.address = std::string(text.substr(0, equals));
+  if (equals != std::string_view::npos) target.host_name = std::string(text.substr(equals + 1));
+  std::string where = "--target " + std::string(text);
+  if (target.address.empty()) {
+    return Status::InvalidArgument(where + ": expected \\\\HOST[:PORT] or \\\\HOST[:PORT]=NAME");
+  }
+  if (Status status = CheckHostName(target.Name(), where); !status.ok()) return status;
+  return target;
 }
 
 namespace {
@@ -119,6 +155,72 @@ Result<QuerySchedule> QueryValue(std::string_view origin, const toml::node& node
   return query;
 }
 
+Result<RemoteHostConfig> TargetValue(std::string_view origin, const toml::node& node) {
+  const toml::table* table = node.as_table();
+  if (table == nullptr) {
+    return Status::InvalidArgument(Where(origin, node) + "each [[target]] must be a table");
+  }
+  RemoteHostConfig target;
+  const std::map<std::string_view, std::string*> strings = {
+      {"address", &target.address},
+      {"host_name", &target.host_name},
+      {"credentials", &target.credentials_file},
+  };
+  for (const auto& [key, value] : *table) {
+    if (auto field = strings.find(key.str()); field != strings.end()) {
+      Result<std::string> text = StringValue(origin, value, key.str());
+      if (!text.ok()) return text.status();
+      *field->second = *text;
+    } else if (key == "interval" || key == "call_timeout") {
+      Result<std::chrono::milliseconds> duration = DurationValue(origin, value, key.str());
+      if (!duration.ok()) return duration.status();
+      (key == "interval" ? target.interval : target.call_timeout) = *duration;
+    } else {
+      return Status::InvalidArgument(
+          Where(origin, value) + "unknown key \"" + std::string(key.str()) +
+          "\" in [[target]] (address, host_name, credentials, interval, call_timeout)");
+    }
+  }
+  if (target.address.empty()) {
+    return Status::InvalidArgument(Where(origin, node) +
+                                   "a [[target]] needs address = '\\\\HOST' or '\\\\HOST:PORT'");
+  }
+  if (Status status = CheckHostName(target.Name(), Where(origin, node) + "[[target]]");
+      !status.ok()) {
+    return status;
+  }
+  return target;
+}
+
+Result<int64_t> PositiveInteger(std::string_view origin, const toml::node& node,
+                                std::string_view key, int64_t max) {
+  const auto* number = node.as_integer();
+  if (number == nullptr || number->get() <= 0 || number->get() > max) {
+    return Status::InvalidArgument(
+        Where(origin, node) + std::string(key) + " must be a positive integer" +
+        (max == INT64_MAX ? std::string() : " up to " + std::to_string(max)));
+  }
+  return number->get();
+}
+
+// An array of tables, [[key]], each read by `parse`; it replaces what `out` held.
+template <typename T>
+Status TableList(std::string_view origin, const toml::node& value, std::string_view key,
+                 Result<T> (*parse)(std::string_view, const toml::node&), std::vector<T>& out) {
+  const toml::array* tables = value.as_array();
+  if (tables == nullptr) {
+    return Status::InvalidArgument(Where(origin, value) + std::string(key) + " must be [[" +
+                                   std::string(key) + "]] tables");
+  }
+  out.clear();
+  for (const toml::node& node : *tables) {
+    Result<T> parsed = parse(origin, node);
+    if (!parsed.ok()) return parsed.status();
+    out.push_back(std::move(parsed).value());
+  }
+  return Status();
+}
+
 }  // namespace
 
 Status LoadConfigText(std::string_view text, std::string_view origin, AgentConfig& config) {
@@ -158,22 +260,22 @@ Status LoadConfigText(std::string_view text, std::string_view origin, AgentConfi
         config.timeout = *duration;
       }
     } else if (key == "spool_max_bytes") {
-      const auto* number = value.as_integer();
-      if (number == nullptr || number->get() <= 0) {
-        return Status::InvalidArgument(Where(origin, value) +
-                                       "spool_max_bytes must be a positive integer");
-      }
-      config.spool_max_bytes = static_cast<uint64_t>(number->get());
+      Result<int64_t> bytes = PositiveInteger(origin, value, key.str(), INT64_MAX);
+      if (!bytes.ok()) return bytes.status();
+      config.spool_max_bytes = static_cast<uint64_t>(*bytes);
     } else if (key == "query") {
-      const toml::array* queries = value.as_array();
-      if (queries == nullptr) {
-        return Status::InvalidArgument(Where(origin, value) + "query must be [[query]] tables");
+      if (Status status = TableList(origin, value, "query", QueryValue, config.queries);
+          !status.ok()) {
+        return status;
       }
-      config.queries.clear();
-      for (const toml::node& node : *queries) {
-        Result<QuerySchedule> query = QueryValue(origin, node);
-        if (!query.ok()) return query.status();
-        config.queries.push_back(std::move(query).value());
+    } else if (key == "max_concurrent_polls") {
+      Result<int64_t> polls = PositiveInteger(origin, value, key.str(), 1024);
+      if (!polls.ok()) return polls.status();
+      config.max_concurrent_polls = static_cast<int>(*polls);
+    } else if (key == "target") {
+      if (Status status = TableList(origin, value, "target", TargetValue, config.targets);
+          !status.ok()) {
+        return status;
       }
     } else {
       return Status::InvalidArgument(Where(origin, value) + "unknown setting \"" +

@@ -36,6 +36,24 @@ Result<QuerySchedule> ParseQueryFlag(std::string_view text);
 // How a query reads in logs: "Global", "Processor,Memory".
 std::string QueryLabel(const QuerySchedule& query);
 
+// A host without an agent that this agent polls over the remote registry, shipped as if it had
+// its own agent.
+struct RemoteHostConfig {
+  std::string address;           // "\\HOST" or "\\HOST:PORT"
+  std::string host_name;         // the name its snapshots are filed under; empty: HOST
+  std::string credentials_file;  // smbclient's format; empty: PERFHIVE_SMB_* in the environment
+  std::optional<std::chrono::milliseconds> interval;      // unset: the agent's interval
+  std::optional<std::chrono::milliseconds> call_timeout;  // unset: the remote source's (10s)
+
+  bool operator==(const RemoteHostConfig&) const = default;
+  // host_name, or the HOST part of the address when it is empty.
+  std::string Name() const;
+};
+
+// A --target flag: "\\HOST[:PORT]" or "\\HOST[:PORT]=NAME" (the name to file its snapshots
+// under). The credentials come from --credentials, not from the flag.
+Result<RemoteHostConfig> ParseTargetFlag(std::string_view text);
+
 struct AgentConfig {
   std::string server;  // HOST:PORT
   std::string ca_file;
@@ -53,12 +71,17 @@ struct AgentConfig {
   std::string spool_dir;               // empty: DefaultSpoolDirectory()
   uint64_t spool_max_bytes = 1ull << 30;
   std::optional<std::chrono::milliseconds> timeout;
+  // Hosts polled remotely instead of this host's own source; each has its own stream.
+  std::vector<RemoteHostConfig> targets;
+  // Remote snapshots taken at the same time, at most (the size of the worker pool).
+  int max_concurrent_polls = 8;
 };
 
 // Overlays the settings of a TOML file onto `config`. Unknown keys are errors, so a typo does
 // not silently leave a default in force. Keys: server, ca, cert, key, insecure, token_file,
 // host_name, source, replay, proc_root, sys_root, interval, spool_dir, spool_max_bytes,
-// timeout, and [[query]] tables with name or objects, and every.
+// timeout, max_concurrent_polls, [[query]] tables with name or objects, and every, and
+// [[target]] tables with address, host_name, credentials, interval and call_timeout.
 Status LoadConfigFile(Env& env, const std::string& path, AgentConfig& config);
 // The same, from the text of a file (`origin` names it in errors).
 Status LoadConfigText(std::string_view text, std::string_view origin, AgentConfig& config);

@@ -1,6 +1,6 @@
 #include "agent/logger.h"
 
-#include <cstdio>
+#include "perfdata/time_text.h"
 
 namespace perfhive {
 namespace {
@@ -45,18 +45,10 @@ void Logger::FlushLocked() {
 }
 
 void Logger::WriteLine(LogLevel level, std::string_view message) {
-  using namespace std::chrono;
-  auto now = floor<milliseconds>(env_.SystemNow());
-  auto day = floor<days>(now);
-  year_month_day date(day);
-  hh_mm_ss time(now - day);
-  char stamp[32];
-  std::snprintf(stamp, sizeof stamp, "%04d-%02u-%02uT%02d:%02d:%02d.%03dZ",
-                static_cast<int>(date.year()), static_cast<unsigned>(date.month()),
-                static_cast<unsigned>(date.day()), static_cast<int>(time.hours().count()),
-                static_cast<int>(time.minutes().count()), static_cast<int>(time.seconds().count()),
-                static_cast<int>(time.subseconds().count()));
-  out_ << stamp << ' ' << LevelName(level) << ' ' << message << '\n';
+  int64_t unix_nanos =
+      std::chrono::duration_cast<std::chrono::nanoseconds>(env_.SystemNow().time_since_epoch())
+          .count();
+  out_ << FormatRfc3339(unix_nanos, 3) << ' ' << LevelName(level) << ' ' << message << '\n';
   out_.flush();
 }
 

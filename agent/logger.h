@@ -1,6 +1,9 @@
 // Logger: the agent's log, one line per event on stderr with a UTC time and a level. A burst of
 // the same message (a server that stays down, a file that stays unreadable) is written once and
 // then summed up with a count, so the log stays readable and the disk does not fill.
+// The server's log (server/server_log.h) is another format (logfmt fields per event, folded per
+// key and window) for other readers; the two share the time format (FormatRfc3339) and nothing
+// else: one logger for both would change what each writes.
 
 #ifndef PERFHIVE_AGENT_LOGGER_H_
 #define PERFHIVE_AGENT_LOGGER_H_

@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "agent/remote_source.h"
 #include "perfdata/status.h"
 #include "sources/object_names_query.h"
 #include "sources/snapshot_source.h"
@@ -30,7 +31,6 @@
 #ifdef _WIN32
 #include "sources/hkpd/hkpd_source.h"
 #else
-#include "sources/msrrp/msrrp_source.h"
 #include "sources/procfs/procfs_source.h"
 #endif
 
@@ -56,21 +56,13 @@ struct SnapshotOptions {
 };
 
 Result<std::unique_ptr<SnapshotSource>> OpenSource(const SnapshotOptions& options) {
+  if (!options.target.empty()) return OpenRemoteSource(options.target, options.credentials);
 #ifdef _WIN32
-  if (!options.target.empty()) {
-    if (!options.credentials.empty()) {
-      return Status::Error(
-          "on Windows, --target connects as the agent's own account; "
-          "--credentials is for Linux");
-    }
-    return MakeRemoteHkpdSource(options.target);
-  }
   if (options.source == "hkpd") return MakeLocalHkpdSource();
   return Status::Error("the " + options.source +
                        " source reads Linux's /proc and is not available on Windows; use "
                        "--source hkpd");
 #else
-  if (!options.target.empty()) return OpenMsrrpSource(options.target, options.credentials);
   if (options.source == "procfs") {
     Result<std::unique_ptr<ProcfsSource>> source = ProcfsSource::Create(
         ProcfsOptions{.proc_root = options.proc_root, .sys_root = options.sys_root});
@@ -129,6 +121,8 @@ struct RunFlags {
   std::string interval;
   std::string timeout;
   std::vector<std::string> queries;
+  std::vector<std::string> targets;
+  std::string credentials;  // for the --target flags
   std::vector<std::pair<CLI::Option*, std::function<void(AgentConfig&)>>> given;
 };
 
@@ -180,6 +174,19 @@ void AddRunFlags(CLI::App& run, RunFlags& flags) {
           "--spool-max-bytes", v.spool_max_bytes,
           "Spool size limit; the oldest snapshots are dropped beyond it (default 1 GiB)"),
       [&v](AgentConfig& c) { c.spool_max_bytes = v.spool_max_bytes; });
+  add(run.add_option("--target", flags.targets,
+                     "A host without an agent to poll over the remote registry, repeatable: "
+                     "\\\\HOST, \\\\HOST:PORT, or \\\\HOST[:PORT]=NAME to file its snapshots "
+                     "under NAME (default: HOST); replaces this host's own source"),
+      [](AgentConfig&) {});
+  run.add_option("--credentials", flags.credentials,
+                 "For --target on Linux: a file with `username = NAME`, `password = SECRET` and "
+                 "optionally `domain = DOMAIN`, for every --target (default: PERFHIVE_SMB_USER, "
+                 "PERFHIVE_SMB_PASSWORD, PERFHIVE_SMB_DOMAIN)");
+  add(run.add_option("--max-concurrent-polls", v.max_concurrent_polls,
+                     "Remote hosts read at the same time, at most (default 8)")
+          ->check(CLI::Range(1, 1024)),
+      [&v](AgentConfig& c) { c.max_concurrent_polls = v.max_concurrent_polls; });
   add(run.add_option("--timeout", flags.timeout,
                      "Stop after this long; a replay exits non-zero if anything is unanswered"),
       [&flags](AgentConfig& c) { c.timeout = *ParseDuration(flags.timeout); });
@@ -209,6 +216,26 @@ Result<AgentConfig> ResolveRunConfig(Env& env, const RunFlags& flags) {
       if (!query.ok()) return query.status();
       config.queries.push_back(std::move(query).value());
     }
+  }
+  if (!flags.targets.empty()) {
+    config.targets.clear();
+    for (const std::string& text : flags.targets) {
+      Result<RemoteHostConfig> target = ParseTargetFlag(text);
+      if (!target.ok()) return target.status();
+      target->credentials_file = flags.credentials;
+      config.targets.push_back(std::move(target).value());
+    }
+  } else if (!flags.credentials.empty()) {
+    return Status::InvalidArgument("--credentials is for --target");
+  }
+  // With one remote host, --host-name names it, as it names this host without --target.
+  if (!config.targets.empty() && !config.host_name.empty()) {
+    if (config.targets.size() > 1 || !config.targets.front().host_name.empty()) {
+      return Status::InvalidArgument(
+          "--host-name names one host; name each target with --target '\\\\HOST=NAME' or "
+          "host_name in [[target]]");
+    }
+    config.targets.front().host_name = config.host_name;
   }
   return config;
 }
@@ -323,7 +350,9 @@ int main(int argc, char** argv) {
 #ifdef PERFHIVE_AGENT_RUN
   perfhive::RunFlags run_flags;
   CLI::App* run = app.add_subcommand(
-      "run", "Sample this host (or a replay directory) on schedule and stream to a server");
+      "run",
+      "Sample this host (or remote hosts, or a replay directory) on schedule and stream to a "
+      "server");
   perfhive::AddRunFlags(*run, run_flags);
 #ifdef _WIN32
   perfhive::ServiceCommands service_commands;

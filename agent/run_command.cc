@@ -1,14 +1,16 @@
 #include "agent/run_command.h"
 
 #include <asio.hpp>
+#include <cctype>
 #include <csignal>
+#include <iostream>
 #include <memory>
+#include <mutex>
+#include <set>
 
-#include "agent/instance_id.h"
-#include "agent/outbox.h"
-#include "agent/sampler.h"
-#include "agent/shipper.h"
-#include "agent/spool.h"
+#include "agent/host_log_stream.h"
+#include "agent/host_pipeline.h"
+#include "agent/remote_source.h"
 #include "sources/replay/replay_source.h"
 
 #ifdef _WIN32
@@ -20,8 +22,6 @@
 namespace perfhive {
 namespace {
 
-// Snapshots kept in memory while connected; beyond this they wait in the spool.
-constexpr uint64_t kOutboxMemoryBytes = 64ull << 20;
 // How often a replay checks whether the server has answered everything.
 constexpr std::chrono::milliseconds kReplayPoll{50};
 
@@ -67,6 +67,66 @@ Result<std::string> ReadToken(Env& env, const std::string& path) {
   return token;
 }
 
+// One polled host's log: its lines carry its name and its repeats are summed up on their own.
+struct HostLog {
+  HostLog(std::mutex& out_mutex, Env& env, const std::string& name)
+      : stream(std::cerr, out_mutex, name), log(stream, env) {}
+  HostLogStream stream;
+  Logger log;
+};
+
+// The queries in force: a replay hands out its files one per interval, whatever the query.
+std::vector<QuerySchedule> Queries(const AgentConfig& config, bool replay) {
+  std::vector<QuerySchedule> queries = config.queries;
+  if (queries.empty() || replay) {
+    queries.assign(1, QuerySchedule());
+    queries.front().name = "Global";
+  }
+  if (replay) queries.front().every = config.interval;
+  return queries;
+}
+
+// Each remote host's pipeline: its source (nothing is read yet), a spool folder named after it,
+// its own interval. Names must differ, since each is one host on the server.
+Status AddRemotePipelines(const AgentConfig& config, const ServerConnection& server,
+                          const std::string& spool_dir, asio::io_context& io,
+                          asio::thread_pool& workers, Env& env, std::mutex& log_mutex,
+                          std::vector<std::unique_ptr<HostLog>>& logs,
+                          std::vector<std::unique_ptr<HostPipeline>>& pipelines) {
+  if (!config.source.empty()) {
+    return Status::InvalidArgument("--target polls remote hosts; it does not go with --source " +
+                                   config.source);
+  }
+  std::set<std::string> names;
+  for (const RemoteHostConfig& target : config.targets) {
+    std::string name = target.Name();
+    std::string key = name;
+    for (char& c : key) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    if (!names.insert(key).second) {
+      return Status::InvalidArgument("two targets are named " + name +
+                                     "; give each its own name (--target '\\\\HOST=NAME' or "
+                                     "host_name in [[target]])");
+    }
+    Result<std::unique_ptr<SnapshotSource>> source =
+        OpenRemoteSource(target.address, target.credentials_file, target.call_timeout);
+    if (!source.ok()) return source.status().Prefixed(name + ": ");
+    logs.push_back(std::make_unique<HostLog>(log_mutex, env, name));
+    Result<std::unique_ptr<HostPipeline>> pipeline = HostPipeline::Create(
+        io, &workers, std::move(source).value(),
+        HostPipelineOptions{
+            .identity = HostIdentity{.name = name, .os = "Windows", .os_version = ""},
+            .source_kind = v1::SOURCE_KIND_AGENTLESS,
+            .spool_dir = spool_dir + "/" + name,
+            .spool_max_bytes = config.spool_max_bytes,
+            .queries = Queries(config, false),
+            .interval = target.interval.value_or(config.interval)},
+        server, env, logs.back()->log);
+    if (!pipeline.ok()) return pipeline.status().Prefixed(name + ": ");
+    pipelines.push_back(std::move(pipeline).value());
+  }
+  return Status();
+}
+
 }  // namespace
 
 int RunAgent(const AgentConfig& config, Env& env, Logger& log) {
@@ -77,14 +137,6 @@ int RunAgent(const AgentConfig& config, Env& env, Logger& log) {
   if (config.server.empty()) {
     return fail(Status::InvalidArgument("no server: give --server HOST:PORT"));
   }
-  bool replay = config.source == "replay";
-  Result<std::unique_ptr<SnapshotSource>> source = OpenSource(config, env);
-  if (!source.ok()) return fail(source.status());
-  auto* replay_source = replay ? static_cast<ReplaySource*>(source->get()) : nullptr;
-  Result<HostIdentity> identity = (*source)->Identity();
-  if (!identity.ok()) return fail(identity.status());
-  if (!config.host_name.empty()) identity->name = config.host_name;
-
   Result<std::shared_ptr<grpc::ChannelCredentials>> credentials = MakeChannelCredentials(
       env, config.insecure, config.ca_file, config.cert_file, config.key_file);
   if (!credentials.ok()) return fail(credentials.status());
@@ -94,35 +146,45 @@ int RunAgent(const AgentConfig& config, Env& env, Logger& log) {
   }
   Result<std::string> token = ReadToken(env, config.token_file);
   if (!token.ok()) return fail(token.status());
-
+  ServerConnection server{
+      .server = config.server, .credentials = *credentials, .token = std::move(token).value()};
   std::string spool_dir = config.spool_dir.empty() ? DefaultSpoolDirectory() : config.spool_dir;
-  Result<std::unique_ptr<Spool>> spool = Spool::Open(env, spool_dir, config.spool_max_bytes, log);
-  if (!spool.ok()) return fail(spool.status());
-  Outbox outbox(**spool, kOutboxMemoryBytes, log);
-
-  std::string instance_id = NewInstanceId();
-  Shipper shipper(ShipperOptions{.server = config.server,
-                                 .credentials = *credentials,
-                                 .token = *token,
-                                 .identity = *identity,
-                                 .agent_version = kAgentVersion,
-                                 .instance_id = instance_id},
-                  outbox, **spool, log);
-
-  // A replay hands out its files one per interval, whatever the query.
-  std::vector<QuerySchedule> queries = config.queries;
-  if (queries.empty() || replay) {
-    queries.assign(1, QuerySchedule());
-    queries.front().name = "Global";
-  }
-  if (replay) queries.front().every = config.interval;
 
   asio::io_context io;
-  Sampler sampler(io, **source, shipper, outbox, log, instance_id, queries, config.interval);
+  // Remote reads block for as long as the host takes; they run here, never on the io thread.
+  asio::thread_pool workers(static_cast<size_t>(std::max(1, config.max_concurrent_polls)));
+  std::mutex host_log_mutex;
+  std::vector<std::unique_ptr<HostLog>> host_logs;  // outlive the pipelines that log to them
+  std::vector<std::unique_ptr<HostPipeline>> pipelines;
+  bool replay = config.source == "replay";
+  if (config.targets.empty()) {
+    Result<std::unique_ptr<SnapshotSource>> source = OpenSource(config, env);
+    if (!source.ok()) return fail(source.status());
+    Result<HostIdentity> identity = (*source)->Identity();
+    if (!identity.ok()) return fail(identity.status());
+    if (!config.host_name.empty()) identity->name = config.host_name;
+    Result<std::unique_ptr<HostPipeline>> pipeline =
+        HostPipeline::Create(io, nullptr, std::move(source).value(),
+                             HostPipelineOptions{.identity = *identity,
+                                                 .source_kind = v1::SOURCE_KIND_AGENT,
+                                                 .spool_dir = spool_dir,
+                                                 .spool_max_bytes = config.spool_max_bytes,
+                                                 .queries = Queries(config, replay),
+                                                 .interval = config.interval},
+                             server, env, log);
+    if (!pipeline.ok()) return fail(pipeline.status());
+    pipelines.push_back(std::move(pipeline).value());
+  } else if (Status status = AddRemotePipelines(config, server, spool_dir, io, workers, env,
+                                                host_log_mutex, host_logs, pipelines);
+             !status.ok()) {
+    return fail(status);
+  }
+  auto* replay_source = replay ? static_cast<ReplaySource*>(&pipelines.front()->source()) : nullptr;
+
   int exit_code = 0;
   bool signalled = false;
   auto stop = [&] {
-    sampler.Stop();
+    for (auto& pipeline : pipelines) pipeline->StopSampling();
     io.stop();
   };
   asio::signal_set signals(io, SIGINT, SIGTERM);
@@ -138,7 +200,8 @@ int RunAgent(const AgentConfig& config, Env& env, Logger& log) {
     timeout.async_wait([&](const std::error_code& error) {
       if (error) return;
       if (replay) {
-        log.Error("replay: " + std::to_string(outbox.size() + replay_source->remaining()) +
+        log.Error("replay: " +
+                  std::to_string(pipelines.front()->outbox().size() + replay_source->remaining()) +
                   " snapshots still unanswered at the timeout");
         exit_code = 1;
       } else {
@@ -153,7 +216,7 @@ int RunAgent(const AgentConfig& config, Env& env, Logger& log) {
     replay_poll.expires_after(kReplayPoll);
     replay_poll.async_wait([&](const std::error_code& error) {
       if (error) return;
-      if (outbox.size() == 0) {
+      if (pipelines.front()->outbox().size() == 0) {
         log.Info("replay: the server answered all " + std::to_string(replay_source->file_count()) +
                  " files");
         stop();
@@ -162,33 +225,27 @@ int RunAgent(const AgentConfig& config, Env& env, Logger& log) {
       poll_replay();
     });
   };
-  sampler.OnSourceExhausted([&] {
+  pipelines.front()->sampler().OnSourceExhausted([&] {
     source_done = true;
     if (replay) poll_replay();
   });
 
-  log.Info("perfhive-agent " + std::string(kAgentVersion) + " run: host " + identity->name +
-           ", instance " + instance_id + ", server " + config.server + ", spool " + spool_dir);
-  sampler.Start();
-  shipper.Start();
+  log.Info("perfhive-agent " + std::string(kAgentVersion) + " run: " +
+           std::to_string(pipelines.size()) + (pipelines.size() == 1 ? " host" : " hosts") +
+           ", server " + config.server + ", spool " + spool_dir);
+  for (auto& pipeline : pipelines) pipeline->Start();
   io.run();
-  shipper.Stop();
-  outbox.SpillAll();
+  for (auto& pipeline : pipelines) pipeline->Finish();
+  // A read still running on a remote host ends within its call timeout.
+  workers.join();
 
-  const SamplerStats& sampled = sampler.stats();
-  ShipperStats shipped = shipper.stats();
-  log.Info("stopped: " + std::to_string(sampled.taken) + " snapshots taken, " +
-           std::to_string(sampled.missed_ticks) + " ticks skipped, " +
-           std::to_string(sampled.failed) + " failed; " + std::to_string(shipped.sent) + " sent (" +
-           std::to_string(shipped.raw_bytes) + " raw bytes as " +
-           std::to_string(shipped.payload_bytes) + "), " + std::to_string(shipped.acked) +
-           " acknowledged (" + std::to_string(shipped.duplicates) + " duplicates), " +
-           std::to_string(shipped.refused) + " refused; " + std::to_string(outbox.size()) +
-           " left in the spool, " + std::to_string(outbox.lost()) + " lost");
-  // A replay that ended on its own answered everything, unless the spool dropped some.
-  if (replay && !signalled && exit_code == 0 && (!source_done || outbox.lost() > 0)) {
-    exit_code = 1;
+  uint64_t lost = 0;
+  for (auto& pipeline : pipelines) {
+    log.Info("stopped " + pipeline->options().identity.name + ": " + pipeline->Summary());
+    lost += pipeline->outbox().lost();
   }
+  // A replay that ended on its own answered everything, unless the spool dropped some.
+  if (replay && !signalled && exit_code == 0 && (!source_done || lost > 0)) exit_code = 1;
   return exit_code;
 }
 

@@ -7,8 +7,10 @@ namespace perfhive {
 
 Sampler::Sampler(asio::io_context& io, SnapshotSource& source, Shipper& shipper, Outbox& outbox,
                  Logger& log, std::string instance_id, const std::vector<QuerySchedule>& queries,
-                 std::chrono::milliseconds interval)
-    : source_(source),
+                 std::chrono::milliseconds interval, asio::thread_pool* workers)
+    : io_(io),
+      workers_(workers),
+      source_(source),
       shipper_(shipper),
       outbox_(outbox),
       log_(log),
@@ -26,8 +28,17 @@ Sampler::Sampler(asio::io_context& io, SnapshotSource& source, Shipper& shipper,
 }
 
 void Sampler::Start() {
-  // Before the first stream opens, so that its Hello names the database.
-  RefreshTitles();
+  // Before the first stream opens, so that its Hello names the database. A remote host is not
+  // waited for: its first tick reads the database, and the shipper sends it before the first
+  // snapshot that refers to it.
+  if (workers_ == nullptr) {
+    Result<std::optional<TitleBytes>> changed = source_.ReadTitlesIfChanged();
+    if (!changed.ok()) {
+      log_.Warning("cannot read the title database: " + changed.error());
+    } else if (changed->has_value()) {
+      AdoptTitles(std::make_shared<const TitleBytes>(std::move(**changed)));
+    }
+  }
   auto now = asio::steady_timer::clock_type::now();
   for (auto& schedule : schedules_) {
     log_.Info("sampling " + schedule->label + " every " + FormatDuration(schedule->every));
@@ -49,69 +60,119 @@ void Sampler::Arm(Schedule& schedule) {
   });
 }
 
-bool Sampler::RefreshTitles() {
-  Result<std::optional<TitleBytes>> changed = source_.ReadTitlesIfChanged();
-  if (!changed.ok()) {
-    log_.Warning("cannot read the title database: " + changed.error());
-    return titles_.has_value();
-  }
-  if (!changed->has_value()) return titles_.has_value();
-  titles_ = std::move(**changed);
+void Sampler::AdoptTitles(std::shared_ptr<const TitleBytes> titles) {
+  titles_ = std::move(titles);
   title_refs_ = shipper_.SetTitles({*titles_});
   log_.Info("title database " + titles_->language + " is " + ToHex(title_refs_.front().sha256));
   // Object names may have other indexes now.
   for (auto& schedule : schedules_) {
     if (!schedule->query.objects.empty()) schedule->resolved.clear();
   }
-  return true;
 }
 
-bool Sampler::Resolve(Schedule& schedule) {
-  if (!schedule.resolved.empty()) return true;
-  if (!titles_) return false;
-  Result<std::string> indexes = QueryForObjectNames(*titles_, schedule.query.objects);
-  if (!indexes.ok()) {
-    log_.Error("query " + schedule.label + ": " + indexes.error());
-    return false;
+Sampler::Reading Sampler::Read(SnapshotSource& source, std::shared_ptr<const TitleBytes> titles,
+                               const QuerySchedule& query, std::string resolved) {
+  Reading reading;
+  Result<std::optional<TitleBytes>> changed = source.ReadTitlesIfChanged();
+  if (!changed.ok()) {
+    reading.titles_error = changed.status();
+  } else if (changed->has_value()) {
+    titles = std::make_shared<const TitleBytes>(std::move(**changed));
+    reading.new_titles = titles;
+    if (!query.objects.empty()) resolved.clear();
   }
-  schedule.resolved = std::move(indexes).value();
-  return true;
+  if (titles == nullptr) return reading;
+  if (resolved.empty()) {
+    Result<std::string> indexes = QueryForObjectNames(*titles, query.objects);
+    if (!indexes.ok()) {
+      reading.resolve_error = indexes.status();
+      return reading;
+    }
+    resolved = std::move(indexes).value();
+  }
+  reading.query = resolved;
+  reading.raw = source.TakeSnapshot(resolved);
+  reading.warnings = source.TakeWarnings();
+  return reading;
 }
 
 void Sampler::Tick(Schedule& schedule) {
-  bool have_titles = RefreshTitles();
-  if (have_titles && Resolve(schedule)) {
-    Result<std::vector<uint8_t>> raw = source_.TakeSnapshot(schedule.resolved);
-    for (const std::string& warning : source_.TakeWarnings()) log_.Warning(warning);
-    if (raw.ok()) {
-      if (std::exchange(failing_, false)) {
-        last_failure_.clear();
-        shipper_.ReportHealth("");
-      }
-      ++stats_.taken;
-      outbox_.Push(SnapshotRecord{.instance_id = instance_id_,
-                                  .sequence = next_sequence_++,
-                                  .query = schedule.resolved,
-                                  .titles = title_refs_,
-                                  .raw = std::move(raw).value()});
-    } else if (raw.status().code() == StatusCode::kOutOfRange) {
-      log_.Info(raw.error());
-      schedule.timer.cancel();
-      if (on_exhausted_) std::exchange(on_exhausted_, nullptr)();
-      return;
+  if (reading_) {
+    // The host has not answered the previous read yet: this slot is lost, not queued.
+    ++stats_.missed_ticks;
+    log_.Warning("sampling " + schedule.label + " fell behind its schedule; ticks skipped");
+    Reschedule(schedule);
+    return;
+  }
+  if (workers_ == nullptr) {
+    Finish(schedule, Read(source_, titles_, schedule.query, schedule.resolved));
+    return;
+  }
+  reading_ = true;
+  // The guard keeps io_ running until the result is back, even with nothing else to do.
+  asio::post(*workers_, [this, &schedule, titles = titles_, resolved = schedule.resolved,
+                         work = asio::make_work_guard(io_)] {
+    Reading reading = Read(source_, titles, schedule.query, resolved);
+    asio::post(io_, [this, &schedule, reading = std::move(reading)]() mutable {
+      reading_ = false;
+      if (!stopped_) Finish(schedule, std::move(reading));
+    });
+  });
+}
+
+void Sampler::ReportFailure(const std::string& error) {
+  ++stats_.failed;
+  if (error == last_failure_) return;
+  failing_ = true;
+  last_failure_ = error;
+  shipper_.ReportHealth(error);
+}
+
+void Sampler::Finish(Schedule& schedule, Reading reading) {
+  for (const std::string& warning : reading.warnings) log_.Warning(warning);
+  if (!reading.titles_error.ok()) {
+    log_.Warning("cannot read the title database: " + reading.titles_error.message());
+  }
+  if (reading.new_titles) AdoptTitles(std::move(reading.new_titles));
+  if (!reading.raw) {
+    if (!reading.resolve_error.ok()) {
+      ++stats_.failed;
+      log_.Error("query " + schedule.label + ": " + reading.resolve_error.message());
+    } else if (!reading.titles_error.ok()) {
+      // Without a title database nothing can be read: the host's health says why.
+      ReportFailure(reading.titles_error.message());
     } else {
       ++stats_.failed;
-      log_.Error("snapshot of " + schedule.label + " failed: " + raw.error());
-      if (raw.error() != last_failure_) {
-        failing_ = true;
-        last_failure_ = raw.error();
-        shipper_.ReportHealth(raw.error());
-      }
     }
-  } else {
-    ++stats_.failed;
+    Reschedule(schedule);
+    return;
   }
-  // The next slot after now: slots that already passed are skipped, not taken late.
+  schedule.resolved = reading.query;
+  Result<std::vector<uint8_t>>& raw = *reading.raw;
+  if (raw.ok()) {
+    if (std::exchange(failing_, false)) {
+      last_failure_.clear();
+      shipper_.ReportHealth("");
+    }
+    ++stats_.taken;
+    outbox_.Push(SnapshotRecord{.instance_id = instance_id_,
+                                .sequence = next_sequence_++,
+                                .query = schedule.resolved,
+                                .titles = title_refs_,
+                                .raw = std::move(raw).value()});
+  } else if (raw.status().code() == StatusCode::kOutOfRange) {
+    log_.Info(raw.error());
+    schedule.timer.cancel();
+    if (on_exhausted_) std::exchange(on_exhausted_, nullptr)();
+    return;
+  } else {
+    log_.Error("snapshot of " + schedule.label + " failed: " + raw.error());
+    ReportFailure(raw.error());
+  }
+  Reschedule(schedule);
+}
+
+void Sampler::Reschedule(Schedule& schedule) {
   auto now = asio::steady_timer::clock_type::now();
   schedule.due += schedule.every;
   if (schedule.due <= now) {

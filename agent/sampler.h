@@ -2,6 +2,11 @@
 // that comes too late for its slot (the source was slow, the machine asleep) is counted and
 // skipped, so samples are never bunched. Before each snapshot the title database is checked;
 // a new one goes to the shipper, and object names are looked up in it again.
+//
+// Given a worker pool, the reads (titles and snapshot) run on it and their results come back to
+// the io thread, so a remote host that is slow or dead holds one worker and its own schedule,
+// never the io thread or other hosts. A host has at most one read in flight: a tick that comes
+// while the previous read still runs is skipped like a late one.
 
 #ifndef PERFHIVE_AGENT_SAMPLER_H_
 #define PERFHIVE_AGENT_SAMPLER_H_
@@ -32,12 +37,12 @@ class Sampler {
  public:
   Sampler(asio::io_context& io, SnapshotSource& source, Shipper& shipper, Outbox& outbox,
           Logger& log, std::string instance_id, const std::vector<QuerySchedule>& queries,
-          std::chrono::milliseconds interval);
+          std::chrono::milliseconds interval, asio::thread_pool* workers = nullptr);
   Sampler(const Sampler&) = delete;
   Sampler& operator=(const Sampler&) = delete;
 
-  // Reads the title database now; the first snapshot of every query is taken as soon as the
-  // io_context runs, then each on its schedule.
+  // Without workers, reads the title database now (so the first Hello names it); the first
+  // snapshot of every query is taken as soon as the io_context runs, then each on its schedule.
   void Start();
   void Stop();
   // Called once when the source has nothing more to give (a replay ran out of files).
@@ -55,12 +60,30 @@ class Sampler {
     asio::steady_timer::time_point due;
   };
 
-  void Tick(Schedule& schedule);
-  void Arm(Schedule& schedule);
-  // Reads the title database if it changed; false when no database is known at all.
-  bool RefreshTitles();
-  bool Resolve(Schedule& schedule);
+  // What one tick read from the source; made where the read runs, used on the io thread.
+  struct Reading {
+    std::shared_ptr<const TitleBytes> new_titles;     // the database changed (or was first read)
+    Status titles_error;                              // reading the database failed
+    std::string query;                                // what TakeSnapshot was given
+    Status resolve_error;                             // object names not in the database
+    std::optional<Result<std::vector<uint8_t>>> raw;  // unset: no snapshot was asked for
+    std::vector<std::string> warnings;
+  };
 
+  // Runs where the pool runs it: touches only the source and what it is given.
+  static Reading Read(SnapshotSource& source, std::shared_ptr<const TitleBytes> titles,
+                      const QuerySchedule& query, std::string resolved);
+  void Tick(Schedule& schedule);
+  void Finish(Schedule& schedule, Reading reading);
+  // The next slot after now: slots that already passed are skipped, not taken late.
+  void Reschedule(Schedule& schedule);
+  void Arm(Schedule& schedule);
+  void AdoptTitles(std::shared_ptr<const TitleBytes> titles);
+  void ReportFailure(const std::string& error);
+
+  asio::io_context& io_;
+  asio::thread_pool* const workers_;
+  bool reading_ = false;  // a read runs on the pool
   SnapshotSource& source_;
   Shipper& shipper_;
   // Whether the last snapshot failed, and how: health goes to the server on each change.
@@ -73,7 +96,7 @@ class Sampler {
   std::function<void()> on_exhausted_;
   bool stopped_ = false;
 
-  std::optional<TitleBytes> titles_;
+  std::shared_ptr<const TitleBytes> titles_;
   std::vector<TitleRef> title_refs_;
   uint64_t next_sequence_ = 1;
   SamplerStats stats_;

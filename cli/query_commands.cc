@@ -10,7 +10,6 @@
 #include <thread>
 
 #include "cli/stored_snapshot_commands.h"
-#include "cli/text_table.h"
 #include "perfdata/counter_path.h"
 #include "perfdata/name_pattern.h"
 #include "perfdata/time_text.h"
@@ -18,6 +17,7 @@
 #include "proto/series_conversion.h"
 #include "query/browse.h"
 #include "query/renderers.h"
+#include "query/text_table.h"
 
 namespace perfhive::cli {
 namespace {
@@ -275,7 +275,7 @@ Status RunObjects(const ServerConnection& server, const BrowseOptions& options, 
                     std::to_string(o.counters()), query::DetailLevelName(o.detail())});
   }
   out << "\\\\" << response.host() << " at " << FormatRfc3339(response.sample_unix_nanos()) << "\n";
-  PrintTable(out, rows);
+  query::PrintTable(out, rows);
   return Status();
 }
 
@@ -336,7 +336,7 @@ Status RunCounters(const ServerConnection& server, const BrowseOptions& options,
                     c.unit().empty() ? "-" : c.unit(), query::DetailLevelName(c.detail())});
   }
   out << "\\\\" << response->host() << "\\" << response->object() << "\n";
-  PrintTable(out, rows);
+  query::PrintTable(out, rows);
   return Status();
 }
 
@@ -377,7 +377,7 @@ Status RunInstances(const ServerConnection& server, const BrowseOptions& options
   }
   out << "\\\\" << response.host() << "\\" << response.object() << " at "
       << FormatRfc3339(response.sample_unix_nanos()) << "\n";
-  PrintTable(out, rows);
+  query::PrintTable(out, rows);
   return Status();
 }
 

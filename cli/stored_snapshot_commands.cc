@@ -6,10 +6,10 @@
 #include <nlohmann/json.hpp>
 #include <vector>
 
-#include "cli/text_table.h"
 #include "perfdata/time_text.h"
 #include "perfhive/v1/query.grpc.pb.h"
 #include "port/sha256.h"
+#include "query/text_table.h"
 
 namespace perfhive::cli {
 namespace {
@@ -87,7 +87,7 @@ Status RunHosts(const ServerConnection& server, const HostsOptions& options, std
                                     : "no host matches \"" + options.pattern + "\"\n");
     return Status();
   }
-  PrintTable(out, rows);
+  query::PrintTable(out, rows);
   return Status();
 }
 
@@ -134,7 +134,7 @@ Status RunSnapshots(const ServerConnection& server, const SnapshotsOptions& opti
     rows.push_back({FormatRfc3339(snapshot.sample_unix_nanos()), snapshot.query(),
                     std::to_string(snapshot.raw_size()), Hex(snapshot.sha256())});
   }
-  PrintTable(out, rows);
+  query::PrintTable(out, rows);
   return Status();
 }
 

@@ -11,7 +11,6 @@
 #include <string_view>
 #include <vector>
 
-#include "perfdata/name_pattern.h"  // a path is a set of name patterns; its users match them
 #include "perfdata/status.h"
 
 namespace perfhive {

@@ -93,6 +93,13 @@ std::string FormatRfc3339(int64_t unix_nanos, int fraction_digits) {
   return result + "Z";
 }
 
+std::string FormatSystemTime(const SystemTime& time) {
+  char text[64];
+  std::snprintf(text, sizeof text, "%04u-%02u-%02uT%02u:%02u:%02u.%03uZ", time.year, time.month,
+                time.day, time.hour, time.minute, time.second, time.milliseconds);
+  return text;
+}
+
 Result<int64_t> ParseRfc3339(std::string_view text) {
   size_t at = 0;
   int64_t year, month, day, hour, minute, second;

@@ -8,6 +8,7 @@
 #include <string>
 #include <string_view>
 
+#include "perfdata/snapshot_reader.h"
 #include "perfdata/status.h"
 
 namespace perfhive {
@@ -15,6 +16,10 @@ namespace perfhive {
 // Unix nanoseconds as RFC 3339 UTC. With `fraction_digits` -1, milliseconds are written when not
 // zero and nanoseconds when finer; 0 to 9 writes exactly that many digits (truncated).
 std::string FormatRfc3339(int64_t unix_nanos, int fraction_digits = -1);
+
+// A data block's SYSTEMTIME as written, always with milliseconds: "2026-11-22T10:00:01.250Z".
+// Not checked: a malformed one is shown as it is.
+std::string FormatSystemTime(const SystemTime& time);
 
 // "2026-11-22T10:00:01Z", "2026-11-22T10:00:01.250Z", "2026-11-22T11:00:01+01:00",
 // "2026-11-22 10:00:01Z" (a space for the T). Errors point at what is wrong.

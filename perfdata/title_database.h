@@ -4,8 +4,8 @@
 // carries it; callers narrow by scope (the counters an object actually defines).
 //
 // The forms it arrives in have their own files: title_list.h (the registry's MULTI_SZ lists,
-// included here because EncodeNames/EncodeHelps write that format and ParseTitleList reads it
-// back), lodctr_dump.h (`lodctr /S`), title_database_file.h (either, told apart by content).
+// which EncodeNames/EncodeHelps write), lodctr_dump.h (`lodctr /S`), title_database_file.h
+// (either, told apart by content).
 
 #ifndef PERFHIVE_PERFDATA_TITLE_DATABASE_H_
 #define PERFHIVE_PERFDATA_TITLE_DATABASE_H_
@@ -20,7 +20,6 @@
 #include <vector>
 
 #include "perfdata/case_folding.h"
-#include "perfdata/title_list.h"
 
 namespace perfhive {
 

@@ -1,6 +1,7 @@
-// Env: the agent's one seam to the operating system for clocks and the files its spool keeps,
-// after LevelDB's Env. Portable code (the sampler, spool and shipper) calls only this, so it
-// builds unchanged for Windows and tests can point it at a temporary directory.
+// Env: the one seam to the operating system for clocks, sleeps and the files the agent's spool
+// keeps, after LevelDB's Env. Portable code (the sampler, spool and shipper, the Windows registry
+// sources) calls only this, so it builds unchanged for Windows and tests can fake the clock or
+// point it at a temporary directory.
 
 #ifndef PERFHIVE_PORT_ENV_H_
 #define PERFHIVE_PORT_ENV_H_

@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "perfdata/counter_path.h"
+#include "perfdata/name_pattern.h"
 #include "perfdata/snapshot_reader.h"
 #include "proto/series_conversion.h"
 #include "query/browse.h"

@@ -5,6 +5,8 @@
 #include <span>
 #include <utility>
 
+#include "perfdata/title_list.h"
+
 namespace perfhive {
 namespace {
 

@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "perfdata/counter_path.h"
+#include "perfdata/name_pattern.h"
 
 namespace perfhive {
 namespace {

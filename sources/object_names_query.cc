@@ -4,6 +4,7 @@
 #include <set>
 
 #include "perfdata/title_database.h"
+#include "perfdata/title_list.h"
 
 namespace perfhive {
 

@@ -41,6 +41,15 @@ Result<bool> SqliteStatement::Step() {
   return error;
 }
 
+Status SqliteStatement::ForEachRow(const std::function<void(const SqliteStatement&)>& visit) {
+  for (;;) {
+    Result<bool> row = Step();
+    if (!row.ok()) return row.status();
+    if (!*row) return Status();
+    visit(*this);
+  }
+}
+
 Status SqliteStatement::Run() {
   Result<bool> row = Step();
   if (!row.ok()) return row.status();

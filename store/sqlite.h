@@ -6,6 +6,7 @@
 #define PERFHIVE_STORE_SQLITE_H_
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <span>
@@ -38,6 +39,8 @@ class SqliteStatement {
 
   // True when a row is ready, false when the statement is done (and was reset).
   Result<bool> Step();
+  // Calls `visit` on every row until the statement is done (and was reset).
+  Status ForEachRow(const std::function<void(const SqliteStatement&)>& visit);
   // Runs a statement that returns no rows.
   Status Run();
   // Forgets the current row and the bindings.

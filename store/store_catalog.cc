@@ -91,12 +91,9 @@ Result<std::vector<HostRecord>> Store::ListHosts() {
   Result<SqliteStatement*> select = reader_->Prepare(sql.c_str());
   if (!select.ok()) return select.status();
   std::vector<HostRecord> hosts;
-  for (;;) {
-    Result<bool> row = (*select)->Step();
-    if (!row.ok()) return row.status();
-    if (!*row) break;
-    hosts.push_back(HostFromRow(**select));
-  }
+  Status read =
+      (*select)->ForEachRow([&](const SqliteStatement& row) { hosts.push_back(HostFromRow(row)); });
+  if (!read.ok()) return read;
   return hosts;
 }
 

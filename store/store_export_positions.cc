@@ -34,12 +34,10 @@ Result<std::vector<ExportPosition>> Store::ExportPositions(const std::string& re
   if (!select.ok()) return select.status();
   (*select)->Bind(1, receiver);
   std::vector<ExportPosition> positions;
-  for (;;) {
-    Result<bool> row = (*select)->Step();
-    if (!row.ok()) return row.status();
-    if (!*row) break;
-    positions.push_back({(*select)->Text(0), (*select)->Int(1)});
-  }
+  Status read = (*select)->ForEachRow([&](const SqliteStatement& row) {
+    positions.push_back({row.Text(0), row.Int(1)});
+  });
+  if (!read.ok()) return read;
   return positions;
 }
 

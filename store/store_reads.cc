@@ -88,12 +88,9 @@ Result<std::vector<SnapshotInfo>> Store::ListSnapshots(const std::string& host, 
     (*select)->BindNull(4);
   }
   std::vector<SnapshotInfo> snapshots;
-  for (;;) {
-    Result<bool> row = (*select)->Step();
-    if (!row.ok()) return row.status();
-    if (!*row) break;
-    snapshots.push_back(SnapshotFromRow(**select));
-  }
+  Status read = (*select)->ForEachRow(
+      [&](const SqliteStatement& row) { snapshots.push_back(SnapshotFromRow(row)); });
+  if (!read.ok()) return read;
   return snapshots;
 }
 

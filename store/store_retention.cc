@@ -25,16 +25,14 @@ Status DeleteSelected(SqliteDb& db, const char* select_sql, int64_t value,
   (*select)->Bind(1, value);
   std::vector<int64_t> ids;
   std::map<int64_t, Removed> by_host;
-  for (;;) {
-    Result<bool> row = (*select)->Step();
-    if (!row.ok()) return row.status();
-    if (!*row) break;
-    ids.push_back((*select)->Int(0));
-    Removed& removed = by_host[(*select)->Int(1)];
+  Status read = (*select)->ForEachRow([&](const SqliteStatement& row) {
+    ids.push_back(row.Int(0));
+    Removed& removed = by_host[row.Int(1)];
     ++removed.snapshots;
-    removed.raw_bytes += (*select)->Int(2);
-    removed.stored_bytes += (*select)->Int(3);
-  }
+    removed.raw_bytes += row.Int(2);
+    removed.stored_bytes += row.Int(3);
+  });
+  if (!read.ok()) return read;
   Result<SqliteStatement*> delete_snapshot = db.Prepare("DELETE FROM snapshots WHERE id = ?1");
   if (!delete_snapshot.ok()) return delete_snapshot.status();
   Result<SqliteStatement*> delete_frame = db.Prepare("DELETE FROM frames WHERE id = ?1");

@@ -2,13 +2,13 @@
 
 #include <algorithm>
 #include <span>
-#include <thread>
 #include <utility>
 
 #include "perfdata/byte_order.h"
 #include "perfdata/snapshot_reader.h"
 #include "perfdata/text_encoding.h"
 #include "perfdata/title_database.h"
+#include "perfdata/title_list.h"
 #include "sources/hkpd/windows_error.h"
 
 namespace perfhive {
@@ -24,20 +24,18 @@ std::string Quote(std::string_view text) { return "\"" + std::string(text) + "\"
 
 }  // namespace
 
-HkpdReader::HkpdReader(RegistryApi& api, RegistryKey performance_data,
+HkpdReader::HkpdReader(RegistryApi& api, Env& env, RegistryKey performance_data,
                        std::optional<RegistryKey> local_machine, std::string machine,
                        HkpdReaderOptions options)
     : api_(api),
+      env_(env),
       performance_data_(performance_data),
       local_machine_(local_machine),
       machine_(std::move(machine)),
       options_(std::move(options)),
       snapshot_buffer_bytes_(std::clamp<uint32_t>(
           options_.initial_buffer_bytes, 1, std::max<uint32_t>(options_.max_buffer_bytes, 1))),
-      title_buffer_bytes_(snapshot_buffer_bytes_) {
-  if (!options_.sleep)
-    options_.sleep = [](std::chrono::milliseconds d) { std::this_thread::sleep_for(d); };
-}
+      title_buffer_bytes_(snapshot_buffer_bytes_) {}
 
 std::string HkpdReader::Where(std::string_view key_name) const {
   return machine_.empty() ? std::string(key_name) : machine_ + "\\" + std::string(key_name);
@@ -77,7 +75,7 @@ Result<std::vector<uint8_t>> HkpdReader::QueryValue(RegistryKey key, std::string
         return Status::Error(what + ": still busy after " + std::to_string(options_.busy_retries) +
                              " retries (" + DescribeWindowsError(rc) + ")");
       }
-      options_.sleep(options_.busy_delay);
+      env_.SleepFor(options_.busy_delay);
       continue;
     }
     if (rc != win_error::kSuccess) {

@@ -11,13 +11,13 @@
 
 #include <chrono>
 #include <cstdint>
-#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "perfdata/status.h"
+#include "port/env.h"
 #include "sources/hkpd/registry_api.h"
 #include "sources/snapshot_source.h"
 
@@ -29,9 +29,7 @@ struct HkpdReaderOptions {
   // The ceiling: a reply that needs more is an error.
   uint32_t max_buffer_bytes = 256 * 1024 * 1024;
   int busy_retries = 5;
-  std::chrono::milliseconds busy_delay{50};
-  // How to wait between busy retries; tests pass a recorder.
-  std::function<void(std::chrono::milliseconds)> sleep;
+  std::chrono::milliseconds busy_delay{50};  // the wait between busy retries, through Env
 };
 
 // Perflib's "Last Counter" and "Last Help": a cheap token that lodctr and unlodctr move when
@@ -46,8 +44,8 @@ class HkpdReader {
  public:
   // `machine` is "" for this host and "\\name" for a remote one; it prefixes every message.
   // Without `local_machine` the title database comes from the performance key alone and
-  // there is no TitleVersion.
-  HkpdReader(RegistryApi& api, RegistryKey performance_data,
+  // there is no TitleVersion. `env` waits between busy retries (tests pass a fake).
+  HkpdReader(RegistryApi& api, Env& env, RegistryKey performance_data,
              std::optional<RegistryKey> local_machine, std::string machine,
              HkpdReaderOptions options = {});
 
@@ -86,6 +84,7 @@ class HkpdReader {
   std::string Where(std::string_view key_name) const;
 
   RegistryApi& api_;
+  Env& env_;
   RegistryKey performance_data_;
   std::optional<RegistryKey> local_machine_;
   std::string machine_;

@@ -18,11 +18,11 @@ bool MeansConnectionLost(long code) {
 
 }  // namespace
 
-LocalHkpdSource::LocalHkpdSource(RegistryApi& api, HkpdSourceOptions options)
+LocalHkpdSource::LocalHkpdSource(RegistryApi& api, Env& env, HkpdSourceOptions options)
     : api_(api),
-      reader_(api, api.Predefined(PredefinedKey::kPerformanceData),
+      reader_(api, env, api.Predefined(PredefinedKey::kPerformanceData),
               api.Predefined(PredefinedKey::kLocalMachine), "", options.reader),
-      watcher_(options.title_recheck, options.now) {}
+      watcher_(env, options.title_recheck) {}
 
 LocalHkpdSource::~LocalHkpdSource() {
   api_.CloseKey(api_.Predefined(PredefinedKey::kPerformanceData));
@@ -40,17 +40,19 @@ Result<std::optional<TitleBytes>> LocalHkpdSource::ReadTitlesIfChanged() {
 
 Result<HostIdentity> LocalHkpdSource::Identity() { return reader_.ReadIdentity(); }
 
-RemoteHkpdSource::RemoteHkpdSource(RegistryApi& api, std::string machine, HkpdSourceOptions options)
+RemoteHkpdSource::RemoteHkpdSource(RegistryApi& api, Env& env, std::string machine,
+                                   HkpdSourceOptions options)
     : api_(api),
+      env_(env),
       machine_(machine.starts_with("\\\\") ? std::move(machine) : "\\\\" + machine),
       options_(std::move(options)),
-      watcher_(options_.title_recheck, options_.now) {}
+      watcher_(env, options_.title_recheck) {}
 
 RemoteHkpdSource::~RemoteHkpdSource() { Disconnect(); }
 
 Status RemoteHkpdSource::EnsureConnected() {
   if (reader_) return Status();
-  std::chrono::steady_clock::time_point now = options_.now();
+  std::chrono::steady_clock::time_point now = env_.SteadyNow();
   if (now < next_attempt_) {
     auto wait = std::chrono::duration_cast<std::chrono::milliseconds>(next_attempt_ - now);
     return Status::Error(machine_ + ": not connected (" + last_error_ + "); next attempt in " +
@@ -71,7 +73,7 @@ Status RemoteHkpdSource::EnsureConnected() {
       win_error::kSuccess) {
     local_machine_ = local_machine;
   }
-  reader_.emplace(api_, performance_data_, local_machine_, machine_, options_.reader);
+  reader_.emplace(api_, env_, performance_data_, local_machine_, machine_, options_.reader);
   return Status();
 }
 
@@ -89,7 +91,7 @@ void RemoteHkpdSource::Disconnect() {
 void RemoteHkpdSource::StartBackoff(long error_code) {
   backoff_ =
       backoff_.count() == 0 ? options_.first_backoff : std::min(backoff_ * 2, options_.max_backoff);
-  next_attempt_ = options_.now() + backoff_;
+  next_attempt_ = env_.SteadyNow() + backoff_;
   last_error_ = "last error " + DescribeWindowsError(error_code);
 }
 

@@ -6,11 +6,11 @@
 #define PERFHIVE_SOURCES_HKPD_HKPD_SOURCE_H_
 
 #include <chrono>
-#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
 
+#include "port/env.h"
 #include "sources/hkpd/hkpd_reader.h"
 #include "sources/hkpd/registry_api.h"
 #include "sources/hkpd/title_watcher.h"
@@ -25,14 +25,14 @@ struct HkpdSourceOptions {
   // Remote hosts: the wait after a failure before connecting again, doubling up to the most.
   std::chrono::milliseconds first_backoff{1000};
   std::chrono::milliseconds max_backoff{std::chrono::minutes(5)};
-  TitleWatcher::Clock now = std::chrono::steady_clock::now;
 };
 
 // This host. Keeps HKEY_PERFORMANCE_DATA open between samples (opening it loads the provider
 // DLLs) and closes it when destroyed, as Windows expects of a performance data consumer.
 class LocalHkpdSource : public SnapshotSource {
  public:
-  explicit LocalHkpdSource(RegistryApi& api, HkpdSourceOptions options = {});
+  // `env` is the clock and the sleeps (tests pass a fake).
+  LocalHkpdSource(RegistryApi& api, Env& env, HkpdSourceOptions options = {});
   LocalHkpdSource(const LocalHkpdSource&) = delete;
   LocalHkpdSource& operator=(const LocalHkpdSource&) = delete;
   ~LocalHkpdSource() override;
@@ -58,8 +58,8 @@ class LocalHkpdSource : public SnapshotSource {
 // Sources of different hosts may be used from different threads at the same time.
 class RemoteHkpdSource : public SnapshotSource {
  public:
-  // `machine` as "name" or "\\name".
-  RemoteHkpdSource(RegistryApi& api, std::string machine, HkpdSourceOptions options = {});
+  // `machine` as "name" or "\\name"; `env` is the clock and the sleeps (tests pass a fake).
+  RemoteHkpdSource(RegistryApi& api, Env& env, std::string machine, HkpdSourceOptions options = {});
   RemoteHkpdSource(const RemoteHkpdSource&) = delete;
   RemoteHkpdSource& operator=(const RemoteHkpdSource&) = delete;
   ~RemoteHkpdSource() override;
@@ -84,6 +84,7 @@ class RemoteHkpdSource : public SnapshotSource {
   Result<T> Checked(Result<T> result);
 
   RegistryApi& api_;
+  Env& env_;
   std::string machine_;
   HkpdSourceOptions options_;
   TitleWatcher watcher_;

@@ -4,12 +4,12 @@
 
 namespace perfhive {
 
-TitleWatcher::TitleWatcher(std::chrono::steady_clock::duration recheck, Clock now)
-    : recheck_(recheck), now_(std::move(now)) {}
+TitleWatcher::TitleWatcher(Env& env, std::chrono::steady_clock::duration recheck)
+    : env_(env), recheck_(recheck) {}
 
 Result<std::optional<TitleBytes>> TitleWatcher::ReadIfChanged(HkpdReader& reader) {
   TitleVersion version = reader.ReadTitleVersion();
-  std::chrono::steady_clock::time_point now = now_();
+  std::chrono::steady_clock::time_point now = env_.SteadyNow();
   if (digest_ && version_ == version && now - last_read_ < recheck_) {
     return std::optional<TitleBytes>();
   }

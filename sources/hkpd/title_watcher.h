@@ -10,10 +10,10 @@
 
 #include <chrono>
 #include <cstdint>
-#include <functional>
 #include <optional>
 
 #include "perfdata/status.h"
+#include "port/env.h"
 #include "sources/hkpd/hkpd_reader.h"
 #include "sources/snapshot_source.h"
 
@@ -21,17 +21,16 @@ namespace perfhive {
 
 class TitleWatcher {
  public:
-  using Clock = std::function<std::chrono::steady_clock::time_point()>;
-
-  TitleWatcher(std::chrono::steady_clock::duration recheck, Clock now);
+  // `env`'s steady clock times the recheck.
+  TitleWatcher(Env& env, std::chrono::steady_clock::duration recheck);
 
   // The titles if they differ from the ones last returned (or none were), std::nullopt if
   // they are unchanged.
   Result<std::optional<TitleBytes>> ReadIfChanged(HkpdReader& reader);
 
  private:
+  Env& env_;
   std::chrono::steady_clock::duration recheck_;
-  Clock now_;
   std::optional<TitleVersion> version_;  // the token when the lists were last read
   std::chrono::steady_clock::time_point last_read_{};
   std::optional<uint64_t> digest_;  // of the lists last returned

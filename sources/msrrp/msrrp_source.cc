@@ -2,6 +2,7 @@
 
 #include <utility>
 
+#include "port/env.h"
 #include "sources/msrrp/smb_pipe_transport.h"
 #include "sources/msrrp/winreg_calls.h"
 
@@ -31,7 +32,7 @@ MsrrpSource::MsrrpSource(const RemoteTarget& target, SmbCredentials credentials,
     : api_(options.open ? std::move(options.open)
                         : SmbOpener(std::move(credentials), options.call_timeout),
            options.rpc),
-      remote_(api_, target.Name(), std::move(options.hkpd)) {}
+      remote_(api_, Env::Default(), target.Name(), std::move(options.hkpd)) {}
 
 template <typename T>
 Result<T> MsrrpSource::Explained(Result<T> result) {
@@ -59,7 +60,8 @@ Result<std::optional<TitleBytes>> MsrrpSource::ReadTitlesIfChanged() {
 Result<HostIdentity> MsrrpSource::Identity() { return Explained(remote_.Identity()); }
 
 Result<std::unique_ptr<SnapshotSource>> OpenMsrrpSource(std::string_view target,
-                                                        const std::string& credentials_file) {
+                                                        const std::string& credentials_file,
+                                                        MsrrpSourceOptions options) {
   Result<RemoteTarget> parsed = ParseRemoteTarget(target);
   if (!parsed.ok()) return parsed.status();
   Result<SmbCredentials> credentials = credentials_file.empty()
@@ -67,7 +69,7 @@ Result<std::unique_ptr<SnapshotSource>> OpenMsrrpSource(std::string_view target,
                                            : ReadCredentialsFile(credentials_file);
   if (!credentials.ok()) return credentials.status();
   return std::unique_ptr<SnapshotSource>(
-      std::make_unique<MsrrpSource>(*parsed, std::move(credentials).value()));
+      std::make_unique<MsrrpSource>(*parsed, std::move(credentials).value(), std::move(options)));
 }
 
 }  // namespace perfhive

@@ -64,7 +64,8 @@ class MsrrpSource : public SnapshotSource {
 // The agent's offline mode: `target` as `\\HOST[:PORT]`, credentials from `credentials_file`
 // or, when it is empty, from the environment (CredentialsFromEnvironment).
 Result<std::unique_ptr<SnapshotSource>> OpenMsrrpSource(std::string_view target,
-                                                        const std::string& credentials_file);
+                                                        const std::string& credentials_file,
+                                                        MsrrpSourceOptions options = {});
 
 }  // namespace perfhive
 

@@ -84,5 +84,62 @@ TEST(AgentConfigTest, QueryFlagsNameQueriesObjectsAndSchedules) {
   EXPECT_FALSE(ParseQueryFlag(",@1s").ok());
 }
 
+TEST(AgentConfigTest, TargetsListHostsWithCredentialsAndIntervals) {
+  AgentConfig config;
+  Status status = LoadConfigText(R"(
+server = "collector:7443"
+max_concurrent_polls = 4
+
+[[target]]
+address = '\\web01'
+credentials = "/etc/perfhive/web01.auth"
+interval = "30s"
+
+[[target]]
+address = '\\10.0.0.7:4455'
+host_name = "DB01"
+call_timeout = "2s"
+)",
+                                 "agent.toml", config);
+  ASSERT_TRUE(status.ok()) << status.message();
+  EXPECT_EQ(config.max_concurrent_polls, 4);
+  ASSERT_EQ(config.targets.size(), 2u);
+  EXPECT_EQ(config.targets[0].address, "\\\\web01");
+  EXPECT_EQ(config.targets[0].Name(), "web01");
+  EXPECT_EQ(config.targets[0].credentials_file, "/etc/perfhive/web01.auth");
+  EXPECT_EQ(config.targets[0].interval, milliseconds(30000));
+  EXPECT_FALSE(config.targets[0].call_timeout.has_value());
+  EXPECT_EQ(config.targets[1].Name(), "DB01");
+  EXPECT_EQ(config.targets[1].credentials_file, "");
+  EXPECT_EQ(config.targets[1].call_timeout, milliseconds(2000));
+
+  Status missing = LoadConfigText("[[target]]\nhost_name = \"x\"\n", "agent.toml", config);
+  EXPECT_EQ(missing.message(),
+            "agent.toml:1: a [[target]] needs address = '\\\\HOST' or '\\\\HOST:PORT'");
+  Status typo =
+      LoadConfigText("[[target]]\naddress = 'h'\npassword = \"s\"\n", "agent.toml", config);
+  EXPECT_NE(typo.message().find("agent.toml:3: unknown key \"password\" in [[target]]"),
+            std::string::npos)
+      << typo.message();
+  // The secret's value is not repeated in the message.
+  EXPECT_EQ(typo.message().find("\"s\""), std::string::npos);
+  EXPECT_FALSE(LoadConfigText("max_concurrent_polls = 0\n", "agent.toml", config).ok());
+}
+
+TEST(AgentConfigTest, TargetFlagsNameTheHostAfterAnEqualsSign) {
+  Result<RemoteHostConfig> plain = ParseTargetFlag("\\\\winhost");
+  ASSERT_TRUE(plain.ok());
+  EXPECT_EQ(plain->address, "\\\\winhost");
+  EXPECT_EQ(plain->Name(), "winhost");
+  Result<RemoteHostConfig> named = ParseTargetFlag("\\\\127.0.0.1:4455=WEB01");
+  ASSERT_TRUE(named.ok());
+  EXPECT_EQ(named->address, "\\\\127.0.0.1:4455");
+  EXPECT_EQ(named->Name(), "WEB01");
+  EXPECT_EQ(ParseTargetFlag("\\\\127.0.0.1:4455")->Name(), "127.0.0.1");
+  EXPECT_FALSE(ParseTargetFlag("=WEB01").ok());
+  EXPECT_FALSE(ParseTargetFlag("\\\\h=..").ok());
+  EXPECT_FALSE(ParseTargetFlag("\\\\h=a/b").ok());
+}
+
 }  // namespace
 }  // namespace perfhive

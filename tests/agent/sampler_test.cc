@@ -1,11 +1,13 @@
 // The sampler on real Asio timers with a source the test controls: a slow snapshot makes the
 // ticks it overran count as skipped and the next ones keep their slots (never bunched); object
-// names are resolved through the source's title database.
+// names are resolved through the source's title database. With a worker pool, a host whose
+// reads hang keeps neither the io thread nor another host from their schedules.
 
 #include "agent/sampler.h"
 
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <sstream>
 #include <thread>
 
@@ -123,6 +125,65 @@ TEST_F(SamplerTest, ObjectNamesAreAskedForByTheirIndexesInTheHostsTitles) {
   ASSERT_GE(source.queries_.size(), 2u);
   EXPECT_EQ(source.queries_[0], "238");
   EXPECT_EQ(source.queries_[1], "238");
+}
+
+// Reads on a worker thread; each snapshot takes `delay`, until `Release`.
+class BlockingSource : public ScriptedSource {
+ public:
+  explicit BlockingSource(milliseconds delay) : ScriptedSource(milliseconds(0)), delay_(delay) {}
+  Result<std::vector<uint8_t>> TakeSnapshot(std::string_view) override {
+    std::this_thread::sleep_for(delay_);
+    ++taken_;
+    return std::vector<uint8_t>{4, 5, 6};
+  }
+  std::atomic<int> taken_{0};
+
+ private:
+  milliseconds delay_;
+};
+
+TEST_F(SamplerTest, AHostThatHangsDelaysNoOtherHost) {
+  asio::thread_pool workers(2);
+  BlockingSource hung(milliseconds(600));
+  BlockingSource quick(milliseconds(0));
+  QuerySchedule global;
+  global.name = "Global";
+  Sampler hung_sampler(io_, hung, *shipper_, *outbox_, log_, "hung", {global}, milliseconds(20),
+                       &workers);
+  Sampler quick_sampler(io_, quick, *shipper_, *outbox_, log_, "quick", {global}, milliseconds(20),
+                        &workers);
+  auto started = std::chrono::steady_clock::now();
+  std::chrono::steady_clock::duration quick_done{};
+  asio::steady_timer check(io_);
+  std::function<void()> poll = [&] {
+    check.expires_after(milliseconds(5));
+    check.async_wait([&](const std::error_code&) {
+      if (quick_sampler.stats().taken >= 10 &&
+          quick_done == std::chrono::steady_clock::duration{}) {
+        quick_done = std::chrono::steady_clock::now() - started;
+      }
+      if (hung_sampler.stats().taken >= 1) {
+        hung_sampler.Stop();
+        quick_sampler.Stop();
+        return;
+      }
+      poll();
+    });
+  };
+  hung_sampler.Start();
+  quick_sampler.Start();
+  poll();
+  io_.run();
+  workers.join();
+
+  // Ten 20 ms slots of the quick host passed while the hung host's first read was still running.
+  EXPECT_GT(quick_done, std::chrono::steady_clock::duration{});
+  EXPECT_LT(quick_done, milliseconds(600));
+  EXPECT_EQ(hung.taken_, 1);
+  // The hung host's slots during its read were skipped, not queued behind it.
+  EXPECT_GE(hung_sampler.stats().missed_ticks, 20u);
+  EXPECT_EQ(hung_sampler.stats().taken, 1u);
+  EXPECT_GE(quick_sampler.stats().taken, 10u);
 }
 
 }  // namespace

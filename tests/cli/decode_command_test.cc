@@ -283,6 +283,33 @@ TEST_F(DecodeRealDataTest, ValuesAreRealQuantitiesAndDefaultScaleIsMetadata) {
   EXPECT_NEAR(counter["value"].get<double>(), 330.86468, 1e-5);
 }
 
+TEST_F(DecodeRealDataTest, TableRowHasTheScaledValueOfARealCounter) {
+  DecodeOptions options =
+      Options(File("kinex01-0.perf"), File("kinex01.counters"), DecodeOptions::Format::kTable);
+  options.next_path = File("kinex01-1.perf");
+  options.paths = {"\\Processor(_Total)\\Interrupts/sec"};
+  options.scale_factor = 1;
+  ASSERT_EQ(Run(options), 0) << err_.str();
+  // 330.86468 interrupts per second (above) × 10^1, raw 917,563,074 of the newer sample.
+  EXPECT_THAT(out_.str(),
+              HasSubstr("\n  _Total    Interrupts/sec  148    PERF_COUNTER_COUNTER  4     "
+                        "917563074  3308.647  PDH_CSTATUS_VALID_DATA\n"));
+}
+
+TEST_F(DecodeRealDataTest, WithoutTitlesPathsSelectAndNameByIndex) {
+  DecodeOptions options =
+      Options(File("kinex01-0.perf"), std::nullopt, DecodeOptions::Format::kJson);
+  options.paths = {"\\238(0)\\6"};
+  ASSERT_EQ(Run(options), 0) << err_.str();
+  nlohmann::json doc = nlohmann::json::parse(out_.str());
+  ASSERT_EQ(doc["objects"].size(), 1u);
+  const nlohmann::json& counter = doc["objects"][0]["instances"][0]["counters"][0];
+  EXPECT_EQ(counter["path"], "\\\\KINEX01\\238(0)\\6");
+  EXPECT_TRUE(counter["name"].is_null());
+  EXPECT_EQ(counter["raw"], 23962782656250u);  // the older sample's, realdata_test.cc
+  EXPECT_FALSE(counter.contains("value"));
+}
+
 TEST_F(DecodeRealDataTest, Wrxxcrpisax01InFileOrderIsRefusedWithTheReason) {
   DecodeOptions options = Options(File("wrxxcrpisax01-0.perf"), File("wrxxcrpisax01.counters"),
                                   DecodeOptions::Format::kTable);

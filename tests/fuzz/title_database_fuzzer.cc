@@ -10,6 +10,7 @@
 #include "perfdata/lodctr_dump.h"
 #include "perfdata/title_database.h"
 #include "perfdata/title_database_file.h"
+#include "perfdata/title_list.h"
 
 namespace {
 

@@ -16,6 +16,7 @@
 
 #include "perfdata/lodctr_dump.h"
 #include "perfdata/title_database_file.h"
+#include "perfdata/title_list.h"
 #include "tests/support/shared_fixtures.h"
 
 namespace perfhive {

@@ -8,9 +8,11 @@
 #include <gtest/gtest.h>
 
 #include "perfdata/byte_order.h"
+#include "perfdata/title_list.h"
 #include "perfdata/winperf.h"
 #include "tests/sources/fake_registry.h"
 #include "tests/sources/hkpd_test_util.h"
+#include "tests/support/fake_clock_env.h"
 #include "tests/support/shared_fixtures.h"
 
 namespace perfhive {
@@ -25,16 +27,18 @@ using testing::NameList;
 using testing::SnapshotOfAbout;
 using testing::TestReaderOptions;
 
-HkpdReader LocalReader(FakeRegistry& registry, HkpdReaderOptions options = TestReaderOptions()) {
-  return HkpdReader(registry, FakeRegistry::kPerformanceData, FakeRegistry::kLocalMachine, "",
+HkpdReader LocalReader(FakeRegistry& registry, Env& env,
+                       HkpdReaderOptions options = TestReaderOptions()) {
+  return HkpdReader(registry, env, FakeRegistry::kPerformanceData, FakeRegistry::kLocalMachine, "",
                     std::move(options));
 }
 
 TEST(HkpdReaderTest, GrowsGeometricallyWithoutTrustingTheReportedSize) {
   FakeRegistry registry;
+  testing::FakeClockEnv env;
   registry.values[{"HKPD", "Global"}] = {SnapshotOfAbout(5000)};
   registry.more_data_size = 0;  // as Wine reports it
-  HkpdReader reader = LocalReader(registry);
+  HkpdReader reader = LocalReader(registry, env);
   Result<std::vector<uint8_t>> bytes = reader.ReadSnapshot("Global");
   ASSERT_TRUE(bytes.ok()) << bytes.error();
   EXPECT_EQ(*bytes, (registry.values[{"HKPD", "Global"}].bytes));
@@ -48,9 +52,10 @@ TEST(HkpdReaderTest, GrowsGeometricallyWithoutTrustingTheReportedSize) {
 TEST(HkpdReaderTest, GrowsWhenATruncatedReplyFillsTheBuffer) {
   // Samba answers "Global" with success and a block cut to the buffer's size.
   FakeRegistry registry;
+  testing::FakeClockEnv env;
   registry.values[{"HKPD", "Global"}] = {SnapshotOfAbout(3000)};
   registry.truncated_replies = {"Global"};
-  HkpdReader reader = LocalReader(registry);
+  HkpdReader reader = LocalReader(registry, env);
   Result<std::vector<uint8_t>> bytes = reader.ReadSnapshot("Global");
   ASSERT_TRUE(bytes.ok()) << bytes.error();
   EXPECT_EQ(*bytes, (registry.values[{"HKPD", "Global"}].bytes));
@@ -59,11 +64,12 @@ TEST(HkpdReaderTest, GrowsWhenATruncatedReplyFillsTheBuffer) {
 
 TEST(HkpdReaderTest, StopsAtTheCeilingWithAClearError) {
   FakeRegistry registry;
+  testing::FakeClockEnv env;
   registry.values[{"HKPD", "Global"}] = {SnapshotOfAbout(70 * 1024)};
   registry.more_data_size = 1'000'000'000;  // a lie: never trusted
   HkpdReaderOptions options = TestReaderOptions();
   options.max_buffer_bytes = 64 * 1024;
-  HkpdReader reader = LocalReader(registry, options);
+  HkpdReader reader = LocalReader(registry, env, options);
   Result<std::vector<uint8_t>> bytes = reader.ReadSnapshot("Global");
   ASSERT_FALSE(bytes.ok());
   EXPECT_EQ(bytes.error(),
@@ -76,11 +82,12 @@ TEST(HkpdReaderTest, StopsAtTheCeilingWithAClearError) {
 TEST(HkpdReaderTest, ATruncatedReplyAtTheCeilingIsAnErrorNotASnapshot) {
   // Cut to 64 KiB, the block would still be handed on if the reader trusted a full buffer.
   FakeRegistry registry;
+  testing::FakeClockEnv env;
   registry.values[{"HKPD", "Global"}] = {SnapshotOfAbout(70 * 1024)};
   registry.truncated_replies = {"Global"};
   HkpdReaderOptions options = TestReaderOptions();
   options.max_buffer_bytes = 64 * 1024;
-  HkpdReader reader = LocalReader(registry, options);
+  HkpdReader reader = LocalReader(registry, env, options);
   Result<std::vector<uint8_t>> bytes = reader.ReadSnapshot("Global");
   ASSERT_FALSE(bytes.ok());
   EXPECT_THAT(bytes.error(), HasSubstr("needs more than 65536 bytes, the buffer ceiling"));
@@ -88,12 +95,13 @@ TEST(HkpdReaderTest, ATruncatedReplyAtTheCeilingIsAnErrorNotASnapshot) {
 
 TEST(HkpdReaderTest, RetriesBusyABoundedNumberOfTimes) {
   FakeRegistry registry;
+  testing::FakeClockEnv env;
   registry.values[{"HKPD", "230"}] = {SnapshotOfAbout(500)};
   registry.scripted_errors["230"] = {win_error::kBusy, win_error::kBusy};
-  std::vector<std::chrono::milliseconds> sleeps;
-  HkpdReader reader = LocalReader(registry, TestReaderOptions(&sleeps));
+  HkpdReader reader = LocalReader(registry, env);
   ASSERT_TRUE(reader.ReadSnapshot("230").ok());
-  EXPECT_THAT(sleeps, ElementsAre(std::chrono::milliseconds(50), std::chrono::milliseconds(50)));
+  EXPECT_THAT(env.sleeps(),
+              ElementsAre(std::chrono::milliseconds(50), std::chrono::milliseconds(50)));
 
   registry.scripted_errors["230"] = {170, 170, 170, 170, 170};
   Result<std::vector<uint8_t>> bytes = reader.ReadSnapshot("230");
@@ -107,8 +115,9 @@ TEST(HkpdReaderTest, RetriesBusyABoundedNumberOfTimes) {
 
 TEST(HkpdReaderTest, ReportsOtherErrorsWithTheirMeaning) {
   FakeRegistry registry;
+  testing::FakeClockEnv env;
   registry.scripted_errors["Global"] = {win_error::kAccessDenied};
-  HkpdReader reader(registry, FakeRegistry::kPerformanceData, std::nullopt, "\\\\winhost",
+  HkpdReader reader(registry, env, FakeRegistry::kPerformanceData, std::nullopt, "\\\\winhost",
                     TestReaderOptions());
   Result<std::vector<uint8_t>> bytes = reader.ReadSnapshot("Global");
   ASSERT_FALSE(bytes.ok());
@@ -122,10 +131,11 @@ TEST(HkpdReaderTest, ReportsOtherErrorsWithTheirMeaning) {
 
 TEST(HkpdReaderTest, RejectsAMalformedBlockBeforeHandingItOn) {
   FakeRegistry registry;
+  testing::FakeClockEnv env;
   std::vector<uint8_t> bytes = SnapshotOfAbout(500);
   StoreU32(&bytes[winperf::data_block::kHeaderLength], 4);
   registry.values[{"HKPD", "Global"}] = {bytes};
-  HkpdReader reader = LocalReader(registry);
+  HkpdReader reader = LocalReader(registry, env);
   Result<std::vector<uint8_t>> got = reader.ReadSnapshot("Global");
   ASSERT_FALSE(got.ok());
   EXPECT_THAT(got.error(), HasSubstr("\"Global\" returned a malformed block: data block at byte "
@@ -135,12 +145,13 @@ TEST(HkpdReaderTest, RejectsAMalformedBlockBeforeHandingItOn) {
 
 TEST(HkpdReaderTest, AcceptsSambasBlockWhoseTotalLengthLeavesOutTheHeader) {
   FakeRegistry registry;
+  testing::FakeClockEnv env;
   std::vector<uint8_t> bytes = SnapshotOfAbout(500);
   uint32_t header = LoadU32(&bytes[winperf::data_block::kHeaderLength]);
   StoreU32(&bytes[winperf::data_block::kTotalByteLength],
            static_cast<uint32_t>(bytes.size()) - header);
   registry.values[{"HKPD", "Global"}] = {bytes};
-  HkpdReader reader = LocalReader(registry);
+  HkpdReader reader = LocalReader(registry, env);
   Result<std::vector<uint8_t>> got = reader.ReadSnapshot("Global");
   ASSERT_TRUE(got.ok()) << got.error();
   EXPECT_EQ(*got, bytes);
@@ -152,9 +163,10 @@ TEST(HkpdReaderTest, ReadsARealHostsTitleListsThroughTheGrowLoop) {
   ASSERT_TRUE(dump.ok()) << dump.error();
   const TitleDatabase& english = dump->languages.at("009");
   FakeRegistry registry;
+  testing::FakeClockEnv env;
   registry.values[{"HKPD", "Counter 009"}] = {english.EncodeNames(), kRegMultiSz};
   registry.values[{"HKPD", "Help 009"}] = {english.EncodeHelps(), kRegMultiSz};
-  HkpdReader reader = LocalReader(registry);
+  HkpdReader reader = LocalReader(registry, env);
   Result<TitleBytes> titles = reader.ReadTitles();
   ASSERT_TRUE(titles.ok()) << titles.error();
   EXPECT_EQ(titles->language, "009");
@@ -178,9 +190,10 @@ TEST(HkpdReaderTest, ReadsARealHostsTitleListsThroughTheGrowLoop) {
 TEST(HkpdReaderTest, ReadsHelpTextsAsExplainWhenHelpIsUnknown) {
   // Samba answers "Counter 009" and "Explain 009", as REG_BINARY.
   FakeRegistry registry;
+  testing::FakeClockEnv env;
   registry.values[{"HKPD", "Counter 009"}] = {NameList({{1, "1847"}, {2, "System"}})};
   registry.values[{"HKPD", "Explain 009"}] = {HelpList({{3, "The System object"}})};
-  HkpdReader reader = LocalReader(registry);
+  HkpdReader reader = LocalReader(registry, env);
   Result<TitleBytes> titles = reader.ReadTitles();
   ASSERT_TRUE(titles.ok()) << titles.error();
   EXPECT_EQ(titles->helps, HelpList({{3, "The System object"}}));
@@ -191,9 +204,10 @@ TEST(HkpdReaderTest, ReadsHelpTextsAsExplainWhenHelpIsUnknown) {
 TEST(HkpdReaderTest, ADataBlockAnsweredForATitleNameIsNotTakenForTitles) {
   // Wine answers a value name it does not know ("Explain 009") as a data query.
   FakeRegistry registry;
+  testing::FakeClockEnv env;
   registry.values[{"HKPD", "Counter 009"}] = {NameList({{2, "System"}})};
   registry.values[{"HKPD", "Explain 009"}] = {SnapshotOfAbout(500)};
-  HkpdReader reader(registry, FakeRegistry::kPerformanceData, std::nullopt, "",
+  HkpdReader reader(registry, env, FakeRegistry::kPerformanceData, std::nullopt, "",
                     TestReaderOptions());
   Result<TitleBytes> titles = reader.ReadTitles();
   ASSERT_FALSE(titles.ok());
@@ -205,9 +219,10 @@ TEST(HkpdReaderTest, ADataBlockAnsweredForATitleNameIsNotTakenForTitles) {
 
 TEST(HkpdReaderTest, AReplyThatIsNotATitleListIsRejected) {
   FakeRegistry registry;
+  testing::FakeClockEnv env;
   std::vector<uint8_t> junk = {'x', 0, 'y', 0, 0, 0, 0, 0};
   registry.values[{"HKPD", "Counter 009"}] = {junk};
-  HkpdReader reader(registry, FakeRegistry::kPerformanceData, std::nullopt, "",
+  HkpdReader reader(registry, env, FakeRegistry::kPerformanceData, std::nullopt, "",
                     TestReaderOptions());
   Result<TitleBytes> titles = reader.ReadTitles();
   ASSERT_FALSE(titles.ok());
@@ -218,10 +233,11 @@ TEST(HkpdReaderTest, AReplyThatIsNotATitleListIsRejected) {
 
 TEST(HkpdReaderTest, FallsBackToPerflib009AndClosesTheKey) {
   FakeRegistry registry;
+  testing::FakeClockEnv env;
   std::string perflib009 = std::string(kPerflib) + "\\009";
   registry.values[{perflib009, "Counter"}] = {NameList({{2, "System"}}), kRegMultiSz};
   registry.values[{perflib009, "Help"}] = {HelpList({{3, "help"}}), kRegMultiSz};
-  HkpdReader reader = LocalReader(registry);
+  HkpdReader reader = LocalReader(registry, env);
   Result<TitleBytes> titles = reader.ReadTitles();
   ASSERT_TRUE(titles.ok()) << titles.error();
   EXPECT_EQ(titles->language, "009");
@@ -236,10 +252,11 @@ TEST(HkpdReaderTest, FallsBackToPerflibCurrentLanguageOnAGermanHost) {
   ASSERT_TRUE(dump.ok()) << dump.error();
   const TitleDatabase& german = dump->languages.at("007");
   FakeRegistry registry;
+  testing::FakeClockEnv env;
   std::string current = std::string(kPerflib) + "\\CurrentLanguage";
   registry.values[{current, "Counter"}] = {german.EncodeNames(), kRegMultiSz};
   registry.values[{current, "Help"}] = {german.EncodeHelps(), kRegMultiSz};
-  HkpdReader reader = LocalReader(registry);
+  HkpdReader reader = LocalReader(registry, env);
   Result<TitleBytes> titles = reader.ReadTitles();
   ASSERT_TRUE(titles.ok()) << titles.error();
   EXPECT_EQ(titles->language, "CurrentLanguage");
@@ -251,7 +268,8 @@ TEST(HkpdReaderTest, FallsBackToPerflibCurrentLanguageOnAGermanHost) {
 
 TEST(HkpdReaderTest, NoTitleDatabaseAnywhereNamesEveryPlaceTried) {
   FakeRegistry registry;
-  HkpdReader reader = LocalReader(registry);
+  testing::FakeClockEnv env;
+  HkpdReader reader = LocalReader(registry, env);
   Result<TitleBytes> titles = reader.ReadTitles();
   ASSERT_FALSE(titles.ok());
   EXPECT_EQ(titles.error(),
@@ -265,7 +283,8 @@ TEST(HkpdReaderTest, NoTitleDatabaseAnywhereNamesEveryPlaceTried) {
 
 TEST(HkpdReaderTest, TitleVersionReadsPerflibsDwordsAndToleratesTheirAbsence) {
   FakeRegistry registry;
-  HkpdReader reader = LocalReader(registry);
+  testing::FakeClockEnv env;
+  HkpdReader reader = LocalReader(registry, env);
   EXPECT_EQ(reader.ReadTitleVersion(), TitleVersion());
 
   registry.values[{kPerflib, "Last Counter"}] = {testing::DwordValue(10640), kRegDword};
@@ -281,7 +300,7 @@ TEST(HkpdReaderTest, TitleVersionReadsPerflibsDwordsAndToleratesTheirAbsence) {
             (TitleVersion{.last_counter = 10640, .last_help = std::nullopt}));
   EXPECT_EQ(registry.open_keys, 0);
 
-  HkpdReader without_local_machine(registry, FakeRegistry::kPerformanceData, std::nullopt, "",
+  HkpdReader without_local_machine(registry, env, FakeRegistry::kPerformanceData, std::nullopt, "",
                                    TestReaderOptions());
   EXPECT_EQ(without_local_machine.ReadTitleVersion(), TitleVersion());
 }

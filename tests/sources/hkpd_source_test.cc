@@ -11,6 +11,7 @@
 
 #include "tests/sources/fake_registry.h"
 #include "tests/sources/hkpd_test_util.h"
+#include "tests/support/fake_clock_env.h"
 
 namespace perfhive {
 namespace {
@@ -21,12 +22,11 @@ using ::testing::HasSubstr;
 using testing::NameList;
 using testing::SnapshotOfAbout;
 
-HkpdSourceOptions Options(std::chrono::steady_clock::time_point* now) {
+HkpdSourceOptions Options() {
   HkpdSourceOptions options;
   options.reader = testing::TestReaderOptions();
   options.first_backoff = std::chrono::seconds(1);
   options.max_backoff = std::chrono::seconds(4);
-  options.now = [now] { return *now; };
   return options;
 }
 
@@ -39,9 +39,9 @@ TEST(LocalHkpdSourceTest, KeepsThePerformanceKeyOpenAndClosesItOnShutdown) {
   registry.values[{"HKPD", "Global"}] = {SnapshotOfAbout(500)};
   registry.values[{"HKPD", "Counter 009"}] = {NameList({{2, "System"}}), kRegMultiSz};
   registry.values[{"HKPD", "Help 009"}] = {testing::HelpList({{3, "help"}}), kRegMultiSz};
-  std::chrono::steady_clock::time_point now{};
+  testing::FakeClockEnv env;
   {
-    LocalHkpdSource source(registry, Options(&now));
+    LocalHkpdSource source(registry, env, Options());
     for (int sample = 0; sample < 3; ++sample) {
       Result<std::vector<uint8_t>> bytes = source.TakeSnapshot("Global");
       ASSERT_TRUE(bytes.ok()) << bytes.error();
@@ -60,8 +60,8 @@ TEST(LocalHkpdSourceTest, KeepsThePerformanceKeyOpenAndClosesItOnShutdown) {
 
 TEST(RemoteHkpdSourceTest, UnreachableHostIsReportedAndRetriedWithBackoff) {
   FakeRegistry registry;
-  std::chrono::steady_clock::time_point now{};
-  RemoteHkpdSource source(registry, "nosuchhost", Options(&now));
+  testing::FakeClockEnv env;
+  RemoteHkpdSource source(registry, env, "nosuchhost", Options());
   EXPECT_EQ(source.machine(), "\\\\nosuchhost");
 
   Result<std::vector<uint8_t>> bytes = source.TakeSnapshot("Global");
@@ -70,7 +70,7 @@ TEST(RemoteHkpdSourceTest, UnreachableHostIsReportedAndRetriedWithBackoff) {
             "\\\\nosuchhost: RegConnectRegistryW(HKEY_PERFORMANCE_DATA) failed "
             "with 53 (ERROR_BAD_NETPATH: the network path was not found)");
   // Within the backoff, no new connection attempt.
-  now += std::chrono::milliseconds(500);
+  env.Advance(std::chrono::milliseconds(500));
   bytes = source.TakeSnapshot("Global");
   EXPECT_EQ(bytes.error(),
             "\\\\nosuchhost: not connected (last error 53 (ERROR_BAD_NETPATH: the "
@@ -79,9 +79,9 @@ TEST(RemoteHkpdSourceTest, UnreachableHostIsReportedAndRetriedWithBackoff) {
   // Backoff doubles: 1 s, 2 s, 4 s, then stays at the 4 s ceiling.
   std::vector<long> waits;
   for (int attempt = 0; attempt < 4; ++attempt) {
-    now += std::chrono::seconds(10);
+    env.Advance(std::chrono::seconds(10));
     ASSERT_FALSE(source.TakeSnapshot("Global").ok());
-    now += std::chrono::milliseconds(1);
+    env.Advance(std::chrono::milliseconds(1));
     std::string error = source.TakeSnapshot("Global").error();
     waits.push_back(std::stol(error.substr(error.find("next attempt in ") + 16)));
   }
@@ -90,14 +90,14 @@ TEST(RemoteHkpdSourceTest, UnreachableHostIsReportedAndRetriedWithBackoff) {
 }
 
 TEST(RemoteHkpdSourceTest, ConnectionErrorsNameTheirNumberAndMeaning) {
-  std::chrono::steady_clock::time_point now{};
+  testing::FakeClockEnv env;
   for (auto [code, text] :
        {std::pair{5L, "5 (ERROR_ACCESS_DENIED: access is denied)"},
         std::pair{1722L, "1722 (RPC_S_SERVER_UNAVAILABLE: the RPC server is unavailable)"},
         std::pair{1326L, "1326 (ERROR_LOGON_FAILURE: unknown user name or bad password)"}}) {
     FakeRegistry registry;
     registry.connect_error = code;
-    RemoteHkpdSource source(registry, "\\\\winhost", Options(&now));
+    RemoteHkpdSource source(registry, env, "\\\\winhost", Options());
     EXPECT_EQ(
         source.TakeSnapshot("Global").error(),
         std::string("\\\\winhost: RegConnectRegistryW(HKEY_PERFORMANCE_DATA) failed with ") + text);
@@ -111,10 +111,10 @@ TEST(RemoteHkpdSourceTest, ReconnectsAfterALostConnectionAndOtherHostsGoOn) {
   registry.reachable_machines = {"\\\\good", "\\\\flaky", "\\\\down"};
   registry.values[{"\\\\good:HKPD", "Global"}] = {SnapshotOfAbout(500)};
   registry.values[{"\\\\flaky:HKPD", "Global"}] = {SnapshotOfAbout(600)};
-  std::chrono::steady_clock::time_point now{};
-  RemoteHkpdSource good(registry, "\\\\good", Options(&now));
-  RemoteHkpdSource flaky(registry, "flaky", Options(&now));
-  RemoteHkpdSource unknown(registry, "unknown", Options(&now));
+  testing::FakeClockEnv env;
+  RemoteHkpdSource good(registry, env, "\\\\good", Options());
+  RemoteHkpdSource flaky(registry, env, "flaky", Options());
+  RemoteHkpdSource unknown(registry, env, "unknown", Options());
 
   ASSERT_TRUE(flaky.TakeSnapshot("Global").ok());
   registry.scripted_errors["Global"] = {win_error::kRpcServerUnavailable};
@@ -132,7 +132,7 @@ TEST(RemoteHkpdSourceTest, ReconnectsAfterALostConnectionAndOtherHostsGoOn) {
   ASSERT_TRUE(other.ok()) << other.error();
   EXPECT_EQ(*other, (registry.values[{"\\\\good:HKPD", "Global"}].bytes));
 
-  now += std::chrono::seconds(1);
+  env.Advance(std::chrono::seconds(1));
   Result<std::vector<uint8_t>> again = flaky.TakeSnapshot("Global");
   ASSERT_TRUE(again.ok()) << again.error();
   EXPECT_EQ(*again, (registry.values[{"\\\\flaky:HKPD", "Global"}].bytes));
@@ -146,8 +146,8 @@ TEST(RemoteHkpdSourceTest, AnAnswerThatIsAnErrorKeepsTheConnection) {
   registry.reachable_machines = {"\\\\samba"};
   registry.values[{"\\\\samba:HKPD", "Global"}] = {SnapshotOfAbout(500)};
   registry.values[{"\\\\samba:HKPD", "230"}] = {std::vector<uint8_t>(100, 0xEE)};
-  std::chrono::steady_clock::time_point now{};
-  RemoteHkpdSource source(registry, "samba", Options(&now));
+  testing::FakeClockEnv env;
+  RemoteHkpdSource source(registry, env, "samba", Options());
   ASSERT_TRUE(source.TakeSnapshot("Global").ok());
   EXPECT_EQ(source.TakeSnapshot("Costly").error(),
             "\\\\samba\\HKEY_PERFORMANCE_DATA \"Costly\": RegQueryValueExW failed with 2 "
@@ -165,13 +165,13 @@ TEST(RemoteHkpdSourceTest, BackoffGrowsUntilAReadSucceedsNotJustAConnection) {
   registry.reachable_machines = {"\\\\broken"};
   registry.values[{"\\\\broken:HKPD", "Global"}] = {SnapshotOfAbout(500)};
   registry.scripted_errors["Global"] = {1726, 1726, 1726};
-  std::chrono::steady_clock::time_point now{};
-  RemoteHkpdSource source(registry, "broken", Options(&now));
+  testing::FakeClockEnv env;
+  RemoteHkpdSource source(registry, env, "broken", Options());
   std::vector<std::string> errors;
   for (int sample = 0; sample < 3; ++sample) {
     ASSERT_FALSE(source.TakeSnapshot("Global").ok());
     errors.push_back(source.TakeSnapshot("Global").error());
-    now += std::chrono::seconds(10);
+    env.Advance(std::chrono::seconds(10));
   }
   EXPECT_THAT(errors[0], HasSubstr("last error 1726 (RPC_S_CALL_FAILED"));
   EXPECT_THAT(errors[0], HasSubstr("next attempt in 1000 ms"));
@@ -191,8 +191,8 @@ TEST(RemoteHkpdSourceTest, ReadsTitlesThroughTheRemotePerflibKey) {
   registry.values[{perflib + "\\009", "Counter"}] = {NameList({{2, "System"}}), kRegMultiSz};
   registry.values[{perflib + "\\009", "Help"}] = {testing::HelpList({{3, "help"}}), kRegMultiSz};
   registry.values[{perflib, "Last Counter"}] = {testing::DwordValue(2), kRegDword};
-  std::chrono::steady_clock::time_point now{};
-  RemoteHkpdSource source(registry, "winhost", Options(&now));
+  testing::FakeClockEnv env;
+  RemoteHkpdSource source(registry, env, "winhost", Options());
   Result<std::optional<TitleBytes>> titles = source.ReadTitlesIfChanged();
   ASSERT_TRUE(titles.ok()) << titles.error();
   ASSERT_TRUE(titles->has_value());
@@ -206,8 +206,8 @@ TEST(RemoteHkpdSourceTest, AHostThatRefusesHklmStillGivesTitlesFromThePerformanc
   registry.local_machine_connect_error = win_error::kAccessDenied;
   registry.values[{"\\\\winhost:HKPD", "Counter 009"}] = {NameList({{2, "System"}})};
   registry.values[{"\\\\winhost:HKPD", "Help 009"}] = {testing::HelpList({{3, "help"}})};
-  std::chrono::steady_clock::time_point now{};
-  RemoteHkpdSource source(registry, "winhost", Options(&now));
+  testing::FakeClockEnv env;
+  RemoteHkpdSource source(registry, env, "winhost", Options());
   Result<TitleBytes> titles = source.ReadTitles();
   ASSERT_TRUE(titles.ok()) << titles.error();
   EXPECT_EQ(titles->counters, NameList({{2, "System"}}));
@@ -218,11 +218,11 @@ TEST(RemoteHkpdSourceTest, ClosesItsKeysOnShutdown) {
   FakeRegistry registry;
   registry.reachable_machines = {"\\\\good"};
   registry.values[{"\\\\good:HKPD", "Global"}] = {SnapshotOfAbout(500)};
-  std::chrono::steady_clock::time_point now{};
-  { RemoteHkpdSource never_used(registry, "good", Options(&now)); }
+  testing::FakeClockEnv env;
+  { RemoteHkpdSource never_used(registry, env, "good", Options()); }
   EXPECT_TRUE(registry.calls.empty());
   {
-    RemoteHkpdSource source(registry, "good", Options(&now));
+    RemoteHkpdSource source(registry, env, "good", Options());
     ASSERT_TRUE(source.TakeSnapshot("Global").ok());
     EXPECT_EQ(registry.open_keys, 2);
   }

@@ -55,15 +55,11 @@ inline std::vector<uint8_t> DwordValue(uint32_t value) {
   return bytes;
 }
 
-inline HkpdReaderOptions TestReaderOptions(
-    std::vector<std::chrono::milliseconds>* sleeps = nullptr) {
+inline HkpdReaderOptions TestReaderOptions() {
   HkpdReaderOptions options;
   options.initial_buffer_bytes = 1024;
   options.max_buffer_bytes = 4 * 1024 * 1024;
   options.busy_retries = 3;
-  options.sleep = [sleeps](std::chrono::milliseconds d) {
-    if (sleeps) sleeps->push_back(d);
-  };
   return options;
 }
 

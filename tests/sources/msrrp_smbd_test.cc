@@ -11,6 +11,7 @@
 #include "perfdata/snapshot_reader.h"
 #include "perfdata/text_encoding.h"
 #include "perfdata/title_database.h"
+#include "perfdata/title_list.h"
 #include "sources/msrrp/msrrp_source.h"
 #include "tests/support/child_process.h"
 #include "tests/support/samba_server.h"

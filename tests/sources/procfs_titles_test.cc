@@ -13,6 +13,7 @@
 
 #include "perfdata/title_database.h"
 #include "perfdata/title_database_file.h"
+#include "perfdata/title_list.h"
 #include "sources/procfs/procfs_source.h"
 #include "tests/support/shared_fixtures.h"
 

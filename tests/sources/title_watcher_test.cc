@@ -11,6 +11,7 @@
 
 #include "tests/sources/fake_registry.h"
 #include "tests/sources/hkpd_test_util.h"
+#include "tests/support/fake_clock_env.h"
 #include "tests/support/shared_fixtures.h"
 
 namespace perfhive {
@@ -47,10 +48,11 @@ class TitleWatcherTest : public ::testing::Test {
   }
 
   FakeRegistry registry_;
-  HkpdReader reader_{registry_, FakeRegistry::kPerformanceData, FakeRegistry::kLocalMachine, "",
-                     OneCallPerList()};
-  std::chrono::steady_clock::time_point now_{};
-  TitleWatcher watcher_{std::chrono::hours(1), [this] { return now_; }};
+  testing::FakeClockEnv env_;
+  HkpdReader reader_{
+      registry_,       env_, FakeRegistry::kPerformanceData, FakeRegistry::kLocalMachine, "",
+      OneCallPerList()};
+  TitleWatcher watcher_{env_, std::chrono::hours(1)};
 };
 
 TEST_F(TitleWatcherTest, HandsTheTitlesOnOnceAndAgainAfterLodctrMovedTheToken) {
@@ -72,7 +74,7 @@ TEST_F(TitleWatcherTest, HandsTheTitlesOnOnceAndAgainAfterLodctrMovedTheToken) {
   EXPECT_EQ(ListReads(), 1);
 
   // Unchanged token: nothing handed on, and the lists are not even read.
-  now_ += std::chrono::minutes(10);
+  env_.Advance(std::chrono::minutes(10));
   Result<std::optional<TitleBytes>> same = Check();
   ASSERT_TRUE(same.ok()) << same.error();
   EXPECT_FALSE(same->has_value());
@@ -105,10 +107,10 @@ TEST_F(TitleWatcherTest, ListsChangedUnderAStandingTokenAreFoundAtTheRecheck) {
   SetToken(2, 3);
   ASSERT_TRUE(Check()->has_value());
   SetLists(NameList({{2, "Sys"}}), testing::HelpList({{3, "help"}}));
-  now_ += std::chrono::minutes(59);
+  env_.Advance(std::chrono::minutes(59));
   EXPECT_FALSE(Check()->has_value());
   EXPECT_EQ(ListReads(), 1);
-  now_ += std::chrono::minutes(1);
+  env_.Advance(std::chrono::minutes(1));
   Result<std::optional<TitleBytes>> found = Check();
   ASSERT_TRUE(found.ok()) << found.error();
   ASSERT_TRUE(found->has_value());
@@ -120,9 +122,9 @@ TEST_F(TitleWatcherTest, AHostWithoutTheTokenIsRereadOnlyAtTheRecheck) {
   SetLists(NameList({{2, "System"}}), testing::HelpList({{3, "help"}}));
   ASSERT_TRUE(Check()->has_value());
   SetLists(NameList({{2, "System"}, {4, "Memory"}}), testing::HelpList({{3, "help"}}));
-  now_ += std::chrono::minutes(30);
+  env_.Advance(std::chrono::minutes(30));
   EXPECT_FALSE(Check()->has_value());
-  now_ += std::chrono::minutes(30);
+  env_.Advance(std::chrono::minutes(30));
   Result<std::optional<TitleBytes>> found = Check();
   ASSERT_TRUE(found.ok()) << found.error();
   ASSERT_TRUE(found->has_value());

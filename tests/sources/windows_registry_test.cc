@@ -13,6 +13,8 @@
 #include "perfdata/snapshot_reader.h"
 #include "perfdata/text_encoding.h"
 #include "perfdata/title_database.h"
+#include "perfdata/title_list.h"
+#include "port/env.h"
 #include "sources/hkpd/hkpd_reader.h"
 #include "sources/hkpd/hkpd_source.h"
 #include "sources/hkpd/windows/win32_registry_api.h"
@@ -45,8 +47,8 @@ TEST(WindowsRegistryTest, QueriesReturnValidBlocksThroughTheGrowLoop) {
   RecordingRegistry api;
   HkpdReaderOptions options;
   options.initial_buffer_bytes = 16;  // smaller than any PERF_DATA_BLOCK: the loop must grow
-  HkpdReader reader(api, api.Predefined(PredefinedKey::kPerformanceData), std::nullopt, "",
-                    options);
+  HkpdReader reader(api, Env::Default(), api.Predefined(PredefinedKey::kPerformanceData),
+                    std::nullopt, "", options);
   for (const char* query : {"Global", "Costly", "230 238", "2"}) {
     Result<std::vector<uint8_t>> bytes = reader.ReadSnapshot(query);
     ASSERT_TRUE(bytes.ok()) << query << ": " << bytes.error();
@@ -66,7 +68,7 @@ TEST(WindowsRegistryTest, QueriesReturnValidBlocksThroughTheGrowLoop) {
 
 TEST(WindowsRegistryTest, TitleQueriesReturnTheEnglishTitleDatabase) {
   Win32RegistryApi api;
-  LocalHkpdSource source(api);
+  LocalHkpdSource source(api, Env::Default());
   Result<TitleBytes> titles = source.ReadTitles();
   ASSERT_TRUE(titles.ok()) << titles.error();
   EXPECT_EQ(titles->language, "009");
@@ -89,7 +91,7 @@ TEST(WindowsRegistryTest, TitleQueriesReturnTheEnglishTitleDatabase) {
 TEST(WindowsRegistryTest, ConnectingToTheLocalComputerByNameWorks) {
   Win32RegistryApi api;
   for (const std::string& machine : {ComputerName(), "\\\\" + ComputerName()}) {
-    RemoteHkpdSource source(api, machine);
+    RemoteHkpdSource source(api, Env::Default(), machine);
     Result<std::vector<uint8_t>> bytes = source.TakeSnapshot("Global");
     ASSERT_TRUE(bytes.ok()) << bytes.error();
     EXPECT_TRUE(SnapshotReader::Open(*bytes).ok());
