@@ -115,11 +115,12 @@ Status InstallService(const ServiceInstallation& installation) {
   if (!manager) return LastError("cannot open the service control manager");
   std::wstring name = Wide(installation.name);
   ScHandle service(CreateServiceW(manager.get(), name.c_str(), L"perfhive agent",
-                                  SERVICE_ALL_ACCESS, SERVICE_WIN32_OWN_PROCESS,
-                                  SERVICE_AUTO_START, SERVICE_ERROR_NORMAL, command.c_str(),
-                                  nullptr, nullptr, nullptr, nullptr, nullptr));
+                                  SERVICE_ALL_ACCESS, SERVICE_WIN32_OWN_PROCESS, SERVICE_AUTO_START,
+                                  SERVICE_ERROR_NORMAL, command.c_str(), nullptr, nullptr, nullptr,
+                                  nullptr, nullptr));
   if (!service) return LastError("cannot create service " + installation.name);
-  std::wstring text = L"Reads this host's performance counters and streams them to perfhive-server.";
+  std::wstring text =
+      L"Reads this host's performance counters and streams them to perfhive-server.";
   SERVICE_DESCRIPTIONW description = {text.data()};
   ChangeServiceConfig2W(service.get(), SERVICE_CONFIG_DESCRIPTION, &description);
   return Status();
@@ -128,8 +129,8 @@ Status InstallService(const ServiceInstallation& installation) {
 Status UninstallService(const std::string& name) {
   ScHandle manager(OpenSCManagerW(nullptr, nullptr, SC_MANAGER_CONNECT));
   if (!manager) return LastError("cannot open the service control manager");
-  ScHandle service(
-      OpenServiceW(manager.get(), Wide(name).c_str(), SERVICE_STOP | SERVICE_QUERY_STATUS | DELETE));
+  ScHandle service(OpenServiceW(manager.get(), Wide(name).c_str(),
+                                SERVICE_STOP | SERVICE_QUERY_STATUS | DELETE));
   if (!service) return LastError("cannot open service " + name);
   SERVICE_STATUS status = {};
   if (ControlService(service.get(), SERVICE_CONTROL_STOP, &status)) {

@@ -16,7 +16,6 @@ using ::testing::HasSubstr;
 constexpr char kAgentSecret[] = "agent-secret-for-web-hosts-0001";
 constexpr char kReaderSecret[] = "reader-secret-for-the-cli-0001";
 
-
 // A token file for the server and one file per secret for the clients.
 void WriteTokens(const ScratchDir& scratch) {
   WriteText(scratch / "tokens.toml", std::string("[[token]]\nname = \"web agents\"\nsecret = \"") +

@@ -51,9 +51,9 @@ class WindowsAgentEndToEndTest : public ::testing::Test {
     WriteText(*scratch_ / "agent.token", kAgentSecret);
     WriteText(*scratch_ / "reader.token", kReaderSecret);
     server_ = std::make_unique<ServerProcess>(
-        *scratch_, std::vector<std::string>{"--tls-cert", *scratch_ / "server.pem", "--tls-key",
-                                            *scratch_ / "server.key", "--tokens",
-                                            *scratch_ / "tokens.toml"});
+        *scratch_,
+        std::vector<std::string>{"--tls-cert", *scratch_ / "server.pem", "--tls-key",
+                                 *scratch_ / "server.key", "--tokens", *scratch_ / "tokens.toml"});
     ASSERT_TRUE(server_->Start());
   }
   void TearDown() override {
@@ -70,11 +70,11 @@ class WindowsAgentEndToEndTest : public ::testing::Test {
 
   // The `run` flags that reach this test's server over TLS with the agent's token.
   std::vector<std::string> Shipping(const std::string& host) {
-    return {"--server",    server_->address(),
-            "--ca",        WinePath(*scratch_ / "ca.pem"),
+    return {"--server",     server_->address(),
+            "--ca",         WinePath(*scratch_ / "ca.pem"),
             "--token-file", WinePath(*scratch_ / "agent.token"),
-            "--host-name", host,
-            "--spool-dir", WinePath(*scratch_ / ("spool-" + host))};
+            "--host-name",  host,
+            "--spool-dir",  WinePath(*scratch_ / ("spool-" + host))};
   }
 
   // The Linux CLI with TLS and the read token, its standard output parsed as JSON.
@@ -98,8 +98,9 @@ class WindowsAgentEndToEndTest : public ::testing::Test {
 // written, and the Linux CLI computes the values they were built with (Processor 0 is 25% busy).
 TEST_F(WindowsAgentEndToEndTest, ReplayedSnapshotsArriveOverTlsAndQueryAnswers) {
   ReplayDir dir = WriteReplayDir(*scratch_, "WINE01", 5);
-  std::vector<std::string> args = {"run", "--source", "replay", "--replay", WinePath(dir.path),
-                                   "--interval", "50ms", "--timeout", "120s"};
+  std::vector<std::string> args = {"run",      "--source",         "replay",
+                                   "--replay", WinePath(dir.path), "--interval",
+                                   "50ms",     "--timeout",        "120s"};
   std::vector<std::string> shipping = Shipping("WINE01");
   args.insert(args.end(), shipping.begin(), shipping.end());
   CommandResult ran = Agent(args);
@@ -125,8 +126,8 @@ TEST_F(WindowsAgentEndToEndTest, ReplayedSnapshotsArriveOverTlsAndQueryAnswers) 
 // Proves: reading Wine's HKEY_PERFORMANCE_DATA on schedule, the agent ships snapshots the server
 // accepts, and stops cleanly at its timeout.
 TEST_F(WindowsAgentEndToEndTest, RegistrySnapshotsShipOnSchedule) {
-  std::vector<std::string> args = {"run",        "--source",  "hkpd",
-                                   "--interval", "500ms",     "--timeout", "5s"};
+  std::vector<std::string> args = {"run",   "--source",  "hkpd", "--interval",
+                                   "500ms", "--timeout", "5s"};
   std::vector<std::string> shipping = Shipping("WINEHKPD");
   args.insert(args.end(), shipping.begin(), shipping.end());
   CommandResult ran = Agent(args);
