@@ -292,18 +292,26 @@ Status LoadConfigFile(Env& env, const std::string& path, AgentConfig& config) {
   return LoadConfigText(text, path, config);
 }
 
-std::string DefaultSpoolDirectory() {
+std::string AgentStateDirectory() {
 #ifdef _WIN32
   const char* program_data = std::getenv("ProgramData");
   std::string base = program_data != nullptr ? program_data : "C:\\ProgramData";
-  return base + "\\perfhive\\agent\\spool";
+  return base + "\\perfhive\\agent";
 #else
   // systemd's StateDirectory= sets $STATE_DIRECTORY (several paths are separated by ':').
   if (const char* state = std::getenv("STATE_DIRECTORY"); state != nullptr && *state != '\0') {
     std::string dir = state;
-    return dir.substr(0, dir.find(':')) + "/spool";
+    return dir.substr(0, dir.find(':'));
   }
-  return "/var/lib/perfhive-agent/spool";
+  return "/var/lib/perfhive-agent";
+#endif
+}
+
+std::string DefaultSpoolDirectory() {
+#ifdef _WIN32
+  return AgentStateDirectory() + "\\spool";
+#else
+  return AgentStateDirectory() + "/spool";
 #endif
 }
 

@@ -86,8 +86,10 @@ Status LoadConfigFile(Env& env, const std::string& path, AgentConfig& config);
 // The same, from the text of a file (`origin` names it in errors).
 Status LoadConfigText(std::string_view text, std::string_view origin, AgentConfig& config);
 
-// Where the spool lives unless told: systemd's $STATE_DIRECTORY, else /var/lib/perfhive-agent
-// (on Windows %ProgramData%\perfhive\agent), in a "spool" folder.
+// Where the agent keeps its state unless told: %ProgramData%\perfhive\agent on Windows;
+// systemd's $STATE_DIRECTORY, else /var/lib/perfhive-agent, on Linux. The spool is its "spool"
+// folder.
+std::string AgentStateDirectory();
 std::string DefaultSpoolDirectory();
 
 }  // namespace perfhive

@@ -6,6 +6,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <fstream>
 #include <iostream>
 #include <memory>
 #include <span>
@@ -22,6 +23,9 @@
 #include "agent/duration.h"
 #include "agent/logger.h"
 #include "agent/run_command.h"
+#ifdef _WIN32
+#include "agent/windows_service.h"
+#endif
 #endif
 
 #ifdef _WIN32
@@ -235,6 +239,76 @@ Result<AgentConfig> ResolveRunConfig(Env& env, const RunFlags& flags) {
   }
   return config;
 }
+
+#ifdef _WIN32
+// `service install|uninstall|run`: the agent under the service control manager.
+struct ServiceCommands {
+  CLI::App* install = nullptr;
+  CLI::App* uninstall = nullptr;
+  CLI::App* run = nullptr;
+  ServiceInstallation installation;
+};
+
+void AddServiceCommands(CLI::App& app, ServiceCommands& commands) {
+  CLI::App* service = app.add_subcommand("service", "The agent as a Windows service");
+  service->require_subcommand(1);
+  ServiceInstallation& installation = commands.installation;
+  commands.install = service->add_subcommand(
+      "install", "Register the agent as an automatically started service (elevated prompt)");
+  commands.uninstall = service->add_subcommand("uninstall", "Stop and remove the service");
+  commands.run =
+      service->add_subcommand("run", "What the service control manager starts (not for people)");
+  for (CLI::App* command : {commands.install, commands.uninstall, commands.run}) {
+    command->add_option("--name", installation.name, "The service's name")->capture_default_str();
+  }
+  for (CLI::App* command : {commands.install, commands.run}) {
+    command->add_option("--config", installation.config_file, "The agent's TOML settings")
+        ->required();
+    command->add_option("--log-file", installation.log_file,
+                        "Where the service logs (default: agent.log in %ProgramData%\\perfhive\\"
+                        "agent)");
+  }
+}
+
+int RunServiceCommand(const ServiceCommands& commands) {
+  const ServiceInstallation& installation = commands.installation;
+  if (commands.run->parsed()) {
+    Env& env = Env::Default();
+    std::string log_file = installation.log_file;
+    if (log_file.empty()) {
+      log_file = AgentStateDirectory() + "\\agent.log";
+      (void)env.CreateDirectories(AgentStateDirectory());
+    }
+    std::ofstream log_stream(log_file, std::ios::app);
+    log_stream << std::unitbuf;
+    Logger log(log_stream.is_open() ? static_cast<std::ostream&>(log_stream) : std::cerr, env);
+    Result<int> exit_code = RunAsService(installation.name, [&] {
+      RunFlags flags;
+      flags.config_file = installation.config_file;
+      Result<AgentConfig> config = ResolveRunConfig(env, flags);
+      if (!config.ok()) {
+        log.Error(config.error());
+        return 2;
+      }
+      return RunAgent(*config, env, log);
+    });
+    if (!exit_code.ok()) {
+      log.Error(exit_code.error());
+      return 2;
+    }
+    return *exit_code;
+  }
+  Status status = commands.install->parsed() ? InstallService(installation)
+                                             : UninstallService(installation.name);
+  if (!status.ok()) {
+    std::cerr << "perfhive-agent: " << status.message() << "\n";
+    return 1;
+  }
+  std::cout << (commands.install->parsed() ? "installed service " : "removed service ")
+            << installation.name << "\n";
+  return 0;
+}
+#endif
 #endif
 
 }  // namespace
@@ -280,6 +354,10 @@ int main(int argc, char** argv) {
       "Sample this host (or remote hosts, or a replay directory) on schedule and stream to a "
       "server");
   perfhive::AddRunFlags(*run, run_flags);
+#ifdef _WIN32
+  perfhive::ServiceCommands service_commands;
+  perfhive::AddServiceCommands(app, service_commands);
+#endif
 #endif
 
   CLI11_PARSE(app, argc, argv);
@@ -294,6 +372,12 @@ int main(int argc, char** argv) {
     }
     return perfhive::RunAgent(*config, env, log);
   }
+#ifdef _WIN32
+  if (service_commands.install->parsed() || service_commands.uninstall->parsed() ||
+      service_commands.run->parsed()) {
+    return perfhive::RunServiceCommand(service_commands);
+  }
+#endif
 #endif
   perfhive::Status status = perfhive::RunSnapshot(options);
   if (!status.ok()) {

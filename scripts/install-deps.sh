@@ -24,7 +24,9 @@ for group in "${groups[@]}"; do
         unicode-data                        # CaseFolding.txt: perfdata's case folding table
       ) ;;
     windows)
-      packages+=(g++-mingw-w64-x86-64-posix wine64 wine) ;;
+      # dpkg-dev, perl, python3 and unicode-data: scripts/build-windows-deps.sh unpacks Debian's
+      # source packages and makes re2's generated tables.
+      packages+=(g++-mingw-w64-x86-64-posix wine64 wine dpkg-dev perl python3 unicode-data) ;;
     *) echo "install-deps: unknown group '$group'" >&2; exit 2 ;;
   esac
 done

@@ -1,6 +1,7 @@
 #include "tests/e2e/e2e_cluster.h"
 
 #include <arpa/inet.h>
+#include <gtest/gtest.h>
 #include <netinet/in.h>
 #include <signal.h>
 #include <sys/socket.h>
@@ -157,6 +158,28 @@ CommandResult RunCommand(const ScratchDir& scratch, std::vector<std::string> arg
   result.out = ReadWholeFile(out);
   result.err = ReadWholeFile(err);
   return result;
+}
+
+void WriteText(const std::string& path, const std::string& text) { std::ofstream(path) << text; }
+
+bool MakeCertificates(const ScratchDir& scratch) {
+  std::string script =
+      "set -e; cd '" + scratch.path() +
+      "'\n"
+      "openssl req -x509 -newkey rsa:2048 -nodes -keyout ca.key -out ca.pem -days 2 "
+      "  -subj '/CN=perfhive test CA' 2>/dev/null\n"
+      "printf 'subjectAltName=IP:127.0.0.1,DNS:localhost\\n' > server.ext\n"
+      "openssl req -newkey rsa:2048 -nodes -keyout server.key -out server.csr "
+      "  -subj '/CN=127.0.0.1' 2>/dev/null\n"
+      "openssl x509 -req -in server.csr -CA ca.pem -CAkey ca.key -CAcreateserial "
+      "  -out server.pem -days 2 -extfile server.ext 2>/dev/null\n"
+      "openssl req -newkey rsa:2048 -nodes -keyout client.key -out client.csr "
+      "  -subj '/CN=agent' 2>/dev/null\n"
+      "openssl x509 -req -in client.csr -CA ca.pem -CAkey ca.key -CAcreateserial "
+      "  -out client.pem -days 2 2>/dev/null\n";
+  CommandResult made = RunCommand(scratch, {"/bin/sh", "-c", script});
+  if (made.exit_code != 0) ADD_FAILURE() << "openssl failed: " << made.err;
+  return made.exit_code == 0;
 }
 
 std::string ServerBinary() { return PERFHIVE_SERVER_BINARY; }

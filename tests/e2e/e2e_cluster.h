@@ -74,6 +74,13 @@ struct CommandResult {
 CommandResult RunCommand(const ScratchDir& scratch, std::vector<std::string> argv,
                          std::chrono::milliseconds timeout = std::chrono::seconds(60));
 
+void WriteText(const std::string& path, const std::string& text);
+
+// A CA (ca.pem), a server certificate for 127.0.0.1 (server.pem, server.key) and a client
+// certificate (client.pem, client.key) in `scratch`, made with openssl; false (and a test
+// failure) if openssl fails.
+bool MakeCertificates(const ScratchDir& scratch);
+
 // The paths of the built programs (compile definitions from CMake).
 std::string ServerBinary();
 std::string AgentBinary();

@@ -4,7 +4,6 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include <fstream>
 #include <nlohmann/json.hpp>
 
 #include "tests/e2e/e2e_cluster.h"
@@ -17,8 +16,6 @@ using ::testing::HasSubstr;
 constexpr char kAgentSecret[] = "agent-secret-for-web-hosts-0001";
 constexpr char kReaderSecret[] = "reader-secret-for-the-cli-0001";
 
-void WriteText(const std::string& path, const std::string& text) { std::ofstream(path) << text; }
-
 // A token file for the server and one file per secret for the clients.
 void WriteTokens(const ScratchDir& scratch) {
   WriteText(scratch / "tokens.toml", std::string("[[token]]\nname = \"web agents\"\nsecret = \"") +
@@ -28,27 +25,6 @@ void WriteTokens(const ScratchDir& scratch) {
   WriteText(scratch / "agent.token", std::string(kAgentSecret) + "\n");
   WriteText(scratch / "reader.token", kReaderSecret);
   WriteText(scratch / "wrong.token", "not-the-right-secret-at-all-0000");
-}
-
-// A CA, a server certificate for 127.0.0.1 and a client certificate, made with openssl.
-bool MakeCertificates(const ScratchDir& scratch) {
-  std::string script =
-      "set -e; cd '" + scratch.path() +
-      "'\n"
-      "openssl req -x509 -newkey rsa:2048 -nodes -keyout ca.key -out ca.pem -days 2 "
-      "  -subj '/CN=perfhive test CA' 2>/dev/null\n"
-      "printf 'subjectAltName=IP:127.0.0.1,DNS:localhost\\n' > server.ext\n"
-      "openssl req -newkey rsa:2048 -nodes -keyout server.key -out server.csr "
-      "  -subj '/CN=127.0.0.1' 2>/dev/null\n"
-      "openssl x509 -req -in server.csr -CA ca.pem -CAkey ca.key -CAcreateserial "
-      "  -out server.pem -days 2 -extfile server.ext 2>/dev/null\n"
-      "openssl req -newkey rsa:2048 -nodes -keyout client.key -out client.csr "
-      "  -subj '/CN=agent' 2>/dev/null\n"
-      "openssl x509 -req -in client.csr -CA ca.pem -CAkey ca.key -CAcreateserial "
-      "  -out client.pem -days 2 2>/dev/null\n";
-  CommandResult made = RunCommand(scratch, {"/bin/sh", "-c", script});
-  if (made.exit_code != 0) ADD_FAILURE() << "openssl failed: " << made.err;
-  return made.exit_code == 0;
 }
 
 std::vector<std::string> Agent(const ServerProcess& server, const ReplayDir& dir,

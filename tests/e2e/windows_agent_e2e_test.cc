@@ -1,0 +1,217 @@
+// End to end across platforms: the Windows agent (perfhive-agent.exe, cross-built with MinGW)
+// runs under Wine and streams to a Linux perfhive-server over gRPC with TLS and a token, and the
+// Linux perfhive CLI answers for that host. Wine's HKEY_PERFORMANCE_DATA has no objects, so
+// values are checked on builder-made Windows snapshots that the Windows agent replays; the
+// registry source and the service are checked for shipping and stopping cleanly.
+//
+// Needs PERFHIVE_WINDOWS_AGENT (the .exe), a Wine prefix (WINEPREFIX) and a persistent
+// wineserver (`wineserver -p`: without one, Wine ends services when the last program exits);
+// scripts/test-windows.sh provides all three. Labelled wine, so the Linux-only runs leave it out.
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <nlohmann/json.hpp>
+#include <thread>
+
+#include "tests/e2e/e2e_cluster.h"
+
+namespace perfhive::testing {
+namespace {
+
+using ::testing::HasSubstr;
+
+constexpr char kAgentSecret[] = "windows-agent-secret-000000001";
+constexpr char kReaderSecret[] = "windows-reader-secret-00000001";
+
+// A Linux path as the Windows agent under Wine names it (Wine maps / to drive Z:).
+std::string WinePath(const std::string& path) {
+  std::string windows = "Z:" + path;
+  for (char& c : windows) {
+    if (c == '/') c = '\\';
+  }
+  return windows;
+}
+
+// The wine program's path, from PATH (test processes are started without a search); empty if
+// none.
+std::string FindWine() {
+  const char* path = std::getenv("PATH");
+  std::string dirs = path != nullptr ? path : "/usr/bin";
+  for (size_t start = 0; start <= dirs.size();) {
+    size_t end = std::min(dirs.find(':', start), dirs.size());
+    std::filesystem::path candidate =
+        std::filesystem::path(dirs.substr(start, end - start)) / "wine";
+    if (access(candidate.c_str(), X_OK) == 0) return candidate.string();
+    start = end + 1;
+  }
+  return "";
+}
+
+class WindowsAgentEndToEndTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    const char* agent = std::getenv("PERFHIVE_WINDOWS_AGENT");
+    if (agent == nullptr || *agent == '\0') {
+      GTEST_SKIP() << "PERFHIVE_WINDOWS_AGENT is not set; scripts/test-windows.sh runs this test "
+                      "with the cross-built perfhive-agent.exe";
+    }
+    agent_ = agent;
+    wine_ = FindWine();
+    ASSERT_FALSE(wine_.empty()) << "wine is not on PATH";
+    scratch_ = std::make_unique<ScratchDir>("windows-agent");
+    ASSERT_TRUE(MakeCertificates(*scratch_));
+    WriteText(*scratch_ / "tokens.toml",
+              std::string("[[token]]\nname = \"windows agents\"\nsecret = \"") + kAgentSecret +
+                  "\"\nwrite = [\"WINE*\"]\n\n[[token]]\nname = \"cli\"\nsecret = \"" +
+                  kReaderSecret + "\"\nread = true\n");
+    WriteText(*scratch_ / "agent.token", kAgentSecret);
+    WriteText(*scratch_ / "reader.token", kReaderSecret);
+    server_ = std::make_unique<ServerProcess>(
+        *scratch_,
+        std::vector<std::string>{"--tls-cert", *scratch_ / "server.pem", "--tls-key",
+                                 *scratch_ / "server.key", "--tokens", *scratch_ / "tokens.toml"});
+    ASSERT_TRUE(server_->Start());
+  }
+  void TearDown() override {
+    if (server_ != nullptr) {
+      EXPECT_EQ(server_->Stop(), 0);
+    }
+  }
+
+  // `perfhive-agent.exe ARGS...` under Wine.
+  CommandResult Agent(std::vector<std::string> args,
+                      std::chrono::milliseconds timeout = std::chrono::seconds(180)) {
+    std::vector<std::string> argv = {wine_, agent_};
+    argv.insert(argv.end(), args.begin(), args.end());
+    return RunCommand(*scratch_, argv, timeout);
+  }
+
+  // The `run` flags that reach this test's server over TLS with the agent's token.
+  std::vector<std::string> Shipping(const std::string& host) {
+    return {"--server",     server_->address(),
+            "--ca",         WinePath(*scratch_ / "ca.pem"),
+            "--token-file", WinePath(*scratch_ / "agent.token"),
+            "--host-name",  host,
+            "--spool-dir",  WinePath(*scratch_ / ("spool-" + host))};
+  }
+
+  // The Linux CLI with TLS and the read token, its standard output parsed as JSON.
+  nlohmann::json Cli(std::vector<std::string> args) {
+    std::vector<std::string> argv = {CliBinary()};
+    argv.insert(argv.end(), args.begin(), args.end());
+    argv.insert(argv.end(), {"--server", server_->address(), "--ca", *scratch_ / "ca.pem",
+                             "--token-file", *scratch_ / "reader.token", "--format", "json"});
+    CommandResult result = RunCommand(*scratch_, argv);
+    EXPECT_EQ(result.exit_code, 0) << result.err;
+    if (result.exit_code != 0) return nlohmann::json::object();
+    return nlohmann::json::parse(result.out);
+  }
+
+  std::string agent_;
+  std::string wine_;
+  std::unique_ptr<ScratchDir> scratch_;
+  std::unique_ptr<ServerProcess> server_;
+};
+
+// Proves: the Windows agent ships builder-made Windows snapshots over TLS exactly as they were
+// written, and the Linux CLI computes the values they were built with (Processor 0 is 25% busy).
+TEST_F(WindowsAgentEndToEndTest, ReplayedSnapshotsArriveOverTlsAndQueryAnswers) {
+  ReplayDir dir = WriteReplayDir(*scratch_, "WINE01", 5);
+  std::vector<std::string> args = {"run",      "--source",         "replay",
+                                   "--replay", WinePath(dir.path), "--interval",
+                                   "50ms",     "--timeout",        "120s"};
+  std::vector<std::string> shipping = Shipping("WINE01");
+  args.insert(args.end(), shipping.begin(), shipping.end());
+  CommandResult ran = Agent(args);
+  ASSERT_EQ(ran.exit_code, 0) << ran.err;
+  EXPECT_THAT(ran.err, HasSubstr("the server answered all 5 files"));
+
+  nlohmann::json snapshots = Cli({"snapshots", "\\\\WINE01"})["snapshots"];
+  ASSERT_EQ(snapshots.size(), dir.snapshots.size()) << snapshots.dump(1);
+  for (size_t i = 0; i < snapshots.size(); ++i) {
+    EXPECT_EQ(snapshots[i]["sha256"], Sha256Hex(dir.snapshots[i])) << "snapshot " << i;
+  }
+
+  nlohmann::json series = Cli({"query", "\\\\WINE01\\Processor(0)\\% Processor Time", "--from",
+                               "2026-11-22T09:59:00Z", "--to", "2026-11-22T10:01:00Z"})["series"];
+  ASSERT_EQ(series.size(), 1u) << series.dump(1);
+  EXPECT_EQ(series[0]["path"], "\\\\WINE01\\Processor(0)\\% Processor Time");
+  // The first sample has no predecessor, so its point carries a status and no value.
+  std::vector<double> values;
+  for (const nlohmann::json& point : series[0]["points"]) {
+    if (point["status"] == "PDH_CSTATUS_VALID_DATA") values.push_back(point["value"]);
+  }
+  EXPECT_EQ(values, std::vector<double>(dir.snapshots.size() - 1, 25.0)) << series.dump(1);
+}
+
+// Proves: reading Wine's HKEY_PERFORMANCE_DATA on schedule, the agent ships snapshots the server
+// accepts, and stops cleanly at its timeout.
+TEST_F(WindowsAgentEndToEndTest, RegistrySnapshotsShipOnSchedule) {
+  std::vector<std::string> args = {"run",   "--source",  "hkpd", "--interval",
+                                   "500ms", "--timeout", "5s"};
+  std::vector<std::string> shipping = Shipping("WINEHKPD");
+  args.insert(args.end(), shipping.begin(), shipping.end());
+  CommandResult ran = Agent(args);
+  ASSERT_EQ(ran.exit_code, 0) << ran.err;
+  EXPECT_THAT(ran.err, HasSubstr("), 0 refused;"));
+
+  nlohmann::json snapshots = Cli({"snapshots", "\\\\WINEHKPD"})["snapshots"];
+  EXPECT_GE(snapshots.size(), 3u) << ran.err;
+}
+
+// Proves: installed as a service, the agent is started by the service control manager, ships,
+// and stops cleanly when the manager asks (logging why), then uninstalls.
+TEST_F(WindowsAgentEndToEndTest, TheServiceStartsShipsAndStopsCleanly) {
+  std::string config = *scratch_ / "agent.toml";
+  std::string log = *scratch_ / "service.log";
+  auto quoted = [](const std::string& text) {
+    std::string escaped;
+    for (char c : text) escaped += c == '\\' ? std::string("\\\\") : std::string(1, c);
+    return "\"" + escaped + "\"";
+  };
+  WriteText(config, "server = " + quoted(server_->address()) +
+                        "\nca = " + quoted(WinePath(*scratch_ / "ca.pem")) +
+                        "\ntoken_file = " + quoted(WinePath(*scratch_ / "agent.token")) +
+                        "\nhost_name = \"WINESVC\"\nsource = \"hkpd\"\ninterval = \"500ms\"\n" +
+                        "spool_dir = " + quoted(WinePath(*scratch_ / "spool-svc")) + "\n");
+  const std::string name = "perfhive-agent-e2e";
+  CommandResult installed = Agent({"service", "install", "--name", name, "--config",
+                                   WinePath(config), "--log-file", WinePath(log)});
+  ASSERT_EQ(installed.exit_code, 0) << installed.err;
+  EXPECT_THAT(installed.out, HasSubstr("installed service " + name));
+
+  CommandResult started = RunCommand(*scratch_, {wine_, "net", "start", name});
+  EXPECT_EQ(started.exit_code, 0) << started.out << started.err;
+  // The host is unknown to the server (exit code 3) until its first snapshot arrives.
+  size_t shipped = 0;
+  for (int i = 0; i < 60 && shipped < 3; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(500));
+    CommandResult listed =
+        RunCommand(*scratch_, {CliBinary(), "snapshots", "\\\\WINESVC", "--server",
+                               server_->address(), "--ca", *scratch_ / "ca.pem", "--token-file",
+                               *scratch_ / "reader.token", "--format", "json"});
+    if (listed.exit_code == 0) shipped = nlohmann::json::parse(listed.out)["snapshots"].size();
+  }
+  EXPECT_GE(shipped, 3u);
+
+  CommandResult stopped = RunCommand(*scratch_, {wine_, "net", "stop", name});
+  EXPECT_EQ(stopped.exit_code, 0) << stopped.out << stopped.err;
+  CommandResult uninstalled = Agent({"service", "uninstall", "--name", name});
+  EXPECT_EQ(uninstalled.exit_code, 0) << uninstalled.err;
+
+  std::ifstream log_file(log);
+  std::string log_text((std::istreambuf_iterator<char>(log_file)),
+                       std::istreambuf_iterator<char>());
+  EXPECT_THAT(log_text, HasSubstr("stopping on signal"));
+  EXPECT_THAT(log_text, HasSubstr("stopped WINESVC: "));
+}
+
+}  // namespace
+}  // namespace perfhive::testing
