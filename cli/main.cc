@@ -129,6 +129,8 @@ int main(int argc, char** argv) {
                       "Statistics per series: count, min, max, mean, p50, p90, p95, p99");
   query_cmd->add_flag("--raw", query.raw, "Also the raw values");
   query_cmd->add_option("--top", query.top, "Only the N series with the highest mean");
+  query_cmd->add_option("--max-points", query.max_points,
+                        "Refuse answers larger than N points (default: the server's, 2,000,000)");
   query_cmd
       ->add_option("--scale", query.scale,
                    "Multiply values by 10^N, as PdhSetCounterScaleFactor (-7..7)")

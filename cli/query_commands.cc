@@ -166,6 +166,7 @@ Status RunQuery(const ServerConnection& server, const QueryOptions& options, std
   request.set_statistics(options.statistics || options.top > 0);
   request.set_raw(options.raw);
   request.set_scale_factor(options.scale);
+  request.set_max_points(options.max_points);
   Result<query::QueryAnswer> answer = Read(server, request, std::chrono::minutes(10));
   if (!answer.ok()) return answer.status();
   if (options.top > 0) {

@@ -6,6 +6,7 @@
 #define PERFHIVE_CLI_QUERY_COMMANDS_H_
 
 #include <chrono>
+#include <cstdint>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -28,6 +29,7 @@ struct QueryOptions {
   bool raw = false;
   size_t top = 0;  // keep the N series with the highest mean (0: all)
   int scale = 0;
+  uint64_t max_points = 0;  // the answer's size limit; 0: the server's default
   QueryFormat format = QueryFormat::kTable;
   size_t width = 0;  // table width; 0: the terminal's, or unlimited when not a terminal
 };

@@ -94,7 +94,7 @@ Status TooLarge(const std::string& host, size_t points, size_t series, const Que
       std::to_string(points) + " so far, in " + std::to_string(series) + " series, reading host " +
       host +
       "); narrow the query: fewer paths or narrower wildcards (\\Process(sql*) rather than "
-      "\\Process(*)), a shorter time range, or a coarser step");
+      "\\Process(*)), a shorter time range, or a coarser step; or allow more with --max-points");
 }
 
 // What AddHostSeries keeps while it walks one host's samples.

@@ -216,6 +216,10 @@ TEST_F(QueryEndToEndTest, ErrorsSayWhatIsWrong) {
       Cli({"query", "\\\\WINA\\Memory\\Available Bytes", "--from", "yesterday"});
   EXPECT_EQ(bad_time.exit_code, 2);
   EXPECT_THAT(bad_time.err, HasSubstr("--from: bad time"));
+  CommandResult too_large =
+      Cli({"query", "\\\\WIN*\\Processor(*)\\% Processor Time", "--max-points", "5"});
+  EXPECT_EQ(too_large.exit_code, 1);
+  EXPECT_THAT(too_large.err, AllOf(HasSubstr("more than 5 points"), HasSubstr("--max-points")));
   CommandResult no_object = Cli({"counters", "\\\\WINA\\Procesor"});
   EXPECT_EQ(no_object.exit_code, 3);
   EXPECT_THAT(no_object.err, HasSubstr("Processor"));
