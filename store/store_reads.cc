@@ -105,19 +105,10 @@ Result<std::vector<SnapshotInfo>> Store::ListSnapshots(const std::string& host, 
     (*select)->BindNull(4);
   }
   std::vector<SnapshotInfo> snapshots;
-<<<<<<< HEAD
   Status read = (*select)->ForEachRow(
       [&](const SqliteStatement& row) { snapshots.push_back(SnapshotFromRow(row)); });
   if (!read.ok()) return read;
-=======
-  for (;;) {
-    Result<bool> row = (*select)->Step();
-    if (!row.ok()) return row.status();
-    if (!*row) break;
-    snapshots.push_back(SnapshotFromRow(**select));
-  }
   if (newest) std::reverse(snapshots.begin(), snapshots.end());
->>>>>>> h11
   return snapshots;
 }
 
