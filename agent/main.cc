@@ -93,10 +93,10 @@ Status RunSnapshot(const SnapshotOptions& options) {
   if (!source.ok()) return source.status();
   std::string query = options.query;
   if (!options.objects.empty()) {
-    // Names become indexes through this host's own title database.
-    Result<TitleBytes> titles = (*source)->ReadTitles();
+    // Names become indexes through this host's own English title database.
+    Result<std::vector<TitleBytes>> titles = (*source)->ReadTitles();
     if (!titles.ok()) return titles.status();
-    Result<std::string> indexes = QueryForObjectNames(*titles, options.objects);
+    Result<std::string> indexes = QueryForObjectNames(titles->front(), options.objects);
     if (!indexes.ok()) return indexes.status();
     query = std::move(indexes).value();
   }
@@ -107,9 +107,9 @@ Status RunSnapshot(const SnapshotOptions& options) {
   if (!snapshot.ok()) return snapshot.status();
   if (Status status = WriteFile(options.output, *snapshot); !status.ok()) return status;
   if (options.titles_output.empty()) return Status();
-  Result<TitleBytes> titles = (*source)->ReadTitles();
+  Result<std::vector<TitleBytes>> titles = (*source)->ReadTitles();
   if (!titles.ok()) return titles.status();
-  return WriteFile(options.titles_output, titles->counters);
+  return WriteFile(options.titles_output, titles->front().counters);
 }
 
 #ifdef PERFHIVE_AGENT_RUN

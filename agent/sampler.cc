@@ -32,11 +32,11 @@ void Sampler::Start() {
   // waited for: its first tick reads the database, and the shipper sends it before the first
   // snapshot that refers to it.
   if (workers_ == nullptr) {
-    Result<std::optional<TitleBytes>> changed = source_.ReadTitlesIfChanged();
+    Result<std::optional<TitleSet>> changed = source_.ReadTitlesIfChanged();
     if (!changed.ok()) {
       log_.Warning("cannot read the title database: " + changed.error());
     } else if (changed->has_value()) {
-      AdoptTitles(std::make_shared<const TitleBytes>(std::move(**changed)));
+      AdoptTitles(std::make_shared<const TitleSet>(std::move(**changed)));
     }
   }
   auto now = asio::steady_timer::clock_type::now();
@@ -60,30 +60,32 @@ void Sampler::Arm(Schedule& schedule) {
   });
 }
 
-void Sampler::AdoptTitles(std::shared_ptr<const TitleBytes> titles) {
+void Sampler::AdoptTitles(std::shared_ptr<const TitleSet> titles) {
   titles_ = std::move(titles);
-  title_refs_ = shipper_.SetTitles({*titles_});
-  log_.Info("title database " + titles_->language + " is " + ToHex(title_refs_.front().sha256));
+  title_refs_ = shipper_.SetTitles(*titles_);
+  for (const TitleRef& ref : title_refs_) {
+    log_.Info("title database " + ref.language + " is " + ToHex(ref.sha256));
+  }
   // Object names may have other indexes now.
   for (auto& schedule : schedules_) {
     if (!schedule->query.objects.empty()) schedule->resolved.clear();
   }
 }
 
-Sampler::Reading Sampler::Read(SnapshotSource& source, std::shared_ptr<const TitleBytes> titles,
+Sampler::Reading Sampler::Read(SnapshotSource& source, std::shared_ptr<const TitleSet> titles,
                                const QuerySchedule& query, std::string resolved) {
   Reading reading;
-  Result<std::optional<TitleBytes>> changed = source.ReadTitlesIfChanged();
+  Result<std::optional<TitleSet>> changed = source.ReadTitlesIfChanged();
   if (!changed.ok()) {
     reading.titles_error = changed.status();
   } else if (changed->has_value()) {
-    titles = std::make_shared<const TitleBytes>(std::move(**changed));
+    titles = std::make_shared<const TitleSet>(std::move(**changed));
     reading.new_titles = titles;
     if (!query.objects.empty()) resolved.clear();
   }
   if (titles == nullptr) return reading;
   if (resolved.empty()) {
-    Result<std::string> indexes = QueryForObjectNames(*titles, query.objects);
+    Result<std::string> indexes = QueryForObjectNames(titles->front(), query.objects);
     if (!indexes.ok()) {
       reading.resolve_error = indexes.status();
       return reading;

@@ -1,7 +1,8 @@
 // Sampler: takes snapshots on schedule. Every configured query has its own Asio timer; a tick
 // that comes too late for its slot (the source was slow, the machine asleep) is counted and
-// skipped, so samples are never bunched. Before each snapshot the title database is checked;
-// a new one goes to the shipper, and object names are looked up in it again.
+// skipped, so samples are never bunched. Before each snapshot the title databases are checked;
+// new ones (English and the display language's) go to the shipper, and object names are looked
+// up again in the English one.
 //
 // Given a worker pool, the reads (titles and snapshot) run on it and their results come back to
 // the io thread, so a remote host that is slow or dead holds one worker and its own schedule,
@@ -60,9 +61,12 @@ class Sampler {
     asio::steady_timer::time_point due;
   };
 
+  // A host's title databases as SnapshotSource::ReadTitles gives them, English first.
+  using TitleSet = std::vector<TitleBytes>;
+
   // What one tick read from the source; made where the read runs, used on the io thread.
   struct Reading {
-    std::shared_ptr<const TitleBytes> new_titles;     // the database changed (or was first read)
+    std::shared_ptr<const TitleSet> new_titles;       // a database changed (or was first read)
     Status titles_error;                              // reading the database failed
     std::string query;                                // what TakeSnapshot was given
     Status resolve_error;                             // object names not in the database
@@ -71,14 +75,14 @@ class Sampler {
   };
 
   // Runs where the pool runs it: touches only the source and what it is given.
-  static Reading Read(SnapshotSource& source, std::shared_ptr<const TitleBytes> titles,
+  static Reading Read(SnapshotSource& source, std::shared_ptr<const TitleSet> titles,
                       const QuerySchedule& query, std::string resolved);
   void Tick(Schedule& schedule);
   void Finish(Schedule& schedule, Reading reading);
   // The next slot after now: slots that already passed are skipped, not taken late.
   void Reschedule(Schedule& schedule);
   void Arm(Schedule& schedule);
-  void AdoptTitles(std::shared_ptr<const TitleBytes> titles);
+  void AdoptTitles(std::shared_ptr<const TitleSet> titles);
   void ReportFailure(const std::string& error);
 
   asio::io_context& io_;
@@ -96,7 +100,7 @@ class Sampler {
   std::function<void()> on_exhausted_;
   bool stopped_ = false;
 
-  std::shared_ptr<const TitleBytes> titles_;
+  std::shared_ptr<const TitleSet> titles_;
   std::vector<TitleRef> title_refs_;
   uint64_t next_sequence_ = 1;
   SamplerStats stats_;

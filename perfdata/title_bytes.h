@@ -12,6 +12,10 @@
 
 namespace perfhive {
 
+// The language a host's display-language database travels and is stored under, whatever its
+// Perflib id: the server looks a host's second language up by this name alone.
+inline constexpr char kDisplayLanguage[] = "CurrentLanguage";
+
 struct TitleBytes {
   // "009" for English; a Perflib subkey name otherwise ("007", "CurrentLanguage").
   std::string language = "009";

@@ -6,6 +6,7 @@
 #include "perfdata/counter_path.h"
 #include "perfdata/name_pattern.h"
 #include "perfdata/snapshot_reader.h"
+#include "perfdata/title_bytes.h"
 #include "proto/series_conversion.h"
 #include "query/browse.h"
 #include "query/series_query.h"
@@ -418,7 +419,7 @@ grpc::ServerUnaryReactor* QueryService::GetRawSnapshot(grpc::CallbackServerConte
   if (!raw.ok()) return FinishUnary(context, raw.status());
   ToProto(info, response->mutable_info());
   response->set_raw(raw->data(), raw->size());
-  for (const char* language : {"009", "CurrentLanguage"}) {
+  for (const char* language : {"009", kDisplayLanguage}) {
     Result<std::optional<TitleDatabaseRecord>> titles =
         store_.TitlesInForce(host->info.name, language, info.sample_time_ns);
     if (!titles.ok() || !titles->has_value()) continue;

@@ -15,6 +15,7 @@
 #include <span>
 #include <string>
 
+#include "perfdata/title_bytes.h"
 #include "perfdata/title_database.h"
 #include "query/host_samples.h"
 #include "store/store.h"
@@ -44,9 +45,6 @@ class SampleLoader {
  private:
   Result<query::HostSamples> LoadListed(const std::string& host,
                                         std::span<const SnapshotInfo> listed);
-  // The language name under which a host's display-language database is stored.
-  static constexpr const char* kDisplayLanguage = "CurrentLanguage";
-
   struct TitleHistories {
     std::vector<TitleVersion> english;
     std::vector<TitleVersion> localized;

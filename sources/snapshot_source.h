@@ -32,14 +32,15 @@ class SnapshotSource {
   // "Global", "Costly", or object indexes separated by spaces ("230 238").
   virtual Result<std::vector<uint8_t>> TakeSnapshot(std::string_view query) = 0;
 
-  // The host's title database (English, "009"; another language only where the host has no
-  // English one).
-  virtual Result<TitleBytes> ReadTitles() = 0;
+  // The host's title databases, never empty: English ("009") first (another language only where
+  // the host has no English one), then the host's display language ("CurrentLanguage") where it
+  // has one that differs. Object names in queries resolve through the first.
+  virtual Result<std::vector<TitleBytes>> ReadTitles() = 0;
 
-  // The title database when it differs from the one this call last returned (the first call
-  // always returns it), std::nullopt when unchanged. How a source notices a change is its own
-  // business; what it returns is always complete.
-  virtual Result<std::optional<TitleBytes>> ReadTitlesIfChanged() = 0;
+  // The title databases when any of them differs from what this call last returned (the first
+  // call always returns them), std::nullopt when unchanged. How a source notices a change is its
+  // own business; what it returns is always the complete set.
+  virtual Result<std::optional<std::vector<TitleBytes>>> ReadTitlesIfChanged() = 0;
 
   // What the snapshots since the last call left out or set to 0, and why (a container without
   // /proc/diskstats); each warning is handed out once.

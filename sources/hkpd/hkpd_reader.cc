@@ -15,6 +15,7 @@ namespace perfhive {
 namespace {
 
 constexpr char kPerformanceData[] = "HKEY_PERFORMANCE_DATA";
+constexpr char kPerformanceNlsText[] = "HKEY_PERFORMANCE_NLSTEXT";
 constexpr char kPerflibKey[] = "SOFTWARE\\Microsoft\\Windows NT\\CurrentVersion\\Perflib";
 constexpr char kCurrentVersionKey[] = "SOFTWARE\\Microsoft\\Windows NT\\CurrentVersion";
 constexpr char kComputerNameKey[] =
@@ -174,6 +175,42 @@ Result<TitleBytes> HkpdReader::ReadTitles() {
   return Status::Error("no title database: " + errors);
 }
 
+std::optional<TitleBytes> HkpdReader::ReadDisplayLanguageTitles() {
+  if (machine_.empty()) {
+    RegistryKey nls_text = api_.Predefined(PredefinedKey::kPerformanceNlsText);
+    Result<std::vector<uint8_t>> counters =
+        QueryTitleList(nls_text, kPerformanceNlsText, "Counter", false);
+    Result<std::vector<uint8_t>> helps =
+        counters.ok() ? QueryTitleList(nls_text, kPerformanceNlsText, "Help", true)
+                      : counters.status();
+    if (helps.ok()) {
+      return TitleBytes{.language = kDisplayLanguage,
+                        .counters = std::move(counters).value(),
+                        .helps = std::move(helps).value()};
+    }
+  }
+  if (!local_machine_) return std::nullopt;
+  Result<TitleBytes> perflib = ReadPerflibTitles(kDisplayLanguage);
+  if (!perflib.ok()) return std::nullopt;
+  return std::move(perflib).value();
+}
+
+Result<std::vector<TitleBytes>> HkpdReader::ReadAllTitles() {
+  Result<TitleBytes> english = ReadTitles();
+  if (!english.ok()) return english.status();
+  std::vector<TitleBytes> databases = {std::move(english).value()};
+  // An English database found only under CurrentLanguage already is the display language's.
+  if (databases.front().language == kDisplayLanguage) return databases;
+  std::optional<TitleBytes> display = ReadDisplayLanguageTitles();
+  // Failing to read the display language is no failure; English alone was read successfully.
+  last_error_code_ = 0;
+  // An English host's display language is English: the same names need not travel twice.
+  if (display && display->counters != databases.front().counters) {
+    databases.push_back(std::move(*display));
+  }
+  return databases;
+}
+
 TitleVersion HkpdReader::ReadTitleVersion() {
   TitleVersion version;
   RegistryKey perflib = 0;
@@ -222,8 +259,12 @@ HostIdentity HkpdReader::ReadIdentity() {
   return identity;
 }
 
-uint64_t TitleFingerprint(const TitleBytes& titles) {
-  uint64_t hash = 14695981039346656037ull;
+namespace {
+
+constexpr uint64_t kFnvOffset = 14695981039346656037ull;
+
+// Continues an FNV-1a `hash` over one database.
+uint64_t MixTitles(uint64_t hash, const TitleBytes& titles) {
   auto mix = [&](std::span<const uint8_t> bytes) {
     for (uint8_t b : bytes) hash = (hash ^ b) * 1099511628211ull;
     // Folds in the length too, so that moving bytes from one part to the next changes the hash.
@@ -234,6 +275,16 @@ uint64_t TitleFingerprint(const TitleBytes& titles) {
   mix(std::span(reinterpret_cast<const uint8_t*>(titles.language.data()), titles.language.size()));
   mix(titles.counters);
   mix(titles.helps);
+  return hash;
+}
+
+}  // namespace
+
+uint64_t TitleFingerprint(const TitleBytes& titles) { return MixTitles(kFnvOffset, titles); }
+
+uint64_t TitleFingerprint(const std::vector<TitleBytes>& databases) {
+  uint64_t hash = kFnvOffset;
+  for (const TitleBytes& titles : databases) hash = MixTitles(hash, titles);
   return hash;
 }
 

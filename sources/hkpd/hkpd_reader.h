@@ -43,8 +43,10 @@ struct TitleVersion {
 class HkpdReader {
  public:
   // `machine` is "" for this host and "\\name" for a remote one; it prefixes every message.
-  // Without `local_machine` the title database comes from the performance key alone and
-  // there is no TitleVersion. `env` waits between busy retries (tests pass a fake).
+  // This host's display-language lists are read from HKEY_PERFORMANCE_NLSTEXT too (through
+  // `api`), a remote host's only from Perflib. Without `local_machine` the title database comes
+  // from the performance key alone and there is no TitleVersion. `env` waits between busy retries
+  // (tests pass a fake).
   HkpdReader(RegistryApi& api, Env& env, RegistryKey performance_data,
              std::optional<RegistryKey> local_machine, std::string machine,
              HkpdReaderOptions options = {});
@@ -57,6 +59,12 @@ class HkpdReader {
   // "Counter"/"Help" values of Perflib\009, then of Perflib\CurrentLanguage (the host's
   // display language; `language` says "CurrentLanguage"). Every list must parse as one.
   Result<TitleBytes> ReadTitles();
+
+  // ReadTitles(), then the display language's database where the host has one that differs
+  // from it: "Counter"/"Help" of HKEY_PERFORMANCE_NLSTEXT (this host, current Windows), else of
+  // Perflib\CurrentLanguage; `language` says "CurrentLanguage". A host without one (Wine, an
+  // English host, a remote host refusing HKLM) gives English alone: only English is required.
+  Result<std::vector<TitleBytes>> ReadAllTitles();
 
   // Perflib's Last Counter/Last Help; values that are absent or unreadable stay empty.
   TitleVersion ReadTitleVersion();
@@ -80,6 +88,7 @@ class HkpdReader {
                                               const std::string& value_name, bool is_help);
   Result<TitleBytes> ReadPerformanceKeyTitles();
   Result<TitleBytes> ReadPerflibTitles(const std::string& language);
+  std::optional<TitleBytes> ReadDisplayLanguageTitles();
   // "HKEY_PERFORMANCE_DATA", or "\\host\HKEY_PERFORMANCE_DATA" for a remote host.
   std::string Where(std::string_view key_name) const;
 
@@ -99,6 +108,8 @@ class HkpdReader {
 // database. Only for noticing a change on this host; content addresses that cross the wire are
 // SHA-256 (port/sha256.h), since an FNV collision can be crafted.
 uint64_t TitleFingerprint(const TitleBytes& titles);
+// The same over several databases in order: any database that differs changes it.
+uint64_t TitleFingerprint(const std::vector<TitleBytes>& databases);
 
 }  // namespace perfhive
 

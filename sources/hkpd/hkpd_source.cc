@@ -32,9 +32,9 @@ Result<std::vector<uint8_t>> LocalHkpdSource::TakeSnapshot(std::string_view quer
   return reader_.ReadSnapshot(query);
 }
 
-Result<TitleBytes> LocalHkpdSource::ReadTitles() { return reader_.ReadTitles(); }
+Result<std::vector<TitleBytes>> LocalHkpdSource::ReadTitles() { return reader_.ReadAllTitles(); }
 
-Result<std::optional<TitleBytes>> LocalHkpdSource::ReadTitlesIfChanged() {
+Result<std::optional<std::vector<TitleBytes>>> LocalHkpdSource::ReadTitlesIfChanged() {
   return watcher_.ReadIfChanged(reader_);
 }
 
@@ -111,12 +111,12 @@ Result<std::vector<uint8_t>> RemoteHkpdSource::TakeSnapshot(std::string_view que
   return Checked(reader_->ReadSnapshot(query));
 }
 
-Result<TitleBytes> RemoteHkpdSource::ReadTitles() {
+Result<std::vector<TitleBytes>> RemoteHkpdSource::ReadTitles() {
   if (Status s = EnsureConnected(); !s.ok()) return s;
-  return Checked(reader_->ReadTitles());
+  return Checked(reader_->ReadAllTitles());
 }
 
-Result<std::optional<TitleBytes>> RemoteHkpdSource::ReadTitlesIfChanged() {
+Result<std::optional<std::vector<TitleBytes>>> RemoteHkpdSource::ReadTitlesIfChanged() {
   if (Status s = EnsureConnected(); !s.ok()) return s;
   return Checked(watcher_.ReadIfChanged(*reader_));
 }

@@ -38,9 +38,9 @@ class LocalHkpdSource : public SnapshotSource {
   ~LocalHkpdSource() override;
 
   Result<std::vector<uint8_t>> TakeSnapshot(std::string_view query) override;
-  Result<TitleBytes> ReadTitles() override;
+  Result<std::vector<TitleBytes>> ReadTitles() override;
   // Through TitleWatcher: Perflib's token, the hourly recheck, the digest.
-  Result<std::optional<TitleBytes>> ReadTitlesIfChanged() override;
+  Result<std::optional<std::vector<TitleBytes>>> ReadTitlesIfChanged() override;
   std::vector<std::string> TakeWarnings() override { return {}; }
   Result<HostIdentity> Identity() override;
 
@@ -65,8 +65,8 @@ class RemoteHkpdSource : public SnapshotSource {
   ~RemoteHkpdSource() override;
 
   Result<std::vector<uint8_t>> TakeSnapshot(std::string_view query) override;
-  Result<TitleBytes> ReadTitles() override;
-  Result<std::optional<TitleBytes>> ReadTitlesIfChanged() override;
+  Result<std::vector<TitleBytes>> ReadTitles() override;
+  Result<std::optional<std::vector<TitleBytes>>> ReadTitlesIfChanged() override;
   std::vector<std::string> TakeWarnings() override { return {}; }
   // The name is the one the host was reached by (without "\\"); OS facts where HKLM allows.
   Result<HostIdentity> Identity() override;

@@ -15,7 +15,9 @@ namespace perfhive {
 // An open key: an HKEY's bits on Windows, any token in a fake.
 using RegistryKey = uintptr_t;
 
-enum class PredefinedKey { kPerformanceData, kLocalMachine };
+// kPerformanceNlsText (HKEY_PERFORMANCE_NLSTEXT: the title lists in the display language) is
+// this machine's only: RegConnectRegistryW does not offer it for another.
+enum class PredefinedKey { kPerformanceData, kLocalMachine, kPerformanceNlsText };
 
 // Windows error codes the sources act on (winerror.h).
 namespace win_error {
@@ -24,6 +26,7 @@ inline constexpr long kFileNotFound = 2;
 inline constexpr long kAccessDenied = 5;
 inline constexpr long kInvalidHandle = 6;
 inline constexpr long kBadNetpath = 53;
+inline constexpr long kInvalidParameter = 87;
 inline constexpr long kBusy = 170;
 inline constexpr long kMoreData = 234;
 inline constexpr long kRpcServerUnavailable = 1722;
@@ -40,7 +43,8 @@ class RegistryApi {
  public:
   virtual ~RegistryApi() = default;
 
-  // The predefined key on this machine (HKEY_PERFORMANCE_DATA, HKEY_LOCAL_MACHINE).
+  // The predefined key on this machine (HKEY_PERFORMANCE_DATA, HKEY_LOCAL_MACHINE,
+  // HKEY_PERFORMANCE_NLSTEXT).
   virtual RegistryKey Predefined(PredefinedKey which) = 0;
 
   // RegQueryValueExW: on entry *size is the buffer's size, on return the bytes written (or, with

@@ -1,5 +1,6 @@
-// TitleWatcher: decides when a host's title database must be read again and handed on, so that
-// the server gets it once, and again only after it changed (lodctr /R renumbers extensible
+// TitleWatcher: decides when a host's title databases (English and its display language's) must
+// be read again and handed on, so that the server gets them once, and again only after one
+// changed (lodctr /R renumbers extensible
 // counters). Perflib's Last Counter/Last Help are the cheap token checked on every call; the
 // lists themselves are read when the token moved, when it has never been read, and at least
 // every `recheck` (a change that leaves the token alone, a host without the token), and are
@@ -11,6 +12,7 @@
 #include <chrono>
 #include <cstdint>
 #include <optional>
+#include <vector>
 
 #include "perfdata/status.h"
 #include "port/env.h"
@@ -24,9 +26,9 @@ class TitleWatcher {
   // `env`'s steady clock times the recheck.
   TitleWatcher(Env& env, std::chrono::steady_clock::duration recheck);
 
-  // The titles if they differ from the ones last returned (or none were), std::nullopt if
-  // they are unchanged.
-  Result<std::optional<TitleBytes>> ReadIfChanged(HkpdReader& reader);
+  // The databases (HkpdReader::ReadAllTitles) if any differs from the ones last returned (or
+  // none were), std::nullopt if they are unchanged.
+  Result<std::optional<std::vector<TitleBytes>>> ReadIfChanged(HkpdReader& reader);
 
  private:
   Env& env_;

@@ -74,6 +74,8 @@ RegistryKey MsrrpRegistryApi::AddKey(const winreg::ContextHandle& handle) {
 long MsrrpRegistryApi::ConnectRegistry(const std::string& machine, PredefinedKey which,
                                        RegistryKey* out) {
   last_failure_ = Status();
+  // As RegConnectRegistryW: HKEY_PERFORMANCE_NLSTEXT is no remote host's.
+  if (which == PredefinedKey::kPerformanceNlsText) return win_error::kInvalidParameter;
   if (!connection_) {
     Result<RemoteTarget> target = ParseRemoteTarget(machine);
     if (!target.ok()) return Fail(target.status(), win_error::kBadNetpath);

@@ -51,9 +51,11 @@ Result<std::vector<uint8_t>> MsrrpSource::TakeSnapshot(std::string_view query) {
   return Explained(remote_.TakeSnapshot(query));
 }
 
-Result<TitleBytes> MsrrpSource::ReadTitles() { return Explained(remote_.ReadTitles()); }
+Result<std::vector<TitleBytes>> MsrrpSource::ReadTitles() {
+  return Explained(remote_.ReadTitles());
+}
 
-Result<std::optional<TitleBytes>> MsrrpSource::ReadTitlesIfChanged() {
+Result<std::optional<std::vector<TitleBytes>>> MsrrpSource::ReadTitlesIfChanged() {
   return Explained(remote_.ReadTitlesIfChanged());
 }
 

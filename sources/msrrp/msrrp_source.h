@@ -43,8 +43,8 @@ class MsrrpSource : public SnapshotSource {
               MsrrpSourceOptions options = {});
 
   Result<std::vector<uint8_t>> TakeSnapshot(std::string_view query) override;
-  Result<TitleBytes> ReadTitles() override;
-  Result<std::optional<TitleBytes>> ReadTitlesIfChanged() override;
+  Result<std::vector<TitleBytes>> ReadTitles() override;
+  Result<std::optional<std::vector<TitleBytes>>> ReadTitlesIfChanged() override;
   std::vector<std::string> TakeWarnings() override { return {}; }
   Result<HostIdentity> Identity() override;
 

@@ -191,13 +191,13 @@ Result<std::vector<uint8_t>> ProcfsSource::TakeSnapshot(std::string_view query) 
   return CheckedSnapshot(snapshot, left_out);
 }
 
-Result<std::optional<TitleBytes>> ProcfsSource::ReadTitlesIfChanged() {
+Result<std::optional<std::vector<TitleBytes>>> ProcfsSource::ReadTitlesIfChanged() {
   // The Linux source's titles are fixed at build time: they change only with the binary.
-  if (titles_returned_) return std::optional<TitleBytes>();
-  Result<TitleBytes> titles = ReadTitles();
+  if (titles_returned_) return std::optional<std::vector<TitleBytes>>();
+  Result<std::vector<TitleBytes>> titles = ReadTitles();
   if (!titles.ok()) return titles.status();
   titles_returned_ = true;
-  return std::optional<TitleBytes>(std::move(titles).value());
+  return std::optional<std::vector<TitleBytes>>(std::move(titles).value());
 }
 
 std::vector<std::string> ProcfsSource::TakeWarnings() { return std::exchange(warnings_, {}); }
@@ -214,12 +214,13 @@ Result<HostIdentity> ProcfsSource::Identity() {
   return identity;
 }
 
-Result<TitleBytes> ProcfsSource::ReadTitles() {
+Result<std::vector<TitleBytes>> ProcfsSource::ReadTitles() {
+  // English only: the Linux source names its objects in English whatever the locale.
   TitleDatabase titles = ProcfsTitleDatabase();
   TitleBytes bytes;
   bytes.counters = titles.EncodeNames();
   bytes.helps = titles.EncodeHelps();
-  return bytes;
+  return std::vector<TitleBytes>{std::move(bytes)};
 }
 
 }  // namespace perfhive

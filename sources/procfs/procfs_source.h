@@ -38,8 +38,8 @@ class ProcfsSource : public SnapshotSource {
   // Objects whose files cannot be read are left out (see warnings()); it is an error only when
   // the query names objects and none of them could be read.
   Result<std::vector<uint8_t>> TakeSnapshot(std::string_view query) override;
-  Result<TitleBytes> ReadTitles() override;
-  Result<std::optional<TitleBytes>> ReadTitlesIfChanged() override;
+  Result<std::vector<TitleBytes>> ReadTitles() override;
+  Result<std::optional<std::vector<TitleBytes>>> ReadTitlesIfChanged() override;
   // What snapshots left out or set to 0, and why (a container without /proc/diskstats, a
   // missing /sys).
   std::vector<std::string> TakeWarnings() override;

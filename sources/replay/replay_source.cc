@@ -1,8 +1,19 @@
 #include "sources/replay/replay_source.h"
 
 #include <algorithm>
+#include <string_view>
 
 namespace perfhive {
+namespace {
+
+// titles.<lang>.bin: "titles." and ".bin" around a Perflib language id ("007").
+bool IsDisplayLanguageFile(std::string_view name) {
+  constexpr std::string_view kPrefix = "titles.", kSuffix = ".bin";
+  return name.size() > kPrefix.size() + kSuffix.size() && name.starts_with(kPrefix) &&
+         name.ends_with(kSuffix);
+}
+
+}  // namespace
 
 Result<std::unique_ptr<ReplaySource>> ReplaySource::Open(Env& env, ReplayOptions options) {
   if (options.identity.name.empty()) {
@@ -15,12 +26,30 @@ Result<std::unique_ptr<ReplaySource>> ReplaySource::Open(Env& env, ReplayOptions
     return counters.status().Prefixed("replay: the title database (the bytes of \"Counter 009\") " +
                                       std::string("is needed as ") + kTitlesFile + ": ");
   }
+  std::vector<TitleBytes> titles = {
+      TitleBytes{.language = "009", .counters = std::move(counters).value(), .helps = {}}};
+  // In name order: the snapshots' order, and a stable message.
+  std::sort(names->begin(), names->end());
   std::vector<std::string> files;
+  std::string display_file;
   for (std::string& name : *names) {
-    if (name != kTitlesFile) files.push_back(std::move(name));
+    if (name == kTitlesFile) continue;
+    if (!IsDisplayLanguageFile(name)) {
+      files.push_back(std::move(name));
+      continue;
+    }
+    if (!display_file.empty()) {
+      return Status::InvalidArgument("replay: " + options.dir + " holds " + display_file + " and " +
+                                     name + "; a host has one display language");
+    }
+    display_file = name;
   }
-  std::sort(files.begin(), files.end());
-  TitleBytes titles{.language = "009", .counters = std::move(counters).value(), .helps = {}};
+  if (!display_file.empty()) {
+    Result<std::vector<uint8_t>> display = env.ReadFile(options.dir + "/" + display_file);
+    if (!display.ok()) return display.status().Prefixed("replay: ");
+    titles.push_back(TitleBytes{
+        .language = kDisplayLanguage, .counters = std::move(display).value(), .helps = {}});
+  }
   return std::unique_ptr<ReplaySource>(
       new ReplaySource(env, std::move(options), std::move(files), std::move(titles)));
 }
@@ -36,10 +65,10 @@ Result<std::vector<uint8_t>> ReplaySource::TakeSnapshot(std::string_view /*query
   return bytes;
 }
 
-Result<std::optional<TitleBytes>> ReplaySource::ReadTitlesIfChanged() {
-  if (titles_returned_) return std::optional<TitleBytes>();
+Result<std::optional<std::vector<TitleBytes>>> ReplaySource::ReadTitlesIfChanged() {
+  if (titles_returned_) return std::optional<std::vector<TitleBytes>>();
   titles_returned_ = true;
-  return std::optional<TitleBytes>(titles_);
+  return std::optional<std::vector<TitleBytes>>(titles_);
 }
 
 }  // namespace perfhive

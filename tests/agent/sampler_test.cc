@@ -29,11 +29,13 @@ class ScriptedSource : public SnapshotSource {
     queries_.emplace_back(query);
     return std::vector<uint8_t>{1, 2, 3};
   }
-  Result<TitleBytes> ReadTitles() override { return Titles(); }
-  Result<std::optional<TitleBytes>> ReadTitlesIfChanged() override {
-    if (titles_read_) return std::optional<TitleBytes>();
+  Result<std::vector<TitleBytes>> ReadTitles() override {
+    return std::vector<TitleBytes>{Titles()};
+  }
+  Result<std::optional<std::vector<TitleBytes>>> ReadTitlesIfChanged() override {
+    if (titles_read_) return std::optional<std::vector<TitleBytes>>();
     titles_read_ = true;
-    return std::optional<TitleBytes>(Titles());
+    return std::optional<std::vector<TitleBytes>>({Titles()});
   }
   std::vector<std::string> TakeWarnings() override { return {}; }
   Result<HostIdentity> Identity() override {

@@ -34,7 +34,7 @@ struct ExportFixture {
     store = std::move(Store::Open(dir).value());
     std::string source;
     testing::SnapshotSequence sequence = testing::ProcfsSequence(kRound + 1, &source);
-    TitleBytes titles = ProcfsSource::Create().value()->ReadTitles().value();
+    TitleBytes titles = ProcfsSource::Create().value()->ReadTitles().value().front();
     Sha256Digest digest =
         store->PutTitleDatabase(titles.language, titles.counters, titles.helps).value();
     for (size_t i = 0; i < sequence.size(); ++i) {

@@ -101,9 +101,9 @@ class ProcfsFeeder {
     Result<std::unique_ptr<ProcfsSource>> source = ProcfsSource::Create();
     EXPECT_TRUE(source.ok()) << source.error();
     source_ = std::move(source).value();
-    Result<TitleBytes> titles = source_->ReadTitles();
+    Result<std::vector<TitleBytes>> titles = source_->ReadTitles();
     EXPECT_TRUE(titles.ok()) << titles.error();
-    titles_ = std::move(titles).value();
+    titles_ = std::move(titles).value().front();
   }
 
   // Sends `count` snapshots one second apart and waits for each one's acknowledgement.

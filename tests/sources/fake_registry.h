@@ -19,6 +19,7 @@ class FakeRegistry : public RegistryApi {
  public:
   static constexpr RegistryKey kPerformanceData = 0x80000004;
   static constexpr RegistryKey kLocalMachine = 0x80000002;
+  static constexpr RegistryKey kPerformanceNlsText = 0x80000060;
 
   struct Value {
     std::vector<uint8_t> bytes;
@@ -45,7 +46,15 @@ class FakeRegistry : public RegistryApi {
   int open_keys = 0;
 
   RegistryKey Predefined(PredefinedKey which) override {
-    return which == PredefinedKey::kPerformanceData ? kPerformanceData : kLocalMachine;
+    switch (which) {
+      case PredefinedKey::kPerformanceData:
+        return kPerformanceData;
+      case PredefinedKey::kPerformanceNlsText:
+        return kPerformanceNlsText;
+      case PredefinedKey::kLocalMachine:
+        break;
+    }
+    return kLocalMachine;
   }
 
   long QueryValue(RegistryKey key, const std::string& name, uint8_t* buffer, uint32_t* size,
@@ -100,13 +109,14 @@ class FakeRegistry : public RegistryApi {
 
   long CloseKey(RegistryKey key) override {
     calls.push_back("close " + PathOf(key));
-    if (key != kPerformanceData && key != kLocalMachine) --open_keys;
+    if (key != kPerformanceData && key != kLocalMachine && key != kPerformanceNlsText) --open_keys;
     return win_error::kSuccess;
   }
 
   std::string PathOf(RegistryKey key) const {
     if (key == kPerformanceData) return "HKPD";
     if (key == kLocalMachine) return "HKLM";
+    if (key == kPerformanceNlsText) return "HKPN";
     auto it = paths_.find(key);
     return it == paths_.end() ? "?" : it->second;
   }

@@ -266,6 +266,92 @@ TEST(HkpdReaderTest, FallsBackToPerflibCurrentLanguageOnAGermanHost) {
   EXPECT_EQ(registry.open_keys, 0);
 }
 
+// The real German host's lists, as Windows serves them: English on the performance key, German
+// on HKEY_PERFORMANCE_NLSTEXT and Perflib\CurrentLanguage.
+class GermanHostTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    PERFHIVE_SKIP_WITHOUT_SHARED_FIXTURE("title-databases");
+    Result<LodctrDump> dump = testing::RealTitleDump("apfeltee+tini");
+    ASSERT_TRUE(dump.ok()) << dump.error();
+    english_ = dump->languages.at("009");
+    german_ = dump->languages.at("007");
+    registry_.values[{"HKPD", "Counter 009"}] = {english_.EncodeNames(), kRegMultiSz};
+    registry_.values[{"HKPD", "Help 009"}] = {english_.EncodeHelps(), kRegMultiSz};
+  }
+  void ServeGerman(const std::string& key) {
+    registry_.values[{key, "Counter"}] = {german_.EncodeNames(), kRegMultiSz};
+    registry_.values[{key, "Help"}] = {german_.EncodeHelps(), kRegMultiSz};
+  }
+  // The name of index 238 in each database read.
+  std::vector<std::string> ProcessorNames(const std::vector<TitleBytes>& databases) {
+    std::vector<std::string> names;
+    for (const TitleBytes& titles : databases) {
+      TitleDatabase parsed;
+      EXPECT_TRUE(ParseTitleList(titles.counters, false, parsed).ok());
+      names.push_back(std::string(parsed.Name(238).value_or("")));
+    }
+    return names;
+  }
+
+  FakeRegistry registry_;
+  testing::FakeClockEnv env_;
+  TitleDatabase english_;
+  TitleDatabase german_;
+};
+
+TEST_F(GermanHostTest, ReadsTheDisplayLanguageFromNlsText) {
+  ServeGerman("HKPN");
+  HkpdReader reader = LocalReader(registry_, env_);
+  Result<std::vector<TitleBytes>> titles = reader.ReadAllTitles();
+  ASSERT_TRUE(titles.ok()) << titles.error();
+  ASSERT_EQ(titles->size(), 2u);
+  EXPECT_EQ((*titles)[0].language, "009");
+  EXPECT_EQ((*titles)[1].language, "CurrentLanguage");
+  EXPECT_EQ((*titles)[1].helps, german_.EncodeHelps());
+  EXPECT_THAT(ProcessorNames(*titles), ElementsAre("Processor", "Prozessor"));
+  EXPECT_EQ(registry_.open_keys, 0);
+}
+
+TEST_F(GermanHostTest, FallsBackToPerflibCurrentLanguageWithoutNlsText) {
+  ServeGerman(std::string(kPerflib) + "\\CurrentLanguage");
+  HkpdReader reader = LocalReader(registry_, env_);
+  Result<std::vector<TitleBytes>> titles = reader.ReadAllTitles();
+  ASSERT_TRUE(titles.ok()) << titles.error();
+  EXPECT_THAT(ProcessorNames(*titles), ElementsAre("Processor", "Prozessor"));
+  EXPECT_EQ((*titles)[1].language, "CurrentLanguage");
+  EXPECT_EQ(registry_.open_keys, 0);
+}
+
+TEST_F(GermanHostTest, ARemoteHostIsAskedThroughPerflibOnly) {
+  // RegConnectRegistryW offers no HKEY_PERFORMANCE_NLSTEXT: a remote reader never asks it.
+  ServeGerman("HKPN");
+  ServeGerman(std::string(kPerflib) + "\\CurrentLanguage");
+  HkpdReader reader(registry_, env_, FakeRegistry::kPerformanceData, FakeRegistry::kLocalMachine,
+                    "\\\\winhost", TestReaderOptions());
+  Result<std::vector<TitleBytes>> titles = reader.ReadAllTitles();
+  ASSERT_TRUE(titles.ok()) << titles.error();
+  EXPECT_THAT(ProcessorNames(*titles), ElementsAre("Processor", "Prozessor"));
+  for (const std::string& call : registry_.calls)
+    EXPECT_THAT(call, ::testing::Not(HasSubstr("HKPN")));
+}
+
+TEST_F(GermanHostTest, EnglishAloneWhenTheDisplayLanguageIsMissingBrokenOrEnglish) {
+  HkpdReader reader = LocalReader(registry_, env_);
+  // Nothing in the display language (Wine): English alone, and no error.
+  Result<std::vector<TitleBytes>> titles = reader.ReadAllTitles();
+  ASSERT_TRUE(titles.ok()) << titles.error();
+  EXPECT_THAT(ProcessorNames(*titles), ElementsAre("Processor"));
+  EXPECT_EQ(reader.last_error_code(), 0);
+  // A key that answers with performance data instead of a list is no display language.
+  registry_.values[{"HKPN", "Counter"}] = {SnapshotOfAbout(200)};
+  EXPECT_THAT(ProcessorNames(*reader.ReadAllTitles()), ElementsAre("Processor"));
+  // An English host's display language is English: it is not sent twice.
+  registry_.values[{"HKPN", "Counter"}] = {english_.EncodeNames(), kRegMultiSz};
+  registry_.values[{"HKPN", "Help"}] = {english_.EncodeHelps(), kRegMultiSz};
+  EXPECT_THAT(ProcessorNames(*reader.ReadAllTitles()), ElementsAre("Processor"));
+}
+
 TEST(HkpdReaderTest, NoTitleDatabaseAnywhereNamesEveryPlaceTried) {
   FakeRegistry registry;
   testing::FakeClockEnv env;
@@ -315,6 +401,11 @@ TEST(HkpdReaderTest, TitleDigestTellsDatabasesApart) {
   TitleBytes german = titles;
   german.language = "007";
   EXPECT_NE(TitleFingerprint(titles), TitleFingerprint(german));
+  // A set differs when any member does, or when one is added.
+  EXPECT_EQ(TitleFingerprint(std::vector<TitleBytes>{titles}), TitleFingerprint(titles));
+  EXPECT_NE(TitleFingerprint(std::vector<TitleBytes>{titles, german}), TitleFingerprint(titles));
+  EXPECT_NE(TitleFingerprint(std::vector<TitleBytes>{titles, german}),
+            TitleFingerprint(std::vector<TitleBytes>{titles, renamed}));
   // The same bytes split differently between the two lists.
   TitleBytes moved = titles;
   moved.helps.insert(moved.helps.begin(), moved.counters.end() - 2, moved.counters.end());

@@ -47,10 +47,11 @@ TEST(LocalHkpdSourceTest, KeepsThePerformanceKeyOpenAndClosesItOnShutdown) {
       ASSERT_TRUE(bytes.ok()) << bytes.error();
       EXPECT_EQ(*bytes, (registry.values[{"HKPD", "Global"}].bytes));
     }
-    Result<std::optional<TitleBytes>> titles = source.ReadTitlesIfChanged();
+    Result<std::optional<std::vector<TitleBytes>>> titles = source.ReadTitlesIfChanged();
     ASSERT_TRUE(titles.ok()) << titles.error();
     ASSERT_TRUE(titles->has_value());
-    EXPECT_EQ((*titles)->counters, NameList({{2, "System"}}));
+    ASSERT_EQ((*titles)->size(), 1u);
+    EXPECT_EQ((*titles)->front().counters, NameList({{2, "System"}}));
     EXPECT_FALSE(source.ReadTitlesIfChanged()->has_value());
     EXPECT_EQ(Count(registry.calls, "close HKPD"), 0);
   }
@@ -193,10 +194,10 @@ TEST(RemoteHkpdSourceTest, ReadsTitlesThroughTheRemotePerflibKey) {
   registry.values[{perflib, "Last Counter"}] = {testing::DwordValue(2), kRegDword};
   testing::FakeClockEnv env;
   RemoteHkpdSource source(registry, env, "winhost", Options());
-  Result<std::optional<TitleBytes>> titles = source.ReadTitlesIfChanged();
+  Result<std::optional<std::vector<TitleBytes>>> titles = source.ReadTitlesIfChanged();
   ASSERT_TRUE(titles.ok()) << titles.error();
   ASSERT_TRUE(titles->has_value());
-  EXPECT_EQ((*titles)->counters, NameList({{2, "System"}}));
+  EXPECT_EQ((*titles)->front().counters, NameList({{2, "System"}}));
   EXPECT_FALSE(source.ReadTitlesIfChanged()->has_value());
 }
 
@@ -208,9 +209,10 @@ TEST(RemoteHkpdSourceTest, AHostThatRefusesHklmStillGivesTitlesFromThePerformanc
   registry.values[{"\\\\winhost:HKPD", "Help 009"}] = {testing::HelpList({{3, "help"}})};
   testing::FakeClockEnv env;
   RemoteHkpdSource source(registry, env, "winhost", Options());
-  Result<TitleBytes> titles = source.ReadTitles();
+  Result<std::vector<TitleBytes>> titles = source.ReadTitles();
   ASSERT_TRUE(titles.ok()) << titles.error();
-  EXPECT_EQ(titles->counters, NameList({{2, "System"}}));
+  ASSERT_EQ(titles->size(), 1u);
+  EXPECT_EQ(titles->front().counters, NameList({{2, "System"}}));
   EXPECT_TRUE(source.connected());
 }
 

@@ -131,18 +131,18 @@ TEST_F(MsrrpSmbdTest, ReadsTheTitleDatabaseOnceUntilItChanges) {
   Start();
   server_->Write(Fleet(0));
   MsrrpSource source = Source(Credentials());
-  Result<std::optional<TitleBytes>> first = source.ReadTitlesIfChanged();
+  Result<std::optional<std::vector<TitleBytes>>> first = source.ReadTitlesIfChanged();
   ASSERT_TRUE(first.ok()) << first.error();
   ASSERT_TRUE(first->has_value());
   TitleDatabase titles;
-  ASSERT_TRUE(ParseTitleList((*first)->counters, false, titles).ok());
-  ASSERT_TRUE(ParseTitleList((*first)->helps, true, titles).ok());
+  ASSERT_TRUE(ParseTitleList((*first)->front().counters, false, titles).ok());
+  ASSERT_TRUE(ParseTitleList((*first)->front().helps, true, titles).ok());
   EXPECT_EQ(titles.Name(2), "Widget");
   EXPECT_EQ(titles.Name(6), "Bytes Moved");
   EXPECT_EQ(titles.Name(12), "Uptime Seconds");
   EXPECT_EQ(titles.Help(3), "Widget help");
 
-  Result<std::optional<TitleBytes>> again = source.ReadTitlesIfChanged();
+  Result<std::optional<std::vector<TitleBytes>>> again = source.ReadTitlesIfChanged();
   ASSERT_TRUE(again.ok()) << again.error();
   EXPECT_FALSE(again->has_value()) << "unchanged titles are not handed on twice";
 }

@@ -441,11 +441,11 @@ TEST_F(FakeTreeTest, IdentityIsTheUtsHostNameAndKernelRelease) {
 }
 
 TEST_F(FakeTreeTest, TitlesAreHandedOnOnceSinceTheyNeverChange) {
-  Result<std::optional<TitleBytes>> first = source_->ReadTitlesIfChanged();
+  Result<std::optional<std::vector<TitleBytes>>> first = source_->ReadTitlesIfChanged();
   ASSERT_TRUE(first.ok()) << first.error();
   ASSERT_TRUE(first->has_value());
   EXPECT_EQ(**first, source_->ReadTitles().value());
-  Result<std::optional<TitleBytes>> again = source_->ReadTitlesIfChanged();
+  Result<std::optional<std::vector<TitleBytes>>> again = source_->ReadTitlesIfChanged();
   ASSERT_TRUE(again.ok()) << again.error();
   EXPECT_FALSE(again->has_value());
 }

@@ -54,16 +54,38 @@ TEST_F(ReplaySourceTest, TitlesAreCounter009OnceAndIdentityIsTheGivenName) {
   Write("a", "x");
   Result<std::unique_ptr<ReplaySource>> source = Open("WEB01");
   ASSERT_TRUE(source.ok());
-  Result<std::optional<TitleBytes>> first = (*source)->ReadTitlesIfChanged();
+  Result<std::optional<std::vector<TitleBytes>>> first = (*source)->ReadTitlesIfChanged();
   ASSERT_TRUE(first.ok() && first->has_value());
-  EXPECT_EQ((*first)->language, "009");
-  EXPECT_EQ((*first)->counters, Bytes(std::string("1\0\0\0", 4)));
-  EXPECT_TRUE((*first)->helps.empty());
-  Result<std::optional<TitleBytes>> second = (*source)->ReadTitlesIfChanged();
+  ASSERT_EQ((*first)->size(), 1u);
+  EXPECT_EQ((*first)->front().language, "009");
+  EXPECT_EQ((*first)->front().counters, Bytes(std::string("1\0\0\0", 4)));
+  EXPECT_TRUE((*first)->front().helps.empty());
+  Result<std::optional<std::vector<TitleBytes>>> second = (*source)->ReadTitlesIfChanged();
   ASSERT_TRUE(second.ok());
   EXPECT_FALSE(second->has_value());
-  EXPECT_EQ((*source)->ReadTitles()->counters, (*first)->counters);
+  EXPECT_EQ(*(*source)->ReadTitles(), **first);
   EXPECT_EQ((*source)->Identity()->name, "WEB01");
+}
+
+TEST_F(ReplaySourceTest, ADisplayLanguageFileBecomesTheCurrentLanguageDatabase) {
+  Write("titles.bin", std::string("1\0\0\0", 4));
+  Write("titles.007.bin", std::string("2\0\0\0", 4));
+  Write("001.bin", "x");
+  Result<std::unique_ptr<ReplaySource>> source = Open();
+  ASSERT_TRUE(source.ok()) << source.error();
+  EXPECT_EQ((*source)->file_count(), 1u);  // the title files are no snapshots
+  Result<std::vector<TitleBytes>> titles = (*source)->ReadTitles();
+  ASSERT_TRUE(titles.ok());
+  ASSERT_EQ(titles->size(), 2u);
+  EXPECT_EQ((*titles)[0].language, "009");
+  EXPECT_EQ((*titles)[1].language, "CurrentLanguage");
+  EXPECT_EQ((*titles)[1].counters, Bytes(std::string("2\0\0\0", 4)));
+
+  Write("titles.040C.bin", "f");
+  Result<std::unique_ptr<ReplaySource>> two = Open();
+  ASSERT_FALSE(two.ok());
+  EXPECT_NE(two.error().find("titles.007.bin and titles.040C.bin"), std::string::npos)
+      << two.error();
 }
 
 TEST_F(ReplaySourceTest, NeedsTitlesAndAHostName) {

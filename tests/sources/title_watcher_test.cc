@@ -39,7 +39,7 @@ class TitleWatcherTest : public ::testing::Test {
     registry_.calls.clear();
     return reads;
   }
-  Result<std::optional<TitleBytes>> Check() { return watcher_.ReadIfChanged(reader_); }
+  Result<std::optional<std::vector<TitleBytes>>> Check() { return watcher_.ReadIfChanged(reader_); }
 
   static HkpdReaderOptions OneCallPerList() {
     HkpdReaderOptions options = testing::TestReaderOptions();
@@ -67,15 +67,15 @@ TEST_F(TitleWatcherTest, HandsTheTitlesOnOnceAndAgainAfterLodctrMovedTheToken) {
   SetLists(old_titles.EncodeNames(), old_titles.EncodeHelps());
   SetToken(before->last_counter, before->last_help);
 
-  Result<std::optional<TitleBytes>> first = Check();
+  Result<std::optional<std::vector<TitleBytes>>> first = Check();
   ASSERT_TRUE(first.ok()) << first.error();
   ASSERT_TRUE(first->has_value());
-  EXPECT_EQ((*first)->counters, old_titles.EncodeNames());
+  EXPECT_EQ((*first)->front().counters, old_titles.EncodeNames());
   EXPECT_EQ(ListReads(), 1);
 
   // Unchanged token: nothing handed on, and the lists are not even read.
   env_.Advance(std::chrono::minutes(10));
-  Result<std::optional<TitleBytes>> same = Check();
+  Result<std::optional<std::vector<TitleBytes>>> same = Check();
   ASSERT_TRUE(same.ok()) << same.error();
   EXPECT_FALSE(same->has_value());
   EXPECT_EQ(ListReads(), 0);
@@ -83,11 +83,11 @@ TEST_F(TitleWatcherTest, HandsTheTitlesOnOnceAndAgainAfterLodctrMovedTheToken) {
   // lodctr /R: other lists, and the token moved.
   SetLists(new_titles.EncodeNames(), new_titles.EncodeHelps());
   SetToken(after->last_counter, after->last_help);
-  Result<std::optional<TitleBytes>> changed = Check();
+  Result<std::optional<std::vector<TitleBytes>>> changed = Check();
   ASSERT_TRUE(changed.ok()) << changed.error();
   ASSERT_TRUE(changed->has_value());
-  EXPECT_EQ((*changed)->counters, new_titles.EncodeNames());
-  EXPECT_EQ((*changed)->helps, new_titles.EncodeHelps());
+  EXPECT_EQ((*changed)->front().counters, new_titles.EncodeNames());
+  EXPECT_EQ((*changed)->front().helps, new_titles.EncodeHelps());
   EXPECT_FALSE(Check()->has_value());
 }
 
@@ -96,7 +96,7 @@ TEST_F(TitleWatcherTest, ATokenMovedOverTheSameListsHandsNothingOn) {
   SetToken(2, 3);
   ASSERT_TRUE(Check()->has_value());
   SetToken(4, 5);
-  Result<std::optional<TitleBytes>> again = Check();
+  Result<std::optional<std::vector<TitleBytes>>> again = Check();
   ASSERT_TRUE(again.ok()) << again.error();
   EXPECT_FALSE(again->has_value());
   EXPECT_EQ(ListReads(), 2);
@@ -111,10 +111,10 @@ TEST_F(TitleWatcherTest, ListsChangedUnderAStandingTokenAreFoundAtTheRecheck) {
   EXPECT_FALSE(Check()->has_value());
   EXPECT_EQ(ListReads(), 1);
   env_.Advance(std::chrono::minutes(1));
-  Result<std::optional<TitleBytes>> found = Check();
+  Result<std::optional<std::vector<TitleBytes>>> found = Check();
   ASSERT_TRUE(found.ok()) << found.error();
   ASSERT_TRUE(found->has_value());
-  EXPECT_EQ((*found)->counters, NameList({{2, "Sys"}}));
+  EXPECT_EQ((*found)->front().counters, NameList({{2, "Sys"}}));
 }
 
 TEST_F(TitleWatcherTest, AHostWithoutTheTokenIsRereadOnlyAtTheRecheck) {
@@ -125,11 +125,39 @@ TEST_F(TitleWatcherTest, AHostWithoutTheTokenIsRereadOnlyAtTheRecheck) {
   env_.Advance(std::chrono::minutes(30));
   EXPECT_FALSE(Check()->has_value());
   env_.Advance(std::chrono::minutes(30));
-  Result<std::optional<TitleBytes>> found = Check();
+  Result<std::optional<std::vector<TitleBytes>>> found = Check();
   ASSERT_TRUE(found.ok()) << found.error();
   ASSERT_TRUE(found->has_value());
-  EXPECT_EQ((*found)->counters, NameList({{2, "System"}, {4, "Memory"}}));
+  EXPECT_EQ((*found)->front().counters, NameList({{2, "System"}, {4, "Memory"}}));
   EXPECT_EQ(ListReads(), 2);
+}
+
+TEST_F(TitleWatcherTest, AChangedDisplayLanguageAloneHandsBothDatabasesOn) {
+  PERFHIVE_SKIP_WITHOUT_SHARED_FIXTURE("title-databases");
+  Result<LodctrDump> dump = testing::RealTitleDump("apfeltee+tini");
+  ASSERT_TRUE(dump.ok()) << dump.error();
+  const TitleDatabase& english = dump->languages.at("009");
+  const TitleDatabase& german = dump->languages.at("007");
+  SetLists(english.EncodeNames(), english.EncodeHelps());
+  SetToken(2, 3);
+  Result<std::optional<std::vector<TitleBytes>>> first = Check();
+  ASSERT_TRUE(first.ok()) << first.error();
+  ASSERT_TRUE(first->has_value());
+  EXPECT_EQ((*first)->size(), 1u);  // no display language yet: English alone
+  // The user switched the display language to German; the counters did not move.
+  registry_.values[{"HKPN", "Counter"}] = {german.EncodeNames(), kRegMultiSz};
+  registry_.values[{"HKPN", "Help"}] = {german.EncodeHelps(), kRegMultiSz};
+  EXPECT_FALSE(Check()->has_value());  // the token stands: nothing is read before the recheck
+  env_.Advance(std::chrono::hours(1));
+  Result<std::optional<std::vector<TitleBytes>>> found = Check();
+  ASSERT_TRUE(found.ok()) << found.error();
+  ASSERT_TRUE(found->has_value());
+  ASSERT_EQ((*found)->size(), 2u);
+  EXPECT_EQ((*found)->at(0).counters, english.EncodeNames());
+  EXPECT_EQ((*found)->at(1).language, "CurrentLanguage");
+  EXPECT_EQ((*found)->at(1).counters, german.EncodeNames());
+  env_.Advance(std::chrono::hours(1));
+  EXPECT_FALSE(Check()->has_value());
 }
 
 TEST_F(TitleWatcherTest, AFailedReadIsTriedAgainOnTheNextCall) {
@@ -139,14 +167,14 @@ TEST_F(TitleWatcherTest, AFailedReadIsTriedAgainOnTheNextCall) {
   // The token moves, but the lists cannot be read this time.
   SetToken(4, 5);
   registry_.scripted_errors["Counter 009"] = {win_error::kAccessDenied};
-  Result<std::optional<TitleBytes>> failed = Check();
+  Result<std::optional<std::vector<TitleBytes>>> failed = Check();
   ASSERT_FALSE(failed.ok());
   EXPECT_THAT(failed.error(), HasSubstr("\"Counter 009\": RegQueryValueExW failed with 5"));
   SetLists(NameList({{2, "System"}, {4, "Memory"}}), testing::HelpList({{3, "help"}}));
-  Result<std::optional<TitleBytes>> retried = Check();
+  Result<std::optional<std::vector<TitleBytes>>> retried = Check();
   ASSERT_TRUE(retried.ok()) << retried.error();
   ASSERT_TRUE(retried->has_value());
-  EXPECT_EQ((*retried)->counters, NameList({{2, "System"}, {4, "Memory"}}));
+  EXPECT_EQ((*retried)->front().counters, NameList({{2, "System"}, {4, "Memory"}}));
 }
 
 }  // namespace

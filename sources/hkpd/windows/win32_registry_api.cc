@@ -29,8 +29,15 @@ Win32RegistryApi& SystemRegistry() {
 }
 
 RegistryKey Win32RegistryApi::Predefined(PredefinedKey which) {
-  return FromHkey(which == PredefinedKey::kPerformanceData ? HKEY_PERFORMANCE_DATA
-                                                           : HKEY_LOCAL_MACHINE);
+  switch (which) {
+    case PredefinedKey::kPerformanceData:
+      return FromHkey(HKEY_PERFORMANCE_DATA);
+    case PredefinedKey::kPerformanceNlsText:
+      return FromHkey(HKEY_PERFORMANCE_NLSTEXT);
+    case PredefinedKey::kLocalMachine:
+      break;
+  }
+  return FromHkey(HKEY_LOCAL_MACHINE);
 }
 
 long Win32RegistryApi::QueryValue(RegistryKey key, const std::string& name, uint8_t* buffer,
