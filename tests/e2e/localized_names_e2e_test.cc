@@ -45,7 +45,8 @@ TEST(LocalizedNamesEndToEndTest, AGermanHostAnswersToEnglishAndGermanNames) {
   ReplayDir dir = WriteReplayDir(scratch, "BERLIN", 4);
   std::vector<uint8_t> german = dump->languages.at("007").EncodeNames();
   std::ofstream(dir.path + "/titles.007.bin", std::ios::binary)
-      .write(reinterpret_cast<const char*>(german.data()), static_cast<std::streamsize>(german.size()));
+      .write(reinterpret_cast<const char*>(german.data()),
+             static_cast<std::streamsize>(german.size()));
   CommandResult replayed =
       RunCommand(scratch,
                  {AgentBinary(), "run", "--server", server.address(), "--insecure", "--source",
