@@ -134,6 +134,9 @@ bool Shipper::RunStream(v1::Ingest::Stub& stub) {
   grpc::ClientContext context;
   if (!options_.token.empty()) context.AddMetadata("authorization", "Bearer " + options_.token);
   v1::AgentMessage hello_message;
+  // The titles the Hello names; the Welcome speaks of these alone, even if the sampler has
+  // adopted others while it was on its way.
+  std::vector<TitleRef> announced;
   {
     std::lock_guard lock(mutex_);
     if (stopping_) return false;
@@ -149,7 +152,8 @@ bool Shipper::RunStream(v1::Ingest::Stub& stub) {
     hello->set_source_kind(options_.source_kind);
     hello->set_agent_version(options_.agent_version);
     hello->set_instance_id(options_.instance_id);
-    for (const TitleRef& title : current_titles_) AddTitleDigest(title, hello->add_titles());
+    announced = current_titles_;
+    for (const TitleRef& title : announced) AddTitleDigest(title, hello->add_titles());
   }
   std::unique_ptr<Stream> stream = stub.Stream(&context);
   v1::ServerMessage answer;
@@ -159,7 +163,7 @@ bool Shipper::RunStream(v1::Ingest::Stub& stub) {
     const v1::Welcome& welcome = answer.welcome();
     {
       std::lock_guard lock(mutex_);
-      for (const TitleRef& title : current_titles_) stream_titles_.insert(title.sha256);
+      for (const TitleRef& title : announced) stream_titles_.insert(title.sha256);
       for (const std::string& needed : welcome.needed_titles()) {
         Sha256Digest digest{};
         if (needed.size() != digest.size()) continue;

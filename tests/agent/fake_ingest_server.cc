@@ -44,6 +44,10 @@ grpc::Status FakeIngestService::Stream(
     welcome.mutable_welcome()->set_durable_sequence(durable);
     changed_.notify_all();
   }
+  {
+    std::unique_lock lock(mutex_);
+    changed_.wait(lock, [&] { return !hold_welcome_ || context->IsCancelled(); });
+  }
   if (!stream->Write(welcome)) return grpc::Status::OK;
   std::map<std::pair<std::string, uint64_t>, std::vector<uint8_t>> bases;  // this stream's
   while (stream->Read(&message)) {
@@ -130,6 +134,12 @@ void FakeIngestService::DropStreamAfterStoring(uint64_t sequence) {
 void FakeIngestService::HoldAcks(bool hold) {
   std::lock_guard lock(mutex_);
   hold_acks_ = hold;
+}
+
+void FakeIngestService::HoldWelcome(bool hold) {
+  std::lock_guard lock(mutex_);
+  hold_welcome_ = hold;
+  changed_.notify_all();
 }
 
 void FakeIngestService::AddTitles(const Sha256Digest& digest) {

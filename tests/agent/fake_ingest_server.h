@@ -47,6 +47,7 @@ class FakeIngestService : public v1::Ingest::Service {
   void DropStreamAfterStoring(uint64_t sequence);  // once: ends the stream without its ack
   void HoldAcks(bool hold);                        // true: store, but never answer
   void AddTitles(const Sha256Digest& digest);      // as if the server held them
+  void HoldWelcome(bool hold);                     // true: a Hello waits for its answer
 
   std::vector<v1::Hello> hellos() const;
   std::vector<v1::TitleDatabase> title_messages() const;
@@ -67,6 +68,7 @@ class FakeIngestService : public v1::Ingest::Service {
   std::set<uint64_t> refuse_;
   std::set<uint64_t> drop_after_;
   bool hold_acks_ = false;
+  bool hold_welcome_ = false;
   std::set<Sha256Digest> titles_;
   std::vector<v1::Hello> hellos_;
   std::vector<v1::TitleDatabase> title_messages_;

@@ -123,6 +123,28 @@ TEST_F(ShipperTest, TitlesTheServerHoldsAreNotSent) {
   EXPECT_EQ(service_.stored().size(), 1u);
 }
 
+// Regression: titles adopted while the Hello was on its way (a remote host's titles are read on
+// a worker while the stream connects) were taken as held by the server, never sent, and every
+// snapshot naming them was refused.
+TEST_F(ShipperTest, TitlesAdoptedWhileTheHelloIsAnsweredAreSent) {
+  service_.HoldWelcome(true);
+  FakeIngestServer server(service_);
+  StartShipper(server.address());
+  ASSERT_TRUE(service_.WaitFor([&] { return service_.hellos().size() == 1; }));
+  TitleBytes changed = Titles();
+  changed.counters.push_back(0);  // another database: one more (empty) string
+  changed.counters.push_back(0);
+  title_refs_ = shipper_->SetTitles({changed});
+  service_.HoldWelcome(false);
+  outbox_->Push(Record(1, FakeRaw(1)));
+  ASSERT_TRUE(WaitForEmptyOutbox());
+
+  Sha256Digest expected = TitleDigest("009", changed.counters, {});
+  std::vector<v1::TitleDatabase> sent = service_.title_messages();
+  ASSERT_FALSE(sent.empty());
+  EXPECT_EQ(sent.back().sha256(), std::string(expected.begin(), expected.end()));
+}
+
 TEST_F(ShipperTest, FirstSnapshotOfAQueryIsZstdLaterOnesDecodeFromDeltasToTheExactBytes) {
   FakeIngestServer server(service_);
   StartShipper(server.address());
