@@ -166,6 +166,28 @@ TEST_F(WindowsAgentEndToEndTest, RegistrySnapshotsShipOnSchedule) {
   EXPECT_GE(snapshots.size(), 3u) << ran.err;
 }
 
+// Proves: the agentless poller on Windows (RegConnectRegistryW; Wine connects a name only when it
+// is its own computer's) ships the host it reads under the name it is given, marked agentless.
+TEST_F(WindowsAgentEndToEndTest, ARemoteRegistryTargetShipsAsAnAgentlessHost) {
+  CommandResult named = RunCommand(*scratch_, {wine_, "cmd", "/c", "echo", "%COMPUTERNAME%"});
+  ASSERT_EQ(named.exit_code, 0) << named.err;
+  std::string computer = named.out.substr(0, named.out.find_first_of("\r\n"));
+  ASSERT_FALSE(computer.empty());
+  std::vector<std::string> args = {
+      "run", "--target", "\\\\" + computer, "--interval", "500ms", "--timeout", "5s"};
+  std::vector<std::string> shipping = Shipping("WINEREMOTE");
+  args.insert(args.end(), shipping.begin(), shipping.end());
+  CommandResult ran = Agent(args);
+  ASSERT_EQ(ran.exit_code, 0) << ran.err;
+  EXPECT_THAT(ran.err, HasSubstr("), 0 refused;"));
+
+  nlohmann::json hosts = Cli({"hosts"})["hosts"];
+  ASSERT_EQ(hosts.size(), 1u) << hosts.dump(1);
+  EXPECT_EQ(hosts[0]["name"], "WINEREMOTE");
+  EXPECT_EQ(hosts[0]["source"], "agentless") << hosts.dump(1);
+  EXPECT_GE(Cli({"snapshots", "\\\\WINEREMOTE"})["snapshots"].size(), 3u) << ran.err;
+}
+
 // Proves: installed as a service, the agent is started by the service control manager, ships,
 // and stops cleanly when the manager asks (logging why), then uninstalls.
 TEST_F(WindowsAgentEndToEndTest, TheServiceStartsShipsAndStopsCleanly) {
