@@ -12,9 +12,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
-#include <algorithm>
 #include <cstdlib>
-#include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <nlohmann/json.hpp>
@@ -39,20 +37,8 @@ std::string WinePath(const std::string& path) {
   return windows;
 }
 
-// The wine program's path, from PATH (test processes are started without a search); empty if
-// none.
-std::string FindWine() {
-  const char* path = std::getenv("PATH");
-  std::string dirs = path != nullptr ? path : "/usr/bin";
-  for (size_t start = 0; start <= dirs.size();) {
-    size_t end = std::min(dirs.find(':', start), dirs.size());
-    std::filesystem::path candidate =
-        std::filesystem::path(dirs.substr(start, end - start)) / "wine";
-    if (access(candidate.c_str(), X_OK) == 0) return candidate.string();
-    start = end + 1;
-  }
-  return "";
-}
+// Debian's wine (package wine), where tests/support finds smbd and prometheus too.
+constexpr char kWine[] = "/usr/bin/wine";
 
 class WindowsAgentEndToEndTest : public ::testing::Test {
  protected:
@@ -63,8 +49,7 @@ class WindowsAgentEndToEndTest : public ::testing::Test {
                       "with the cross-built perfhive-agent.exe";
     }
     agent_ = agent;
-    wine_ = FindWine();
-    ASSERT_FALSE(wine_.empty()) << "wine is not on PATH";
+    ASSERT_EQ(access(kWine, X_OK), 0) << kWine << " is missing (scripts/install-deps.sh windows)";
     scratch_ = std::make_unique<ScratchDir>("windows-agent");
     ASSERT_TRUE(MakeCertificates(*scratch_));
     WriteText(*scratch_ / "tokens.toml",
@@ -88,7 +73,7 @@ class WindowsAgentEndToEndTest : public ::testing::Test {
   // `perfhive-agent.exe ARGS...` under Wine.
   CommandResult Agent(std::vector<std::string> args,
                       std::chrono::milliseconds timeout = std::chrono::seconds(180)) {
-    std::vector<std::string> argv = {wine_, agent_};
+    std::vector<std::string> argv = {kWine, agent_};
     argv.insert(argv.end(), args.begin(), args.end());
     return RunCommand(*scratch_, argv, timeout);
   }
@@ -115,7 +100,6 @@ class WindowsAgentEndToEndTest : public ::testing::Test {
   }
 
   std::string agent_;
-  std::string wine_;
   std::unique_ptr<ScratchDir> scratch_;
   std::unique_ptr<ServerProcess> server_;
 };
@@ -169,7 +153,7 @@ TEST_F(WindowsAgentEndToEndTest, RegistrySnapshotsShipOnSchedule) {
 // Proves: the agentless poller on Windows (RegConnectRegistryW; Wine connects a name only when it
 // is its own computer's) ships the host it reads under the name it is given, marked agentless.
 TEST_F(WindowsAgentEndToEndTest, ARemoteRegistryTargetShipsAsAnAgentlessHost) {
-  CommandResult named = RunCommand(*scratch_, {wine_, "cmd", "/c", "echo", "%COMPUTERNAME%"});
+  CommandResult named = RunCommand(*scratch_, {kWine, "cmd", "/c", "echo", "%COMPUTERNAME%"});
   ASSERT_EQ(named.exit_code, 0) << named.err;
   std::string computer = named.out.substr(0, named.out.find_first_of("\r\n"));
   ASSERT_FALSE(computer.empty());
@@ -209,7 +193,7 @@ TEST_F(WindowsAgentEndToEndTest, TheServiceStartsShipsAndStopsCleanly) {
   ASSERT_EQ(installed.exit_code, 0) << installed.err;
   EXPECT_THAT(installed.out, HasSubstr("installed service " + name));
 
-  CommandResult started = RunCommand(*scratch_, {wine_, "net", "start", name});
+  CommandResult started = RunCommand(*scratch_, {kWine, "net", "start", name});
   EXPECT_EQ(started.exit_code, 0) << started.out << started.err;
   // The host is unknown to the server (exit code 3) until its first snapshot arrives.
   size_t shipped = 0;
@@ -223,7 +207,7 @@ TEST_F(WindowsAgentEndToEndTest, TheServiceStartsShipsAndStopsCleanly) {
   }
   EXPECT_GE(shipped, 3u);
 
-  CommandResult stopped = RunCommand(*scratch_, {wine_, "net", "stop", name});
+  CommandResult stopped = RunCommand(*scratch_, {kWine, "net", "stop", name});
   EXPECT_EQ(stopped.exit_code, 0) << stopped.out << stopped.err;
   CommandResult uninstalled = Agent({"service", "uninstall", "--name", name});
   EXPECT_EQ(uninstalled.exit_code, 0) << uninstalled.err;
