@@ -11,10 +11,10 @@
 #include <system_error>
 #include <utility>
 
+#include "port/wide_text.h"
+
 namespace perfhive {
 namespace {
-
-std::wstring Wide(const std::string& text) { return std::filesystem::u8path(text).wstring(); }
 
 Status LastError(const std::string& what) {
   DWORD error = GetLastError();

@@ -9,11 +9,10 @@
 #include <thread>
 
 #include "port/env.h"
+#include "port/wide_text.h"
 
 namespace perfhive {
 namespace {
-
-std::wstring Wide(const std::string& path) { return std::filesystem::u8path(path).wstring(); }
 
 Status LastErrorStatus(const std::string& what, const std::string& path) {
   DWORD error = GetLastError();
