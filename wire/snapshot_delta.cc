@@ -16,11 +16,7 @@ namespace {
 constexpr uint8_t kMagic[4] = {'P', 'H', 'D', 1};
 constexpr size_t kHeaderBytes = 16;
 
-enum class Method : uint8_t {
-  kFull = 0,        // zstd of the snapshot itself
-  kDifference = 1,  // zstd of the snapshot minus the base, word by word
-  kPrefix = 2,      // zstd of the snapshot, with the base as a prefix it may copy from
-};
+using Method = DeltaMethod;
 
 // The base, zero-extended or cut to `size` bytes, is the prediction; what is stored is the
 // difference from it in little-endian 32-bit words (modulo 2^32), then single bytes for the
@@ -63,28 +59,59 @@ void WriteHeader(Method method, size_t restored, size_t base, std::vector<uint8_
   StoreU32(out.data() + 12, static_cast<uint32_t>(base));
 }
 
-std::vector<uint8_t> Frame(Method method, std::span<const uint8_t> base,
-                           std::span<const uint8_t> current, std::span<const uint8_t> compressed) {
-  std::vector<uint8_t> out;
-  out.reserve(kHeaderBytes + compressed.size());
-  WriteHeader(method, current.size(), method == Method::kFull ? 0 : base.size(), out);
-  out.insert(out.end(), compressed.begin(), compressed.end());
-  return out;
-}
-
 }  // namespace
 
-std::vector<uint8_t> EncodeDelta(std::span<const uint8_t> base, std::span<const uint8_t> current,
-                                 int level) {
-  if (base.empty()) return Frame(Method::kFull, base, current, ZstdCompress(current, level));
+DeltaBody EncodeDeltaBody(std::span<const uint8_t> base, std::span<const uint8_t> current,
+                          int level) {
+  if (base.empty()) return {Method::kFull, ZstdCompress(current, level)};
   if (base.size() == current.size()) {
     // Same size: almost always the same layout, where the word difference wins.
     std::vector<uint8_t> difference(current.begin(), current.end());
     AddPrediction(base, difference, -1);
-    return Frame(Method::kDifference, base, current, ZstdCompress(difference, level));
+    return {Method::kDifference, ZstdCompress(difference, level)};
   }
   // Instances came or went and everything after them moved: let zstd find the moved runs.
-  return Frame(Method::kPrefix, base, current, ZstdCompress(current, level, base));
+  return {Method::kPrefix, ZstdCompress(current, level, base)};
+}
+
+Result<std::vector<uint8_t>> DecodeDeltaBody(DeltaMethod method, std::span<const uint8_t> base,
+                                             std::span<const uint8_t> compressed,
+                                             size_t restored_size) {
+  std::span<const uint8_t> prefix;
+  switch (method) {
+    case Method::kFull:
+      if (!base.empty()) return Status::Error("a delta of method 0 (full) given a base");
+      break;
+    case Method::kDifference:
+    case Method::kPrefix:
+      if (base.empty()) {
+        return Status::Error("a delta of method " + std::to_string(static_cast<int>(method)) +
+                             " without its base");
+      }
+      if (method == Method::kPrefix) prefix = base;
+      break;
+    default:
+      return Status::Error("unknown delta method " + std::to_string(static_cast<int>(method)));
+  }
+  Result<std::vector<uint8_t>> content = ZstdDecompress(compressed, restored_size, prefix);
+  if (!content.ok()) return content.status();
+  if (content->size() != restored_size) {
+    return Status::Error(std::to_string(content->size()) +
+                         " bytes of content where the frame declares " +
+                         std::to_string(restored_size));
+  }
+  if (method == Method::kDifference) AddPrediction(base, *content, +1);
+  return content;
+}
+
+std::vector<uint8_t> EncodeDelta(std::span<const uint8_t> base, std::span<const uint8_t> current,
+                                 int level) {
+  DeltaBody body = EncodeDeltaBody(base, current, level);
+  std::vector<uint8_t> out;
+  out.reserve(kHeaderBytes + body.compressed.size());
+  WriteHeader(body.method, current.size(), body.method == Method::kFull ? 0 : base.size(), out);
+  out.insert(out.end(), body.compressed.begin(), body.compressed.end());
+  return out;
 }
 
 Result<std::vector<uint8_t>> DecodeDelta(std::span<const uint8_t> base,
@@ -108,14 +135,13 @@ Result<std::vector<uint8_t>> DecodeDelta(std::span<const uint8_t> base,
     return Status::Error("delta frame: restored size " + std::to_string(restored_size) +
                          " at byte 8 is over the limit of " + std::to_string(max_size));
   }
-  std::span<const uint8_t> compressed = delta.subspan(kHeaderBytes);
-  std::span<const uint8_t> prefix;
   switch (static_cast<Method>(method)) {
     case Method::kFull:
       if (base_size != 0) {
         return Status::Error("delta frame: a keyframe with base size " + std::to_string(base_size) +
                              " at byte 12 (must be 0)");
       }
+      base = {};
       break;
     case Method::kDifference:
     case Method::kPrefix:
@@ -123,19 +149,13 @@ Result<std::vector<uint8_t>> DecodeDelta(std::span<const uint8_t> base,
         return Status::Error("delta frame: made against a base of " + std::to_string(base_size) +
                              " bytes (byte 12), given a base of " + std::to_string(base.size()));
       }
-      if (static_cast<Method>(method) == Method::kPrefix) prefix = base;
       break;
     default:
       return Status::Error("delta frame: unknown method " + std::to_string(method) + " at byte 4");
   }
-  Result<std::vector<uint8_t>> content = ZstdDecompress(compressed, restored_size, prefix);
+  Result<std::vector<uint8_t>> content = DecodeDeltaBody(
+      static_cast<Method>(method), base, delta.subspan(kHeaderBytes), restored_size);
   if (!content.ok()) return Status::Error("delta frame at byte 16: " + content.error());
-  if (content->size() != restored_size) {
-    return Status::Error("delta frame: " + std::to_string(content->size()) +
-                         " bytes of content where byte 8 declares " +
-                         std::to_string(restored_size));
-  }
-  if (static_cast<Method>(method) == Method::kDifference) AddPrediction(base, *content, +1);
   return content;
 }
 

@@ -24,6 +24,29 @@ inline constexpr size_t kMaxSnapshotBytes = 256 * 1024 * 1024;
 // zstd's level for frames made on an agent: fast, and the delta does most of the work.
 inline constexpr int kDefaultDeltaLevel = 3;
 
+// How a frame's content relates to its base (docs/wire_protocol.md).
+enum class DeltaMethod : uint8_t {
+  kFull = 0,        // zstd of the snapshot itself
+  kDifference = 1,  // zstd of the snapshot minus the base, word by word
+  kPrefix = 2,      // zstd of the snapshot, with the base as a prefix it may copy from
+};
+
+// A frame without its header: the method and the zstd frame. The store keeps these inside
+// frames of its own (store/sectioned_frame.h), whose table says the rest.
+struct DeltaBody {
+  DeltaMethod method = DeltaMethod::kFull;
+  std::vector<uint8_t> compressed;
+};
+
+// `current` against `base` (empty: alone), as EncodeDelta makes it, without the header.
+DeltaBody EncodeDeltaBody(std::span<const uint8_t> base, std::span<const uint8_t> current,
+                          int level = kDefaultDeltaLevel);
+// The `restored_size` bytes a body holds, given the base it was made against (empty for
+// kFull, which takes none).
+Result<std::vector<uint8_t>> DecodeDeltaBody(DeltaMethod method, std::span<const uint8_t> base,
+                                             std::span<const uint8_t> compressed,
+                                             size_t restored_size);
+
 // `current` as a frame against `base` (empty: a keyframe).
 std::vector<uint8_t> EncodeDelta(std::span<const uint8_t> base, std::span<const uint8_t> current,
                                  int level = kDefaultDeltaLevel);
