@@ -13,14 +13,17 @@
 #include <utility>
 #include <vector>
 
+#include "store/snapshot_sections.h"
+
 namespace perfhive {
 
 // The open group of one (host, query) stream.
 struct Keyframe {
-  int64_t id = 0;            // the keyframe's snapshot id
-  std::vector<uint8_t> raw;  // its restored bytes
-  int64_t frame_size = 0;    // its frame's size in the database
-  int members = 0;           // snapshots in the group so far, the keyframe included
+  int64_t id = 0;                         // the keyframe's snapshot id
+  std::vector<uint8_t> raw;               // its restored bytes
+  std::vector<SnapshotSection> sections;  // as its frame stores them
+  int64_t frame_size = 0;                 // its frame's size in the database
+  int members = 0;                        // snapshots in the group so far, the keyframe included
 };
 
 class KeyframeCache {

@@ -10,12 +10,14 @@
 #include <system_error>
 
 #include "perfdata/snapshot_reader.h"
+#include "store/group_restorer.h"
 #include "store/host_key.h"
 #include "store/keyframe_cache.h"
 #include "store/sample_time.h"
 #include "store/schema.h"
+#include "store/sectioned_frame.h"
+#include "store/snapshot_sections.h"
 #include "store/sqlite.h"
-#include "wire/snapshot_delta.h"
 
 namespace perfhive {
 
@@ -124,7 +126,8 @@ void Store::AppendAsync(SnapshotToAppend snapshot, AppendCallback done) {
   }
   if (snapshot.receive_time_ns == 0) snapshot.receive_time_ns = NowNs();
   Sha256Digest digest = Sha256(snapshot.raw);
-  Pending pending{std::move(snapshot), *sample_time, digest, std::move(done)};
+  std::vector<SnapshotSection> sections = SplitIntoSections(*reader, snapshot.raw.size());
+  Pending pending{std::move(snapshot), *sample_time, digest, std::move(sections), std::move(done)};
   {
     std::lock_guard lock(queue_mutex_);
     queue_.push_back(std::move(pending));
@@ -225,13 +228,17 @@ Status Store::InsertOne(Pending& pending, std::optional<Result<AppendResult>>& r
     Result<bool> row = (*latest)->Step();
     if (!row.ok()) return row.status();
     if (*row) {
-      Result<std::vector<uint8_t>> raw = DecodeDelta({}, (*latest)->Blob(1));
+      GroupRestorer restorer((*latest)->Int(0), std::vector<uint8_t>((*latest)->Blob(1).begin(),
+                                                                     (*latest)->Blob(1).end()));
       Keyframe keyframe{
-          (*latest)->Int(0), {}, (*latest)->Int(2), static_cast<int>((*latest)->Int(3)) + 1};
+          (*latest)->Int(0), {}, {}, (*latest)->Int(2), static_cast<int>((*latest)->Int(3)) + 1};
       (*latest)->Reset();
-      // A keyframe that no longer decodes is left alone; a new group starts.
-      if (raw.ok()) {
-        keyframe.raw = std::move(*raw);
+      // A keyframe that no longer decodes, or one stored whole before sections, is left alone;
+      // a new group starts.
+      auto restored = restorer.SectionedKeyframe();
+      if (restored.ok() && restored->has_value()) {
+        keyframe.raw = std::move((*restored)->first);
+        keyframe.sections = std::move((*restored)->second);
         keyframes_->Put(*host_id, snapshot.query, std::move(keyframe));
         group = keyframes_->Find(*host_id, snapshot.query);
       }
@@ -240,13 +247,16 @@ Status Store::InsertOne(Pending& pending, std::optional<Result<AppendResult>>& r
   std::vector<uint8_t> frame;
   std::optional<int64_t> keyframe_id;
   if (group != nullptr && group->members < options_.group_size) {
-    frame = EncodeDelta(group->raw, snapshot.raw, options_.level);
+    SectionedBase base{group->raw, group->sections};
+    frame = EncodeSectionedFrame(snapshot.raw, pending.sections, &base, options_.level);
     if (static_cast<double>(frame.size()) <=
         options_.max_delta_share * static_cast<double>(group->frame_size)) {
       keyframe_id = group->id;
     }
   }
-  if (!keyframe_id) frame = EncodeDelta({}, snapshot.raw, options_.level);
+  if (!keyframe_id) {
+    frame = EncodeSectionedFrame(snapshot.raw, pending.sections, nullptr, options_.level);
+  }
 
   Result<SqliteStatement*> insert = writer_->Prepare(
       "INSERT INTO snapshots (host_id, query, sample_time, receive_time, instance_id, sequence,"
@@ -292,7 +302,8 @@ Status Store::InsertOne(Pending& pending, std::optional<Result<AppendResult>>& r
     ++group->members;
   } else {
     keyframes_->Put(*host_id, snapshot.query,
-                    Keyframe{id, snapshot.raw, static_cast<int64_t>(frame.size()), 1});
+                    Keyframe{id, snapshot.raw, std::move(pending.sections),
+                             static_cast<int64_t>(frame.size()), 1});
   }
   result = AppendResult{id, false, pending.sample_time_ns};
   return Status();

@@ -32,6 +32,7 @@
 
 #include "perfdata/status.h"
 #include "port/sha256.h"
+#include "store/snapshot_sections.h"
 
 namespace perfhive {
 
@@ -214,7 +215,14 @@ class Store {
   // restored once for the run of its group's members that follow one another. Integrity rests
   // on each frame's zstd checksum; the SHA-256 check of the whole restored snapshot, a third of
   // the cost of a long read, is ReadSnapshot's (the exact bytes a client exports).
-  Result<std::vector<std::vector<uint8_t>>> ReadSnapshots(std::span<const SnapshotInfo> infos);
+  //
+  // With `wanted` (the position in `infos`, an object's title index: whether the read needs it),
+  // each snapshot is restored in part where its frame allows: only the sections holding wanted
+  // objects and their parents, behind a header that counts them (docs/store_format.md). A
+  // query for one object of a large snapshot then decodes a small part of it.
+  using ObjectsWanted = std::function<bool(size_t position, uint32_t title_index)>;
+  Result<std::vector<std::vector<uint8_t>>> ReadSnapshots(std::span<const SnapshotInfo> infos,
+                                                          const ObjectsWanted& wanted = {});
   // The highest sequence stored for (host, instance id): where an agent resumes.
   Result<std::optional<uint64_t>> LastSequence(const std::string& host,
                                                const std::string& instance_id);
@@ -238,6 +246,7 @@ class Store {
     SnapshotToAppend snapshot;
     int64_t sample_time_ns = 0;
     Sha256Digest sha256{};
+    std::vector<SnapshotSection> sections;  // how its frame cuts it
     AppendCallback done;
   };
 

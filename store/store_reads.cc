@@ -5,10 +5,10 @@
 #include <mutex>
 #include <utility>
 
+#include "store/group_restorer.h"
 #include "store/host_key.h"
 #include "store/sqlite.h"
 #include "store/store.h"
-#include "wire/snapshot_delta.h"
 
 namespace perfhive {
 
@@ -65,16 +65,10 @@ Result<std::vector<uint8_t>> ReadFrame(SqliteDb& db, int64_t id) {
   return out;
 }
 
-// The raw bytes snapshot `id`'s frame holds, given its keyframe's (empty for a keyframe).
-Result<std::vector<uint8_t>> RestoreFrame(const std::string& store, int64_t id,
-                                          std::span<const uint8_t> frame,
-                                          std::span<const uint8_t> base) {
-  Result<std::vector<uint8_t>> raw = DecodeDelta(base, frame);
-  if (!raw.ok()) {
-    return Status::Error("store " + store + ": snapshot " + std::to_string(id) + ": " +
-                         raw.error());
-  }
-  return raw;
+// A restore's error, naming the store and the snapshot.
+Status RestoreError(const std::string& store, int64_t id, const Status& error) {
+  return Status::DataLoss("store " + store + ": snapshot " + std::to_string(id) + ": " +
+                          error.message());
 }
 
 }  // namespace
@@ -121,36 +115,31 @@ Result<std::vector<uint8_t>> Store::ReadSnapshot(int64_t id) {
   std::unique_lock lock(read_mutex_);
   Result<SnapshotInfo> info = SelectSnapshot(*reader_, id);
   if (!info.ok()) return info.status();
-  Result<std::vector<uint8_t>> keyframe = std::vector<uint8_t>();
-  if (info->keyframe_id != 0) keyframe = ReadFrame(*reader_, info->keyframe_id);
+  const int64_t keyframe_id = info->keyframe_id != 0 ? info->keyframe_id : id;
+  Result<std::vector<uint8_t>> keyframe = ReadFrame(*reader_, keyframe_id);
   if (!keyframe.ok()) return keyframe.status();
-  Result<std::vector<uint8_t>> frame = ReadFrame(*reader_, id);
+  Result<std::vector<uint8_t>> frame = keyframe_id == id ? keyframe : ReadFrame(*reader_, id);
   if (!frame.ok()) return frame.status();
   lock.unlock();
-  std::vector<uint8_t> base;
-  if (info->keyframe_id != 0) {
-    Result<std::vector<uint8_t>> restored = RestoreFrame(path(), info->keyframe_id, *keyframe, {});
-    if (!restored.ok()) return restored.status();
-    base = std::move(*restored);
-  }
-  Result<std::vector<uint8_t>> raw = RestoreFrame(path(), id, *frame, base);
-  if (!raw.ok()) return raw.status();
+  GroupRestorer group(keyframe_id, std::move(*keyframe));
+  Result<std::vector<uint8_t>> raw = group.Restore(*frame, keyframe_id == id, nullptr);
+  if (!raw.ok()) return RestoreError(path(), id, raw.status());
   if (Sha256(*raw) != info->sha256) {
-    return Status::Error("store " + path() + ": snapshot " + std::to_string(id) +
-                         " restores to bytes whose SHA-256 is not the one stored");
+    return Status::DataLoss("store " + path() + ": snapshot " + std::to_string(id) +
+                            " restores to bytes whose SHA-256 is not the one stored");
   }
   return raw;
 }
 
-Result<std::vector<std::vector<uint8_t>>> Store::ReadSnapshots(
-    std::span<const SnapshotInfo> infos) {
+Result<std::vector<std::vector<uint8_t>>> Store::ReadSnapshots(std::span<const SnapshotInfo> infos,
+                                                               const ObjectsWanted& wanted) {
   // The frames first, in one read transaction; restoring them needs no connection, so other
   // readers go on meanwhile.
   std::vector<std::vector<uint8_t>> frames;
   frames.reserve(infos.size());
-  // The keyframes restored below because a member follows another group of its query (the
-  // range begins inside its group, or a resend of older samples made a group that interleaves
-  // with it by sample time).
+  // The keyframes read for members that follow another group of their query (the range begins
+  // inside their group, or a resend of older samples made a group that interleaves with it by
+  // sample time).
   std::map<int64_t, std::vector<uint8_t>> keyframe_frames;
   {
     std::lock_guard lock(read_mutex_);
@@ -171,25 +160,25 @@ Result<std::vector<std::vector<uint8_t>>> Store::ReadSnapshots(
       frames.push_back(std::move(*frame));
     }
   }
-  // Each query's open group: its keyframe's id and restored bytes.
-  std::map<std::string, std::pair<int64_t, std::vector<uint8_t>>, std::less<>> groups;
+  // Each query's open group.
+  std::map<std::string, std::optional<GroupRestorer>, std::less<>> groups;
   std::vector<std::vector<uint8_t>> raws;
   raws.reserve(infos.size());
   for (size_t i = 0; i < infos.size(); ++i) {
     const SnapshotInfo& info = infos[i];
-    std::pair<int64_t, std::vector<uint8_t>>& group = groups[info.query];
-    if (info.keyframe_id != 0 && info.keyframe_id != group.first) {
-      Result<std::vector<uint8_t>> keyframe =
-          RestoreFrame(path(), info.keyframe_id, keyframe_frames[info.keyframe_id], {});
-      if (!keyframe.ok()) return keyframe.status();
-      group = {info.keyframe_id, std::move(*keyframe)};
+    std::optional<GroupRestorer>& group = groups[info.query];
+    const bool is_keyframe = info.keyframe_id == 0;
+    const int64_t keyframe_id = is_keyframe ? info.id : info.keyframe_id;
+    if (!group || group->keyframe_id() != keyframe_id) {
+      // A keyframe's own frame is its group's; a member's group begins with a keyframe read
+      // above.
+      group.emplace(keyframe_id, is_keyframe ? frames[i] : keyframe_frames[keyframe_id]);
     }
+    const auto wants = [&wanted, i](uint32_t object) { return wanted(i, object); };
+    const ObjectWanted object_wanted = wants;
     Result<std::vector<uint8_t>> raw =
-        RestoreFrame(path(), info.id, frames[i],
-                     info.keyframe_id != 0 ? std::span<const uint8_t>(group.second)
-                                           : std::span<const uint8_t>());
-    if (!raw.ok()) return raw.status();
-    if (info.keyframe_id == 0) group = {info.id, *raw};  // its members follow
+        group->Restore(frames[i], is_keyframe, wanted ? &object_wanted : nullptr);
+    if (!raw.ok()) return RestoreError(path(), info.id, raw.status());
     raws.push_back(std::move(*raw));
   }
   return raws;

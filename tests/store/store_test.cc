@@ -2,12 +2,16 @@
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <sqlite3.h>
 
 #include <atomic>
 #include <map>
 #include <thread>
 
+#include "perfdata/snapshot_reader.h"
+#include "perfdata/well_known_indexes.h"
 #include "tests/store/store_test_util.h"
+#include "wire/snapshot_delta.h"
 
 namespace perfhive {
 namespace {
@@ -376,6 +380,200 @@ TEST(StoreTest, ListingStopsAtTheLimit) {
   EXPECT_EQ((*first)[0].sample_time_ns, SampleNs(1));
   EXPECT_EQ((*first)[1].sample_time_ns, SampleNs(2));
   EXPECT_EQ(store->ListSnapshots("web01", 0, INT64_MAX)->size(), 5u);
+}
+
+// A host with a small Processor, a Process object larger than a section, a Thread object whose
+// instances name their Process as parent, and System; values depend on `seed`.
+std::vector<uint8_t> HostWithThreads(int second, uint64_t seed) {
+  namespace ti = title_index;
+  SnapshotBuilder builder;
+  builder.set_system_name("HOST").set_system_time(
+      {2025, 3, 6, 1, 10, 0, static_cast<uint16_t>(second), 0});
+  ObjectBuilder& cpu = builder.AddObject(ti::kProcessor);
+  cpu.AddCounter({.name_index = ti::kPercentProcessorTime, .type = winperf::k100NsecTimerInv});
+  for (int n = 0; n < 2; ++n) cpu.SetValue(cpu.AddInstance(std::to_string(n)), 0, seed + n);
+  ObjectBuilder& process = builder.AddObject(ti::kProcess);
+  process.AddCounter({.name_index = ti::kIdProcess, .type = winperf::kCounterRawcount});
+  for (int p = 0; p < 80; ++p) {
+    process.SetValue(process.AddInstance("proc" + std::to_string(p)), 0, 100 + p);
+  }
+  ObjectBuilder& thread = builder.AddObject(ti::kThread);
+  thread.AddCounter({.name_index = ti::kIdProcess, .type = winperf::kCounterRawcount});
+  for (uint32_t t = 0; t < 4; ++t) {
+    uint32_t i = thread.AddInstance(std::to_string(t), winperf::kNoUniqueId, ti::kProcess, t);
+    thread.SetValue(i, 0, seed * 10 + t);
+  }
+  ObjectBuilder& system = builder.AddObject(ti::kSystem);
+  system.AddCounter({.name_index = ti::kSystemUpTime, .type = winperf::kCounterRawcount});
+  system.SetValue(system.AddInstance(""), 0, seed);
+  return builder.Build();
+}
+
+// The title indexes of a snapshot's objects, and each one's bytes.
+std::vector<std::pair<uint32_t, std::vector<uint8_t>>> ObjectsOf(std::span<const uint8_t> raw) {
+  Result<SnapshotReader> reader = SnapshotReader::Open(raw);
+  EXPECT_TRUE(reader.ok()) << reader.error();
+  std::vector<std::pair<uint32_t, std::vector<uint8_t>>> objects;
+  if (!reader.ok()) return objects;
+  for (ObjectView object : reader->objects()) {
+    std::span<const uint8_t> bytes = raw.subspan(object.position(), object.total_byte_length());
+    objects.emplace_back(object.name_index(), std::vector<uint8_t>(bytes.begin(), bytes.end()));
+  }
+  return objects;
+}
+
+TEST(StoreTest, PartialReadsRestoreTheWantedObjectsAndTheirParentsExactly) {
+  TempDir dir;
+  StoreOptions options;
+  options.group_size = 3;
+  auto store = OpenStore(dir.path(), options);
+  std::vector<std::vector<uint8_t>> raws;
+  for (int i = 0; i < 5; ++i) {
+    raws.push_back(HostWithThreads(i, i));
+    ASSERT_TRUE(store->Append(MakeAppend("web01", "boot-1", i + 1, raws.back())).ok());
+  }
+  Result<std::vector<SnapshotInfo>> listed = store->ListSnapshots("web01", 0, INT64_MAX);
+  ASSERT_TRUE(listed.ok()) << listed.error();
+  ASSERT_EQ(listed->size(), 5u);
+  // Small neighbours may come along (they share a section), the large Process object only
+  // where it is wanted or a parent: Thread's instances are named after theirs.
+  struct Case {
+    uint32_t wanted;
+    std::vector<uint32_t> present;
+    std::vector<uint32_t> absent;
+  };
+  const Case cases[] = {
+      {title_index::kProcessor, {title_index::kProcessor}, {title_index::kProcess}},
+      {title_index::kThread, {title_index::kProcess, title_index::kThread}, {}},
+      {title_index::kSystem, {title_index::kSystem}, {title_index::kProcess}}};
+  for (const Case& c : cases) {
+    Result<std::vector<std::vector<uint8_t>>> read =
+        store->ReadSnapshots(*listed, [&](size_t, uint32_t object) { return object == c.wanted; });
+    ASSERT_TRUE(read.ok()) << read.error();
+    for (size_t i = 0; i < raws.size(); ++i) {
+      auto full = ObjectsOf(raws[i]);
+      auto partial = ObjectsOf((*read)[i]);
+      std::vector<uint32_t> indexes;
+      for (const auto& object : partial) {
+        indexes.push_back(object.first);
+        auto same = std::find_if(full.begin(), full.end(),
+                                 [&](const auto& stored) { return stored.first == object.first; });
+        ASSERT_NE(same, full.end());
+        EXPECT_EQ(object.second, same->second) << "object " << object.first << " of snapshot " << i;
+      }
+      for (uint32_t index : c.present) {
+        EXPECT_THAT(indexes, ::testing::Contains(index)) << "wanting " << c.wanted;
+      }
+      for (uint32_t index : c.absent) {
+        EXPECT_THAT(indexes, ::testing::Not(::testing::Contains(index))) << "wanting " << c.wanted;
+      }
+      EXPECT_LT((*read)[i].size(), raws[i].size());
+      Result<SnapshotReader> reader = SnapshotReader::Open((*read)[i]);
+      ASSERT_TRUE(reader.ok()) << reader.error();
+      EXPECT_EQ(reader->system_name(), "HOST");
+      EXPECT_EQ(reader->system_time().second, i);
+    }
+  }
+  // Wanting everything gives the exact bytes.
+  Result<std::vector<std::vector<uint8_t>>> all =
+      store->ReadSnapshots(*listed, [](size_t, uint32_t) { return true; });
+  ASSERT_TRUE(all.ok()) << all.error();
+  EXPECT_EQ(*all, raws);
+}
+
+// Replaces snapshot `id`'s stored frame, as a store written by an earlier format holds it.
+void RewriteFrame(const std::string& dir, int64_t id, const std::vector<uint8_t>& frame) {
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open((dir + "/perfhive.db").c_str(), &db), SQLITE_OK);
+  sqlite3_stmt* update = nullptr;
+  ASSERT_EQ(
+      sqlite3_prepare_v2(db, "UPDATE frames SET frame = ?1 WHERE id = ?2", -1, &update, nullptr),
+      SQLITE_OK);
+  sqlite3_bind_blob(update, 1, frame.data(), static_cast<int>(frame.size()), SQLITE_STATIC);
+  sqlite3_bind_int64(update, 2, id);
+  EXPECT_EQ(sqlite3_step(update), SQLITE_DONE);
+  sqlite3_finalize(update);
+  sqlite3_close(db);
+}
+
+// Stores written before sections hold each snapshot as one delta frame of the whole: they must
+// still read back exactly, and appends go on in a new group.
+TEST(StoreTest, FramesWrittenBeforeSectionsStillReadBack) {
+  TempDir dir;
+  StoreOptions options;
+  options.group_size = 3;
+  std::vector<std::vector<uint8_t>> raws;
+  std::vector<int64_t> ids;
+  {
+    auto store = OpenStore(dir.path(), options);
+    for (int i = 0; i < 3; ++i) {
+      raws.push_back(HostWithThreads(i, i));
+      Result<AppendResult> r = store->Append(MakeAppend("web01", "boot-1", i + 1, raws.back()));
+      ASSERT_TRUE(r.ok()) << r.error();
+      ids.push_back(r->id);
+    }
+  }
+  // The frames as the earlier format made them: a keyframe, deltas against it.
+  for (size_t i = 0; i < ids.size(); ++i) {
+    RewriteFrame(
+        dir.path(), ids[i],
+        EncodeDelta(i == 0 ? std::span<const uint8_t>() : std::span<const uint8_t>(raws[0]),
+                    raws[i]));
+  }
+  auto store = OpenStore(dir.path(), options);
+  for (size_t i = 0; i < ids.size(); ++i) EXPECT_EQ(*store->ReadSnapshot(ids[i]), raws[i]);
+  Result<std::vector<SnapshotInfo>> listed = store->ListSnapshots("web01", 0, INT64_MAX);
+  ASSERT_TRUE(listed.ok()) << listed.error();
+  // A partial read of a whole frame gives the whole snapshot.
+  Result<std::vector<std::vector<uint8_t>>> read = store->ReadSnapshots(
+      *listed, [](size_t, uint32_t object) { return object == title_index::kSystem; });
+  ASSERT_TRUE(read.ok()) << read.error();
+  EXPECT_EQ(*read, raws);
+
+  // The group is full; the next append starts a sectioned group, and the one after joins it.
+  for (int i = 3; i < 5; ++i) {
+    raws.push_back(HostWithThreads(i, i));
+    Result<AppendResult> r = store->Append(MakeAppend("web01", "boot-1", i + 1, raws.back()));
+    ASSERT_TRUE(r.ok()) << r.error();
+    ids.push_back(r->id);
+  }
+  EXPECT_EQ(store->GetSnapshotInfo(ids[3])->keyframe_id, 0);
+  EXPECT_EQ(store->GetSnapshotInfo(ids[4])->keyframe_id, ids[3]);
+  listed = store->ListSnapshots("web01", 0, INT64_MAX);
+  read = store->ReadSnapshots(*listed);
+  ASSERT_TRUE(read.ok()) << read.error();
+  EXPECT_EQ(*read, raws);
+}
+
+// After a restart the writer goes on with a stream's group only if its keyframe is sectioned:
+// one stored whole (before sections) cannot be a base for sectioned deltas.
+TEST(StoreTest, AfterARestartAWholeKeyframeStartsANewGroup) {
+  TempDir dir;
+  std::vector<std::vector<uint8_t>> raws;
+  int64_t first = 0;
+  {
+    auto store = OpenStore(dir.path());
+    raws.push_back(HostWithThreads(0, 0));
+    first = store->Append(MakeAppend("web01", "boot-1", 1, raws.back()))->id;
+  }
+  RewriteFrame(dir.path(), first, EncodeDelta({}, raws[0]));
+  {
+    auto store = OpenStore(dir.path());
+    raws.push_back(HostWithThreads(1, 1));
+    Result<AppendResult> r = store->Append(MakeAppend("web01", "boot-1", 2, raws.back()));
+    ASSERT_TRUE(r.ok()) << r.error();
+    EXPECT_EQ(store->GetSnapshotInfo(r->id)->keyframe_id, 0);
+  }
+  // A sectioned keyframe is taken up again after a restart.
+  auto store = OpenStore(dir.path());
+  raws.push_back(HostWithThreads(2, 2));
+  Result<AppendResult> r = store->Append(MakeAppend("web01", "boot-1", 3, raws.back()));
+  ASSERT_TRUE(r.ok()) << r.error();
+  EXPECT_NE(store->GetSnapshotInfo(r->id)->keyframe_id, 0);
+  Result<std::vector<SnapshotInfo>> listed = store->ListSnapshots("web01", 0, INT64_MAX);
+  Result<std::vector<std::vector<uint8_t>>> read = store->ReadSnapshots(*listed);
+  ASSERT_TRUE(read.ok()) << read.error();
+  EXPECT_EQ(*read, raws);
 }
 
 }  // namespace

@@ -1,0 +1,117 @@
+#include "store/group_restorer.h"
+
+#include <string>
+#include <utility>
+
+#include "wire/snapshot_delta.h"
+
+namespace perfhive {
+
+Result<const SectionedFrame*> GroupRestorer::KeyframeTable() {
+  if (!keyframe_table_) {
+    Result<SectionedFrame> table = ParseSectionedFrame(keyframe_frame_);
+    if (!table.ok()) return table.status().Prefixed("keyframe: ");
+    keyframe_table_ = std::move(*table);
+    keyframe_sections_.assign(keyframe_table_->sections.size(), std::nullopt);
+  }
+  return &*keyframe_table_;
+}
+
+Result<std::span<const uint8_t>> GroupRestorer::KeyframeSection(uint32_t index) {
+  Result<const SectionedFrame*> table = KeyframeTable();
+  if (!table.ok()) return table.status();
+  if (index >= (*table)->sections.size()) {
+    return Status::DataLoss("a delta against section " + std::to_string(index) +
+                            " of a keyframe that has " + std::to_string((*table)->sections.size()));
+  }
+  std::optional<std::vector<uint8_t>>& decoded = keyframe_sections_[index];
+  if (!decoded) {
+    if ((*table)->bases[index] != kNoBaseSection) {
+      return Status::DataLoss("keyframe section " + std::to_string(index) + " names a base");
+    }
+    Result<std::vector<uint8_t>> bytes = DecodeSection(**table, index, {});
+    if (!bytes.ok())
+      return bytes.status().Prefixed("keyframe section " + std::to_string(index) + ": ");
+    decoded = std::move(*bytes);
+  }
+  return std::span<const uint8_t>(*decoded);
+}
+
+Result<std::span<const uint8_t>> GroupRestorer::WholeKeyframe() {
+  if (!whole_keyframe_) {
+    Result<std::vector<uint8_t>> whole = Restore(keyframe_frame_, /*is_keyframe=*/true, nullptr);
+    if (!whole.ok()) return whole.status();
+    whole_keyframe_ = std::move(*whole);
+  }
+  return std::span<const uint8_t>(*whole_keyframe_);
+}
+
+Result<std::optional<std::pair<std::vector<uint8_t>, std::vector<SnapshotSection>>>>
+GroupRestorer::SectionedKeyframe() {
+  using Keyframe = std::pair<std::vector<uint8_t>, std::vector<SnapshotSection>>;
+  if (!IsSectionedFrame(keyframe_frame_)) return std::optional<Keyframe>();
+  Result<const SectionedFrame*> table = KeyframeTable();
+  if (!table.ok()) return table.status();
+  Result<std::span<const uint8_t>> whole = WholeKeyframe();
+  if (!whole.ok()) return whole.status();
+  return std::optional<Keyframe>(
+      Keyframe(std::vector<uint8_t>(whole->begin(), whole->end()), (*table)->sections));
+}
+
+Result<std::vector<uint8_t>> GroupRestorer::Restore(std::span<const uint8_t> frame,
+                                                    bool is_keyframe, const ObjectWanted* wanted) {
+  if (!IsSectionedFrame(frame)) {
+    // A whole-snapshot frame, from a store written before sections.
+    std::span<const uint8_t> base;
+    if (!is_keyframe) {
+      if (IsSectionedFrame(keyframe_frame_)) {
+        return Status::DataLoss("a whole-snapshot delta against a sectioned keyframe");
+      }
+      Result<std::span<const uint8_t>> whole = WholeKeyframe();
+      if (!whole.ok()) return whole.status();
+      base = *whole;
+    }
+    Result<std::vector<uint8_t>> raw = DecodeDelta(base, frame);
+    if (!raw.ok()) return Status::DataLoss(raw.error());
+    return raw;
+  }
+  Result<SectionedFrame> table = ParseSectionedFrame(frame);
+  if (!table.ok()) return table.status();
+  const std::vector<SnapshotSection>& sections = table->sections;
+  std::vector<size_t> chosen;
+  if (wanted != nullptr && CanRestorePartially(sections)) {
+    chosen = SectionsToRestore(sections, *wanted);
+  } else {
+    for (size_t i = 0; i < sections.size(); ++i) chosen.push_back(i);
+  }
+  std::vector<std::vector<uint8_t>> decoded;
+  decoded.reserve(chosen.size());  // never moves, so the parts may point into it
+  std::vector<std::span<const uint8_t>> parts;
+  parts.reserve(chosen.size());
+  uint32_t num_objects = 0;
+  for (size_t i : chosen) {
+    num_objects += static_cast<uint32_t>(sections[i].objects.size());
+    std::span<const uint8_t> base;
+    if (table->bases[i] != kNoBaseSection) {
+      // A keyframe's sections decode alone; a member's are made against the keyframe's.
+      if (is_keyframe) {
+        return Status::DataLoss("keyframe section " + std::to_string(i) + " names a base");
+      }
+      Result<std::span<const uint8_t>> bytes = KeyframeSection(table->bases[i]);
+      if (!bytes.ok()) return bytes.status();
+      base = *bytes;
+    }
+    Result<std::vector<uint8_t>> bytes = DecodeSection(*table, i, base);
+    if (!bytes.ok()) return bytes.status().Prefixed("section " + std::to_string(i) + ": ");
+    parts.push_back(decoded.emplace_back(std::move(*bytes)));
+  }
+  if (chosen.size() < sections.size()) {
+    return AssemblePartialSnapshot(parts[0], std::span(parts).subspan(1), num_objects);
+  }
+  std::vector<uint8_t> raw;
+  raw.reserve(sections.back().offset + sections.back().size);
+  for (std::span<const uint8_t> part : parts) raw.insert(raw.end(), part.begin(), part.end());
+  return raw;
+}
+
+}  // namespace perfhive
