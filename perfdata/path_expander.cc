@@ -44,6 +44,21 @@ struct PathSelection {
   bool wild = false;  // may select more than one counter
 };
 
+// Whether an object or counter of title `index` answers to `pattern` (written as `text`): by its
+// English or local name, or by its decimal index.
+bool IndexNameMatches(const NamePattern& pattern, std::string_view text, uint32_t index,
+                      const TitleDatabase& english_titles, const TitleDatabase* localized_titles) {
+  std::optional<std::string_view> english = english_titles.Name(index);
+  if (english && pattern.Matches(*english)) return true;
+  std::optional<std::string_view> localized =
+      localized_titles != nullptr ? localized_titles->Name(index) : std::nullopt;
+  if (localized && pattern.Matches(*localized)) return true;
+  // The decimal index stands in for a name ("\238(_Total)\6"), and is what a wildcard sees of
+  // an index neither database names (it is also what DisplayName shows).
+  if (!pattern.has_wildcard()) return text == std::to_string(index);
+  return !english && !localized && pattern.Matches(std::to_string(index));
+}
+
 }  // namespace
 
 CounterPath MakeCounterPath(std::string_view machine, std::string_view object,
@@ -71,15 +86,7 @@ std::string PathExpander::DisplayName(uint32_t index) const {
 
 bool PathExpander::NameMatches(const NamePattern& pattern, std::string_view text,
                                uint32_t index) const {
-  std::optional<std::string_view> english = english_.Name(index);
-  if (english && pattern.Matches(*english)) return true;
-  std::optional<std::string_view> localized =
-      localized_ != nullptr ? localized_->Name(index) : std::nullopt;
-  if (localized && pattern.Matches(*localized)) return true;
-  // The decimal index stands in for a name ("\238(_Total)\6"), and is what a wildcard sees of
-  // an index neither database names (it is also what DisplayName shows).
-  if (!pattern.has_wildcard()) return text == std::to_string(index);
-  return !english && !localized && pattern.Matches(std::to_string(index));
+  return IndexNameMatches(pattern, text, index, english_, localized_);
 }
 
 bool PathExpander::ObjectSelected(const ObjectView& object, const NamePattern& pattern,
@@ -165,6 +172,18 @@ std::vector<CounterMatch> PathExpander::Expand(const CounterPath& path) const {
     }
   }
   return matches;
+}
+
+ObjectNameFilter::ObjectNameFilter(std::span<const CounterPath> paths) {
+  for (const CounterPath& path : paths)
+    objects_.emplace_back(NamePattern(path.object), path.object);
+}
+
+bool ObjectNameFilter::Selects(uint32_t index, const TitleDatabase& english,
+                               const TitleDatabase* localized) const {
+  return std::any_of(objects_.begin(), objects_.end(), [&](const auto& object) {
+    return IndexNameMatches(object.first, object.second, index, english, localized);
+  });
 }
 
 }  // namespace perfhive

@@ -8,8 +8,10 @@
 
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "perfdata/counter_path.h"
@@ -65,6 +67,20 @@ class PathExpander {
   const SnapshotReader& snapshot_;
   const TitleDatabase& english_;
   const TitleDatabase* localized_;
+};
+
+// The object parts of some paths, decoded once: whether an object, by title index and whatever
+// its kind, may be one a path selects. A read that knows this before it opens a snapshot (the
+// store's partial restore) needs only those objects.
+class ObjectNameFilter {
+ public:
+  explicit ObjectNameFilter(std::span<const CounterPath> paths);
+
+  bool Selects(uint32_t index, const TitleDatabase& english,
+               const TitleDatabase* localized = nullptr) const;
+
+ private:
+  std::vector<std::pair<NamePattern, std::string>> objects_;  // each pattern and its text
 };
 
 }  // namespace perfhive

@@ -152,10 +152,13 @@ Result<std::vector<v1::ReadResponse>> QueryService::Answer(const v1::ReadRequest
     query::QueryAnswer answer;
   };
   std::vector<HostAnswer> per_host(matched.size());
+  // Only the objects the paths name are restored from the store.
+  const ObjectNameFilter objects(paths);
   RunBounded(matched.size(), kReadThreads, [&](size_t i) {
     const std::string& name = matched[i].info.name;
-    Result<query::HostSamples> samples =
-        request.latest_only() ? loader_.LoadLatest(name) : loader_.LoadRange(name, from, to);
+    Result<query::HostSamples> samples = request.latest_only()
+                                             ? loader_.LoadLatest(name, &objects)
+                                             : loader_.LoadRange(name, from, to, &objects);
     if (!samples.ok()) {
       per_host[i].status = samples.status().Prefixed(name + ": ");
     } else if (samples->samples.empty()) {

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <span>
+#include <unordered_map>
 #include <utility>
 
 #include "perfdata/title_list.h"
@@ -40,21 +41,19 @@ Result<query::HostSample> SampleLoader::Load(const std::string& host, const Snap
 }
 
 Result<query::HostSamples> SampleLoader::LoadListed(const std::string& host,
-                                                    std::span<const SnapshotInfo> listed) {
-  Result<std::vector<std::vector<uint8_t>>> raws = store_.ReadSnapshots(listed);
-  if (!raws.ok()) return raws.status();
+                                                    std::span<const SnapshotInfo> listed,
+                                                    const ObjectNameFilter* objects) {
   Result<TitleHistories> histories = Histories(host);
   if (!histories.ok()) return histories.status();
   query::HostSamples samples;
   samples.host = host;
-  samples.samples.reserve(listed.size());
+  samples.samples.resize(listed.size());
   // Consecutive samples mostly share their databases: each version is looked up once per run.
   const TitleVersion* english_version = nullptr;
   const TitleVersion* localized_version = nullptr;
   for (size_t i = 0; i < listed.size(); ++i) {
-    query::HostSample& sample = samples.samples.emplace_back();
+    query::HostSample& sample = samples.samples[i];
     sample.time_ns = listed[i].sample_time_ns;
-    sample.bytes = std::make_shared<const std::vector<uint8_t>>(std::move((*raws)[i]));
     const TitleVersion* english = VersionInForce(histories->english, sample.time_ns);
     const TitleVersion* localized = VersionInForce(histories->localized, sample.time_ns);
     sample.english = i > 0 && english == english_version ? samples.samples[i - 1].english
@@ -63,6 +62,30 @@ Result<query::HostSamples> SampleLoader::LoadListed(const std::string& host,
                                                                : ParsedTitles(localized);
     english_version = english;
     localized_version = localized;
+  }
+  // Whether a sample's object may be one the paths select, by its names in that sample's
+  // databases; remembered while the databases stay the same.
+  static const TitleDatabase* const kNoTitles = new TitleDatabase();
+  const TitleDatabase* memo_english = nullptr;
+  const TitleDatabase* memo_localized = nullptr;
+  std::unordered_map<uint32_t, bool> memo;
+  auto wanted = [&](size_t i, uint32_t object) {
+    const query::HostSample& sample = samples.samples[i];
+    const TitleDatabase* english = sample.english ? sample.english.get() : kNoTitles;
+    if (english != memo_english || sample.localized.get() != memo_localized) {
+      memo.clear();
+      memo_english = english;
+      memo_localized = sample.localized.get();
+    }
+    auto [it, added] = memo.try_emplace(object, false);
+    if (added) it->second = objects->Selects(object, *english, sample.localized.get());
+    return it->second;
+  };
+  Result<std::vector<std::vector<uint8_t>>> raws =
+      objects != nullptr ? store_.ReadSnapshots(listed, wanted) : store_.ReadSnapshots(listed);
+  if (!raws.ok()) return raws.status();
+  for (size_t i = 0; i < listed.size(); ++i) {
+    samples.samples[i].bytes = std::make_shared<const std::vector<uint8_t>>(std::move((*raws)[i]));
   }
   return samples;
 }
@@ -79,7 +102,7 @@ Result<SampleLoader::TitleHistories> SampleLoader::Histories(const std::string& 
 }
 
 Result<query::HostSamples> SampleLoader::LoadRange(const std::string& host, int64_t from_ns,
-                                                   int64_t to_ns) {
+                                                   int64_t to_ns, const ObjectNameFilter* objects) {
   // The newest sample before the range, then those in it.
   int64_t lookback_from = from_ns > kLookbackNs ? from_ns - kLookbackNs : 0;
   Result<std::vector<SnapshotInfo>> listed =
@@ -89,14 +112,15 @@ Result<query::HostSamples> SampleLoader::LoadRange(const std::string& host, int6
       store_.ListSnapshots(host, from_ns, to_ns == INT64_MAX ? to_ns : to_ns + 1);
   if (!in_range.ok()) return in_range.status();
   listed->insert(listed->end(), in_range->begin(), in_range->end());
-  return LoadListed(host, *listed);
+  return LoadListed(host, *listed, objects);
 }
 
-Result<query::HostSamples> SampleLoader::LoadLatest(const std::string& host) {
+Result<query::HostSamples> SampleLoader::LoadLatest(const std::string& host,
+                                                    const ObjectNameFilter* objects) {
   Result<std::vector<SnapshotInfo>> listed =
       store_.ListSnapshots(host, 0, INT64_MAX, std::nullopt, 2, /*newest=*/true);
   if (!listed.ok()) return listed.status();
-  return LoadListed(host, *listed);
+  return LoadListed(host, *listed, objects);
 }
 
 Result<query::HostSamples> SampleLoader::LoadAfter(const std::string& host, int64_t after_ns,
@@ -118,7 +142,7 @@ Result<query::HostSamples> SampleLoader::LoadAfter(const std::string& host, int6
     }
   }
   listed->insert(listed->end(), after->begin(), after->end());
-  return LoadListed(host, *listed);
+  return LoadListed(host, *listed, nullptr);
 }
 
 }  // namespace perfhive

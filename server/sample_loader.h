@@ -15,6 +15,7 @@
 #include <span>
 #include <string>
 
+#include "perfdata/path_expander.h"
 #include "perfdata/title_bytes.h"
 #include "perfdata/title_database.h"
 #include "query/host_samples.h"
@@ -33,10 +34,14 @@ class SampleLoader {
   Result<query::HostSample> Load(const std::string& host, const SnapshotInfo& info);
 
   // The samples a read of [from_ns, to_ns] needs: those in the range and the one before it (the
-  // older end of the first interval), found within an hour before the range.
-  Result<query::HostSamples> LoadRange(const std::string& host, int64_t from_ns, int64_t to_ns);
-  // The newest two samples: the latest value of every counter.
-  Result<query::HostSamples> LoadLatest(const std::string& host);
+  // older end of the first interval), found within an hour before the range. With `objects`,
+  // each sample may hold only the objects it selects (by their names in that sample's
+  // databases) and their parents: what a query of those paths reads, restored for less.
+  Result<query::HostSamples> LoadRange(const std::string& host, int64_t from_ns, int64_t to_ns,
+                                       const ObjectNameFilter* objects = nullptr);
+  // The newest two samples: the latest value of every counter (or of `objects`, as above).
+  Result<query::HostSamples> LoadLatest(const std::string& host,
+                                        const ObjectNameFilter* objects = nullptr);
   // At most `max_samples` samples taken after `after_ns`, oldest first, and before them the
   // samples taken at `after_ns` (the older end of the first interval, where an exporter stopped).
   Result<query::HostSamples> LoadAfter(const std::string& host, int64_t after_ns,
@@ -44,7 +49,8 @@ class SampleLoader {
 
  private:
   Result<query::HostSamples> LoadListed(const std::string& host,
-                                        std::span<const SnapshotInfo> listed);
+                                        std::span<const SnapshotInfo> listed,
+                                        const ObjectNameFilter* objects);
   struct TitleHistories {
     std::vector<TitleVersion> english;
     std::vector<TitleVersion> localized;
