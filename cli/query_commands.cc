@@ -56,7 +56,12 @@ Result<query::QueryAnswer> Read(const ServerConnection& server, const v1::ReadRe
   v1::ReadResponse response;
   while (reader->Read(&response)) {
     for (const v1::Series& series : response.series()) {
-      answer.series.push_back(SeriesFromProto(series));
+      Result<query::Series> converted = SeriesFromProto(series);
+      if (!converted.ok()) {
+        context->TryCancel();
+        return converted.status().Prefixed("the server's answer: ");
+      }
+      answer.series.push_back(std::move(converted).value());
     }
     for (const std::string& warning : response.warnings()) answer.warnings.push_back(warning);
   }

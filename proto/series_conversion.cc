@@ -1,5 +1,7 @@
 #include "proto/series_conversion.h"
 
+#include <algorithm>
+
 namespace perfhive {
 
 void SeriesToProto(const query::Series& series, bool with_raw, perfhive::v1::Series* out) {
@@ -31,17 +33,23 @@ void SeriesToProto(const query::Series& series, bool with_raw, perfhive::v1::Ser
       sample->set_selected(raw.selected);
     }
   }
+  perfhive::v1::PointColumns* points = out->mutable_points();
+  const int count = static_cast<int>(series.points.size());
+  points->mutable_time_deltas()->Reserve(count);
+  points->mutable_values()->Reserve(count);
+  points->mutable_statuses()->Reserve(count);
+  if (with_raw) points->mutable_raw()->Reserve(count);
+  const bool one_path = std::all_of(series.points.begin(), series.points.end(),
+                                    [](const query::Point& point) { return point.path == 0; });
+  if (!one_path) points->mutable_paths()->Reserve(count);
+  int64_t previous_ns = 0;
   for (const query::Point& point : series.points) {
-    perfhive::v1::Point* p = out->add_points();
-    p->set_time_unix_nanos(point.time_ns);
-    p->set_value(point.value.value);
-    p->set_status(static_cast<uint32_t>(point.value.status));
-    // Named only when not valid: the name would be most of a valid point's bytes.
-    if (point.value.status != PdhStatus::kValidData) {
-      p->set_status_name(std::string(PdhStatusName(point.value.status)));
-    }
-    p->set_raw(with_raw ? point.raw : 0);
-    p->set_path(point.path);
+    points->add_time_deltas(point.time_ns - previous_ns);
+    previous_ns = point.time_ns;
+    points->add_values(point.value.value);
+    points->add_statuses(static_cast<uint32_t>(point.value.status));
+    if (with_raw) points->add_raw(point.raw);
+    if (!one_path) points->add_paths(point.path);
   }
   if (series.stats) {
     perfhive::v1::SeriesStatistics* stats = out->mutable_statistics();
@@ -59,7 +67,7 @@ void SeriesToProto(const query::Series& series, bool with_raw, perfhive::v1::Ser
   }
 }
 
-query::Series SeriesFromProto(const perfhive::v1::Series& in) {
+Result<query::Series> SeriesFromProto(const perfhive::v1::Series& in) {
   query::Series series;
   series.host = in.host();
   series.object_index = in.object_index();
@@ -87,14 +95,26 @@ query::Series SeriesFromProto(const perfhive::v1::Series& in) {
     raw.raw.base = sample.base();
     series.raw.push_back(raw);
   }
-  for (const perfhive::v1::Point& p : in.points()) {
-    query::Point point;
-    point.time_ns = p.time_unix_nanos();
-    point.value.value = p.value();
-    point.value.status = static_cast<PdhStatus>(p.status());
-    point.raw = p.raw() < series.raw.size() ? p.raw() : 0;
-    point.path = p.path() < series.paths.size() ? p.path() : 0;
-    series.points.push_back(point);
+  const perfhive::v1::PointColumns& points = in.points();
+  const int count = points.time_deltas_size();
+  if (points.values_size() != count || points.statuses_size() != count ||
+      (points.raw_size() != 0 && points.raw_size() != count) ||
+      (points.paths_size() != 0 && points.paths_size() != count)) {
+    return Status::DataLoss("series " + in.identity_key() + " of host " + in.host() +
+                            ": point columns of different lengths");
+  }
+  series.points.resize(static_cast<size_t>(count));
+  int64_t time_ns = 0;
+  for (int k = 0; k < count; ++k) {
+    query::Point& point = series.points[static_cast<size_t>(k)];
+    time_ns += points.time_deltas(k);
+    point.time_ns = time_ns;
+    point.value.value = points.values(k);
+    point.value.status = static_cast<PdhStatus>(points.statuses(k));
+    const uint32_t raw = points.raw_size() != 0 ? points.raw(k) : 0;
+    const uint32_t path = points.paths_size() != 0 ? points.paths(k) : 0;
+    point.raw = raw < series.raw.size() ? raw : 0;
+    point.path = path < series.paths.size() ? path : 0;
   }
   if (in.has_statistics()) {
     const perfhive::v1::SeriesStatistics& stats = in.statistics();

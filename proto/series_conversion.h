@@ -6,13 +6,15 @@
 #ifndef PERFHIVE_PROTO_SERIES_CONVERSION_H_
 #define PERFHIVE_PROTO_SERIES_CONVERSION_H_
 
+#include "perfdata/status.h"
 #include "perfhive/v1/query.pb.h"
 #include "query/series.h"
 
 namespace perfhive {
 
 void SeriesToProto(const query::Series& series, bool with_raw, perfhive::v1::Series* out);
-query::Series SeriesFromProto(const perfhive::v1::Series& series);
+// DATA_LOSS when the point columns differ in length.
+Result<query::Series> SeriesFromProto(const perfhive::v1::Series& series);
 
 }  // namespace perfhive
 
