@@ -167,7 +167,7 @@ class HostWalk {
       for (const CounterMatch& match : expander.Expand(path)) {
         OpenSample::Object& object = current.ObjectAt(match.object);
         const InstanceIdentity& identity = object.identities[match.instance_position];
-        const size_t series_index = SeriesFor(expander, match, identity);
+        const size_t series_index = SeriesFor(expander, match, identity, current.index());
         plan_.Add(series_index, match);
         Series& series = answer_.series[series_index];
         if (!series.raw.empty() && series.raw.back().sample == current.index()) continue;
@@ -213,7 +213,7 @@ class HostWalk {
 
   // The index of the series of the match, added if new.
   size_t SeriesFor(const PathExpander& expander, const CounterMatch& match,
-                   const InstanceIdentity& identity) {
+                   const InstanceIdentity& identity, uint32_t sample) {
     std::string key = std::to_string(match.object.name_index()) + "|" +
                       std::to_string(match.counter.name_index()) + "|" +
                       std::to_string(match.counter.type()) + "|" + identity.key;
@@ -228,6 +228,15 @@ class HostWalk {
       series.counter = expander.DisplayName(series.counter_index);
       series.has_instance = match.instance.has_definition();
       series.identity = identity;
+      // Room for a point in every sample left (and a lead-in), while the room reserved stays
+      // within the answer's limit: growing millions of points by doubling costs more than
+      // computing them.
+      const size_t room = host_.samples.size() - sample + 1;
+      if (reserved_ + room <= options_.max_points) {
+        series.raw.reserve(room);
+        series.points.reserve(room);
+        reserved_ += room;
+      }
     }
     return it->second;
   }
@@ -249,6 +258,7 @@ class HostWalk {
   size_t points_;
   const std::string host_prefix_;
   std::unordered_map<std::string, size_t> series_at_;  // object|counter|type|identity → series
+  size_t reserved_ = 0;                                // points reserved for series, in all
   SelectionPlan plan_;  // the last expansion, for the samples after it that have its layout
 };
 
