@@ -106,6 +106,7 @@ class HostWalk {
         answer_(answer),
         first_series_(answer.series.size()),
         points_(answer.num_points()),
+        keep_raw_(options.keep_raw || options.step_ns || options.statistics),
         host_prefix_("\\\\" + EscapePattern(host.host)) {}
 
   Status Walk(const std::vector<CounterPath>& paths) {
@@ -202,8 +203,11 @@ class HostWalk {
     CounterValue value = ComputeCounterValue(
         raw, series.raw.empty() ? nullptr : &series.raw.back().raw, options_.format);
     const int64_t time_ns = current.input().time_ns;
+    if (!keep_raw_ && series.raw.size() > 1)
+      series.raw.erase(series.raw.begin(), series.raw.end() - 1);
     series.raw.push_back({time_ns, current.index(), true, raw});
-    series.points.push_back({time_ns, value, static_cast<uint32_t>(series.raw.size() - 1),
+    series.points.push_back({time_ns, value,
+                             keep_raw_ ? static_cast<uint32_t>(series.raw.size() - 1) : 0,
                              static_cast<uint32_t>(series.paths.size() - 1)});
     if (++points_ > options_.max_points && !options_.step_ns) {
       return TooLarge(host_.host, points_, answer_.series.size(), options_);
@@ -233,7 +237,7 @@ class HostWalk {
       // computing them.
       const size_t room = host_.samples.size() - sample + 1;
       if (reserved_ + room <= options_.max_points) {
-        series.raw.reserve(room);
+        if (keep_raw_) series.raw.reserve(room);
         series.points.reserve(room);
         reserved_ += room;
       }
@@ -256,6 +260,7 @@ class HostWalk {
   QueryAnswer& answer_;
   const size_t first_series_;
   size_t points_;
+  const bool keep_raw_;  // every raw sample, or only those the next point needs
   const std::string host_prefix_;
   std::unordered_map<std::string, size_t> series_at_;  // object|counter|type|identity → series
   size_t reserved_ = 0;                                // points reserved for series, in all

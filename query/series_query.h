@@ -26,6 +26,11 @@ struct QueryOptions {
   std::optional<int64_t> step_ns;
   std::optional<int64_t> first_boundary_ns;  // default: the host's first sample time
   bool statistics = false;
+  // Whether series keep every raw sample (Series::raw, which points index): for raw output.
+  // Without it, and without a step or statistics (which need them), a series keeps only the
+  // samples the next point needs, and points index nothing: a long read then holds a third of
+  // the memory.
+  bool keep_raw = true;
   // The most points the whole answer may hold (series × points); more is an error that says
   // how to narrow the query.
   size_t max_points = 2'000'000;

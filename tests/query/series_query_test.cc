@@ -262,6 +262,41 @@ TEST(SeriesQueryTest, AnInstanceSelectedLateIsComputedAgainstItsOwnPreviousSampl
   EXPECT_FALSE(answer->series[1].raw[0].selected);
 }
 
+// Without raw output a series keeps only the raw samples its next point needs; the points are
+// the same, gaps, renames and late selections included.
+TEST(SeriesQueryTest, SeriesThatKeepNoRawSamplesHaveTheSamePoints) {
+  struct Case {
+    HostSamples host;
+    const char* path;
+  };
+  HostSamples broken = ProcessorHost();
+  broken.samples[2].bytes = std::make_shared<const std::vector<uint8_t>>(10, 0);
+  const Case cases[] = {{ProcessorHost(), R"(\Processor(*)\% Processor Time)"},
+                        {broken, R"(\Processor(0)\% Processor Time)"},
+                        {JavaHost(), R"(\Process(java*)\% Processor Time)"},
+                        {JavaHost(), R"(\Process(java)\% Processor Time)"}};
+  for (const Case& c : cases) {
+    QueryOptions lean;
+    lean.keep_raw = false;
+    Result<QueryAnswer> kept = RunQuery(c.host, Paths({c.path}));
+    Result<QueryAnswer> dropped = RunQuery(c.host, Paths({c.path}), lean);
+    ASSERT_TRUE(kept.ok() && dropped.ok());
+    ASSERT_EQ(dropped->series.size(), kept->series.size()) << c.path;
+    for (size_t i = 0; i < kept->series.size(); ++i) {
+      const Series& a = kept->series[i];
+      const Series& b = dropped->series[i];
+      EXPECT_THAT(Values(b), ::testing::ElementsAreArray(Values(a))) << c.path;
+      ASSERT_EQ(b.points.size(), a.points.size());
+      for (size_t k = 0; k < a.points.size(); ++k) {
+        EXPECT_EQ(b.points[k].time_ns, a.points[k].time_ns);
+        EXPECT_EQ(b.points[k].value.status, a.points[k].value.status);
+        EXPECT_EQ(b.points[k].path, a.points[k].path);
+      }
+      EXPECT_LE(b.raw.size(), 2u) << c.path;
+    }
+  }
+}
+
 TEST(SeriesQueryTest, EveryHostAddsToOneAnswerAndTheLimitCountsThemAll) {
   QueryAnswer answer;
   std::vector<CounterPath> paths = Paths({"\\*(*)\\% Processor Time"});
