@@ -75,42 +75,43 @@ Result<std::vector<uint8_t>> GroupRestorer::Restore(std::span<const uint8_t> fra
     if (!raw.ok()) return Status::DataLoss(raw.error());
     return raw;
   }
-  Result<SectionedFrame> table = ParseSectionedFrame(frame);
-  if (!table.ok()) return table.status();
-  const std::vector<SnapshotSection>& sections = table->sections;
+  SectionedFrame& table = frame_table_;
+  if (Status s = ParseSectionedFrameInto(frame, table); !s.ok()) return s;
+  const std::vector<SnapshotSection>& sections = table.sections;
   std::vector<size_t> chosen;
   if (wanted != nullptr && CanRestorePartially(sections)) {
     chosen = SectionsToRestore(sections, *wanted);
   } else {
-    for (size_t i = 0; i < sections.size(); ++i) chosen.push_back(i);
+    chosen.resize(sections.size());
+    for (size_t i = 0; i < sections.size(); ++i) chosen[i] = i;
   }
-  std::vector<std::vector<uint8_t>> decoded;
-  decoded.reserve(chosen.size());  // never moves, so the parts may point into it
-  std::vector<std::span<const uint8_t>> parts;
-  parts.reserve(chosen.size());
+  // One buffer of the restored size; each section decodes into its place.
+  size_t size = 0;
   uint32_t num_objects = 0;
   for (size_t i : chosen) {
+    size += sections[i].size;
     num_objects += static_cast<uint32_t>(sections[i].objects.size());
+  }
+  std::vector<uint8_t> raw(size);
+  size_t at = 0;
+  for (size_t i : chosen) {
+    std::span<uint8_t> out = std::span(raw).subspan(at, sections[i].size);
+    at += out.size();
     std::span<const uint8_t> base;
-    if (table->bases[i] != kNoBaseSection) {
+    if (table.bases[i] != kNoBaseSection) {
       // A keyframe's sections decode alone; a member's are made against the keyframe's.
       if (is_keyframe) {
         return Status::DataLoss("keyframe section " + std::to_string(i) + " names a base");
       }
-      Result<std::span<const uint8_t>> bytes = KeyframeSection(table->bases[i]);
+      Result<std::span<const uint8_t>> bytes = KeyframeSection(table.bases[i]);
       if (!bytes.ok()) return bytes.status();
       base = *bytes;
     }
-    Result<std::vector<uint8_t>> bytes = DecodeSection(*table, i, base);
-    if (!bytes.ok()) return bytes.status().Prefixed("section " + std::to_string(i) + ": ");
-    parts.push_back(decoded.emplace_back(std::move(*bytes)));
+    if (Status s = DecodeSectionInto(table, i, base, out); !s.ok()) {
+      return s.Prefixed("section " + std::to_string(i) + ": ");
+    }
   }
-  if (chosen.size() < sections.size()) {
-    return AssemblePartialSnapshot(parts[0], std::span(parts).subspan(1), num_objects);
-  }
-  std::vector<uint8_t> raw;
-  raw.reserve(sections.back().offset + sections.back().size);
-  for (std::span<const uint8_t> part : parts) raw.insert(raw.end(), part.begin(), part.end());
+  if (chosen.size() < sections.size()) PatchPartialHeader(raw, num_objects);
   return raw;
 }
 

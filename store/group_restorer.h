@@ -58,6 +58,7 @@ class GroupRestorer {
   std::optional<SectionedFrame> keyframe_table_;  // parsed on first use; spans keyframe_frame_
   std::vector<std::optional<std::vector<uint8_t>>> keyframe_sections_;  // decoded on first use
   std::optional<std::vector<uint8_t>> whole_keyframe_;
+  SectionedFrame frame_table_;  // the last restored frame's, kept for its lists' room
 };
 
 }  // namespace perfhive

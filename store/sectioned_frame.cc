@@ -135,6 +135,12 @@ std::vector<uint8_t> EncodeSectionedFrame(std::span<const uint8_t> raw,
 }
 
 Result<SectionedFrame> ParseSectionedFrame(std::span<const uint8_t> frame) {
+  SectionedFrame table;
+  if (Status s = ParseSectionedFrameInto(frame, table); !s.ok()) return s;
+  return table;
+}
+
+Status ParseSectionedFrameInto(std::span<const uint8_t> frame, SectionedFrame& parsed) {
   if (!IsSectionedFrame(frame)) {
     return Status::DataLoss("sectioned frame: bad magic at byte 0 (not a sectioned frame)");
   }
@@ -146,7 +152,6 @@ Result<SectionedFrame> ParseSectionedFrame(std::span<const uint8_t> frame) {
     return Status::DataLoss("sectioned frame: section count " + std::to_string(*count) +
                             " does not fit in " + std::to_string(frame.size()) + " bytes");
   }
-  SectionedFrame parsed;
   parsed.sections.resize(*count);
   parsed.methods.resize(*count);
   parsed.bases.resize(*count);
@@ -155,8 +160,11 @@ Result<SectionedFrame> ParseSectionedFrame(std::span<const uint8_t> frame) {
   uint64_t restored = 0;
   for (uint32_t i = 0; i < *count; ++i) {
     SnapshotSection& section = parsed.sections[i];
-    const std::string entry = "sectioned frame: section " + std::to_string(i) + " (table byte " +
-                              std::to_string(table.at()) + ")";
+    // Named only in errors: building the text for every entry would cost more than parsing it.
+    auto entry = [i, at = table.at()] {
+      return "sectioned frame: section " + std::to_string(i) + " (table byte " +
+             std::to_string(at) + ")";
+    };
     Result<uint32_t> size = table.Varint("a section size");
     Result<uint8_t> method = size.ok() ? table.Byte("a method") : size.status();
     Result<uint32_t> base = method.ok() ? table.Varint("a base") : method.status();
@@ -165,19 +173,19 @@ Result<SectionedFrame> ParseSectionedFrame(std::span<const uint8_t> frame) {
     Result<uint32_t> parents = objects.ok() ? table.Varint("a parent count") : objects.status();
     if (!parents.ok()) return parents.status().Prefixed("section " + std::to_string(i) + ": ");
     if (*method > static_cast<uint8_t>(SectionMethod::kSameAsBase)) {
-      return Status::DataLoss(entry + " has unknown method " + std::to_string(*method));
+      return Status::DataLoss(entry() + " has unknown method " + std::to_string(*method));
     }
     const bool needs_base = *method == static_cast<uint8_t>(SectionMethod::kDifference) ||
                             *method == static_cast<uint8_t>(SectionMethod::kPrefix) ||
                             *method == static_cast<uint8_t>(SectionMethod::kSameAsBase);
     if (*size == 0 || needs_base != (*base != 0) ||
         (*method == static_cast<uint8_t>(SectionMethod::kSameAsBase)) != (*body == 0)) {
-      return Status::DataLoss(entry + ": size " + std::to_string(*size) + ", method " +
+      return Status::DataLoss(entry() + ": size " + std::to_string(*size) + ", method " +
                               std::to_string(*method) + ", base " + std::to_string(*base) +
                               ", body " + std::to_string(*body) + " bytes do not hold together");
     }
     if (uint64_t{*objects} + *parents > table.left()) {
-      return Status::DataLoss(entry + " lists " + std::to_string(uint64_t{*objects} + *parents) +
+      return Status::DataLoss(entry() + " lists " + std::to_string(uint64_t{*objects} + *parents) +
                               " title indexes, more than the frame holds");
     }
     section.offset = static_cast<uint32_t>(restored);
@@ -199,40 +207,52 @@ Result<SectionedFrame> ParseSectionedFrame(std::span<const uint8_t> frame) {
     }
     restored += section.size;
     if (restored > kMaxSnapshotBytes) {
-      return Status::DataLoss(entry + ": the sections restore to more than " +
+      return Status::DataLoss(entry() + ": the sections restore to more than " +
                               std::to_string(kMaxSnapshotBytes) + " bytes");
     }
   }
   size_t at = table.at();
   for (uint32_t i = 0; i < *count; ++i) {
-    if (body_sizes[i] > frame.size() - at) {
+    const size_t body_size = body_sizes[i];
+    if (body_size > frame.size() - at) {
       return Status::DataLoss("sectioned frame: section " + std::to_string(i) + "'s " +
-                              std::to_string(body_sizes[i]) + "-byte body at byte " +
+                              std::to_string(body_size) + "-byte body at byte " +
                               std::to_string(at) + " runs past the end");
     }
-    parsed.bodies[i] = frame.subspan(at, body_sizes[i]);
-    at += body_sizes[i];
+    parsed.bodies[i] = frame.subspan(at, body_size);
+    at += body_size;
   }
   if (at != frame.size()) {
     return Status::DataLoss("sectioned frame: " + std::to_string(frame.size() - at) +
                             " bytes after the last section");
   }
-  return parsed;
+  return Status();
+}
+
+Status DecodeSectionInto(const SectionedFrame& frame, size_t index, std::span<const uint8_t> base,
+                         std::span<uint8_t> out) {
+  if (out.size() != frame.sections[index].size) {
+    return Status::Internal("a section of " + std::to_string(frame.sections[index].size) +
+                            " bytes decoded into " + std::to_string(out.size()));
+  }
+  if (frame.methods[index] == SectionMethod::kSameAsBase) {
+    if (base.size() != out.size()) {
+      return Status::DataLoss("a section of " + std::to_string(out.size()) +
+                              " bytes the same as a base of " + std::to_string(base.size()));
+    }
+    std::copy(base.begin(), base.end(), out.begin());
+    return Status();
+  }
+  Status decoded = DecodeDeltaBodyInto(static_cast<DeltaMethod>(frame.methods[index]), base,
+                                       frame.bodies[index], out);
+  if (!decoded.ok()) return Status::DataLoss(decoded.message());
+  return Status();
 }
 
 Result<std::vector<uint8_t>> DecodeSection(const SectionedFrame& frame, size_t index,
                                            std::span<const uint8_t> base) {
-  const uint32_t size = frame.sections[index].size;
-  if (frame.methods[index] == SectionMethod::kSameAsBase) {
-    if (base.size() != size) {
-      return Status::DataLoss("a section of " + std::to_string(size) +
-                              " bytes the same as a base of " + std::to_string(base.size()));
-    }
-    return std::vector<uint8_t>(base.begin(), base.end());
-  }
-  Result<std::vector<uint8_t>> bytes = DecodeDeltaBody(
-      static_cast<DeltaMethod>(frame.methods[index]), base, frame.bodies[index], size);
-  if (!bytes.ok()) return Status::DataLoss(bytes.error());
+  std::vector<uint8_t> bytes(frame.sections[index].size);
+  if (Status s = DecodeSectionInto(frame, index, base, bytes); !s.ok()) return s;
   return bytes;
 }
 

@@ -52,10 +52,15 @@ std::vector<uint8_t> EncodeSectionedFrame(std::span<const uint8_t> raw,
 // The table of a sectioned frame, checked against the frame's length and the restored size
 // limit (DATA_LOSS otherwise); its bodies point into `frame`.
 Result<SectionedFrame> ParseSectionedFrame(std::span<const uint8_t> frame);
+// The same into `table`, whose lists keep their room from one frame to the next.
+Status ParseSectionedFrameInto(std::span<const uint8_t> frame, SectionedFrame& table);
 
 // The bytes of section `index`, given its base section's bytes (empty when it has none).
 Result<std::vector<uint8_t>> DecodeSection(const SectionedFrame& frame, size_t index,
                                            std::span<const uint8_t> base);
+// The same into `out`, the section's size: where it lies in the snapshot being restored.
+Status DecodeSectionInto(const SectionedFrame& frame, size_t index, std::span<const uint8_t> base,
+                         std::span<uint8_t> out);
 
 }  // namespace perfhive
 

@@ -47,29 +47,25 @@ std::vector<SnapshotSection> SplitIntoSections(const SnapshotReader& snapshot, s
 
 std::vector<size_t> SectionsToRestore(std::span<const SnapshotSection> sections,
                                       const std::function<bool(uint32_t)>& wanted) {
-  std::vector<bool> chosen(sections.size(), false);
-  std::vector<uint32_t> parents;  // of chosen sections, whose own sections are still to choose
+  std::vector<size_t> order;  // the sections chosen, in the order they were chosen
+  if (sections.empty()) return order;
   auto choose = [&](size_t i) {
-    if (chosen[i]) return;
-    chosen[i] = true;
-    parents.insert(parents.end(), sections[i].parents.begin(), sections[i].parents.end());
+    if (std::find(order.begin(), order.end(), i) == order.end()) order.push_back(i);
   };
-  if (!sections.empty()) choose(0);
+  choose(0);
   for (size_t i = 1; i < sections.size(); ++i) {
     if (std::any_of(sections[i].objects.begin(), sections[i].objects.end(), wanted)) choose(i);
   }
-  while (!parents.empty()) {
-    const uint32_t parent = parents.back();
-    parents.pop_back();
-    for (size_t i = 1; i < sections.size(); ++i) {
-      const std::vector<uint32_t>& objects = sections[i].objects;
-      if (std::find(objects.begin(), objects.end(), parent) != objects.end()) choose(i);
+  // Each chosen section's parents, and theirs: `order` grows while it is walked.
+  for (size_t k = 0; k < order.size(); ++k) {
+    for (uint32_t parent : sections[order[k]].parents) {
+      for (size_t i = 1; i < sections.size(); ++i) {
+        const std::vector<uint32_t>& objects = sections[i].objects;
+        if (std::find(objects.begin(), objects.end(), parent) != objects.end()) choose(i);
+      }
     }
   }
-  std::vector<size_t> order;
-  for (size_t i = 0; i < sections.size(); ++i) {
-    if (chosen[i]) order.push_back(i);
-  }
+  std::sort(order.begin(), order.end());
   return order;
 }
 
@@ -77,16 +73,11 @@ bool CanRestorePartially(std::span<const SnapshotSection> sections) {
   return sections.size() > 1 && sections[0].objects.empty() && sections[0].size >= db::kSize;
 }
 
-std::vector<uint8_t> AssemblePartialSnapshot(std::span<const uint8_t> header,
-                                             std::span<const std::span<const uint8_t>> parts,
-                                             uint32_t num_objects) {
-  std::vector<uint8_t> out(header.begin(), header.end());
-  for (std::span<const uint8_t> part : parts) out.insert(out.end(), part.begin(), part.end());
+void PatchPartialHeader(std::span<uint8_t> snapshot, uint32_t num_objects) {
   // Windows' convention (the header counted in TotalByteLength), which perfdata's reader and
   // every producer's reader accept.
-  StoreU32(out.data() + db::kTotalByteLength, static_cast<uint32_t>(out.size()));
-  StoreU32(out.data() + db::kNumObjectTypes, num_objects);
-  return out;
+  StoreU32(snapshot.data() + db::kTotalByteLength, static_cast<uint32_t>(snapshot.size()));
+  StoreU32(snapshot.data() + db::kNumObjectTypes, num_objects);
 }
 
 }  // namespace perfhive

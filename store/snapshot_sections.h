@@ -47,11 +47,9 @@ std::vector<SnapshotSection> SplitIntoSections(const SnapshotReader& snapshot, s
 std::vector<size_t> SectionsToRestore(std::span<const SnapshotSection> sections,
                                       const std::function<bool(uint32_t)>& wanted);
 
-// The bytes of a partial snapshot: `header` (the header section) patched to count only the
-// objects of `parts`, followed by `parts`. Every part is a restored object section.
-std::vector<uint8_t> AssemblePartialSnapshot(std::span<const uint8_t> header,
-                                             std::span<const std::span<const uint8_t>> parts,
-                                             uint32_t num_objects);
+// Makes the header at the start of `snapshot` (the header section followed by whole object
+// sections, `num_objects` objects in all) count only those: TotalByteLength and NumObjectTypes.
+void PatchPartialHeader(std::span<uint8_t> snapshot, uint32_t num_objects);
 
 // Whether partial snapshots can be made of these sections (a header section before objects).
 bool CanRestorePartially(std::span<const SnapshotSection> sections);

@@ -74,9 +74,8 @@ DeltaBody EncodeDeltaBody(std::span<const uint8_t> base, std::span<const uint8_t
   return {Method::kPrefix, ZstdCompress(current, level, base)};
 }
 
-Result<std::vector<uint8_t>> DecodeDeltaBody(DeltaMethod method, std::span<const uint8_t> base,
-                                             std::span<const uint8_t> compressed,
-                                             size_t restored_size) {
+Status DecodeDeltaBodyInto(DeltaMethod method, std::span<const uint8_t> base,
+                           std::span<const uint8_t> compressed, std::span<uint8_t> out) {
   std::span<const uint8_t> prefix;
   switch (method) {
     case Method::kFull:
@@ -93,15 +92,17 @@ Result<std::vector<uint8_t>> DecodeDeltaBody(DeltaMethod method, std::span<const
     default:
       return Status::Error("unknown delta method " + std::to_string(static_cast<int>(method)));
   }
-  Result<std::vector<uint8_t>> content = ZstdDecompress(compressed, restored_size, prefix);
-  if (!content.ok()) return content.status();
-  if (content->size() != restored_size) {
-    return Status::Error(std::to_string(content->size()) +
-                         " bytes of content where the frame declares " +
-                         std::to_string(restored_size));
-  }
-  if (method == Method::kDifference) AddPrediction(base, *content, +1);
-  return content;
+  if (Status s = ZstdDecompressInto(compressed, out, prefix); !s.ok()) return s;
+  if (method == Method::kDifference) AddPrediction(base, out, +1);
+  return Status();
+}
+
+Result<std::vector<uint8_t>> DecodeDeltaBody(DeltaMethod method, std::span<const uint8_t> base,
+                                             std::span<const uint8_t> compressed,
+                                             size_t restored_size) {
+  std::vector<uint8_t> out(restored_size);
+  if (Status s = DecodeDeltaBodyInto(method, base, compressed, out); !s.ok()) return s;
+  return out;
 }
 
 std::vector<uint8_t> EncodeDelta(std::span<const uint8_t> base, std::span<const uint8_t> current,

@@ -46,6 +46,9 @@ DeltaBody EncodeDeltaBody(std::span<const uint8_t> base, std::span<const uint8_t
 Result<std::vector<uint8_t>> DecodeDeltaBody(DeltaMethod method, std::span<const uint8_t> base,
                                              std::span<const uint8_t> compressed,
                                              size_t restored_size);
+// The same into `out`, whose size is the restored size.
+Status DecodeDeltaBodyInto(DeltaMethod method, std::span<const uint8_t> base,
+                           std::span<const uint8_t> compressed, std::span<uint8_t> out);
 
 // `current` as a frame against `base` (empty: a keyframe).
 std::vector<uint8_t> EncodeDelta(std::span<const uint8_t> base, std::span<const uint8_t> current,

@@ -60,8 +60,11 @@ std::vector<uint8_t> ZstdCompress(std::span<const uint8_t> data, int level,
   return out;
 }
 
-Result<std::vector<uint8_t>> ZstdDecompress(std::span<const uint8_t> frame, size_t max_size,
-                                            std::span<const uint8_t> prefix) {
+namespace {
+
+// The content size a frame declares, checked: one whole frame, its size declared, at most
+// `max_size`.
+Result<size_t> DeclaredSize(std::span<const uint8_t> frame, size_t max_size) {
   size_t frame_size = ZSTD_findFrameCompressedSize(frame.data(), frame.size());
   if (ZSTD_isError(frame_size)) {
     return Status::Error(std::string("zstd frame: ") + ZSTD_getErrorName(frame_size));
@@ -79,6 +82,12 @@ Result<std::vector<uint8_t>> ZstdDecompress(std::span<const uint8_t> frame, size
     return Status::Error("zstd frame: declares " + std::to_string(declared) +
                          " bytes of content, more than the limit of " + std::to_string(max_size));
   }
+  return static_cast<size_t>(declared);
+}
+
+// Decodes a frame checked by DeclaredSize into `out`, of the declared size.
+Status DecodeChecked(std::span<const uint8_t> frame, std::span<uint8_t> out,
+                     std::span<const uint8_t> prefix) {
   // One context per thread, reset for each frame: creating one costs more than decoding a small
   // delta, and a query decodes thousands of them.
   thread_local std::unique_ptr<ZSTD_DCtx, DCtxDeleter> context(ZSTD_createDCtx());
@@ -88,7 +97,6 @@ Result<std::vector<uint8_t>> ZstdDecompress(std::span<const uint8_t> frame, size
   // frame asks for costs nothing; allow the largest one the encoder may choose.
   ZSTD_DCtx_setParameter(context.get(), ZSTD_d_windowLogMax, kMaxWindowLog);
   if (!prefix.empty()) ZSTD_DCtx_refPrefix(context.get(), prefix.data(), prefix.size());
-  std::vector<uint8_t> out(static_cast<size_t>(declared));
   size_t written =
       ZSTD_decompressDCtx(context.get(), out.data(), out.size(), frame.data(), frame.size());
   if (ZSTD_isError(written)) {
@@ -99,7 +107,29 @@ Result<std::vector<uint8_t>> ZstdDecompress(std::span<const uint8_t> frame, size
                          " bytes of content where the header declares " +
                          std::to_string(out.size()));
   }
+  return Status();
+}
+
+}  // namespace
+
+Result<std::vector<uint8_t>> ZstdDecompress(std::span<const uint8_t> frame, size_t max_size,
+                                            std::span<const uint8_t> prefix) {
+  Result<size_t> declared = DeclaredSize(frame, max_size);
+  if (!declared.ok()) return declared.status();
+  std::vector<uint8_t> out(*declared);
+  if (Status s = DecodeChecked(frame, out, prefix); !s.ok()) return s;
   return out;
+}
+
+Status ZstdDecompressInto(std::span<const uint8_t> frame, std::span<uint8_t> out,
+                          std::span<const uint8_t> prefix) {
+  Result<size_t> declared = DeclaredSize(frame, out.size());
+  if (!declared.ok()) return declared.status();
+  if (*declared != out.size()) {
+    return Status::Error("zstd frame: declares " + std::to_string(*declared) +
+                         " bytes of content where " + std::to_string(out.size()) + " are expected");
+  }
+  return DecodeChecked(frame, out, prefix);
 }
 
 }  // namespace perfhive

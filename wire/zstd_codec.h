@@ -24,6 +24,10 @@ std::vector<uint8_t> ZstdCompress(std::span<const uint8_t> data, int level,
 // The content of exactly one zstd frame, at most `max_size` bytes.
 Result<std::vector<uint8_t>> ZstdDecompress(std::span<const uint8_t> frame, size_t max_size,
                                             std::span<const uint8_t> prefix = {});
+// The same into `out`, which the frame must declare exactly: a caller that knows the size puts
+// several frames' contents into one buffer without a copy.
+Status ZstdDecompressInto(std::span<const uint8_t> frame, std::span<uint8_t> out,
+                          std::span<const uint8_t> prefix = {});
 
 }  // namespace perfhive
 

@@ -420,17 +420,19 @@ std::vector<uint8_t> Partial(const std::vector<uint8_t>& raw,
   std::vector<size_t> chosen = SectionsToRestore(sections, wanted);
   EXPECT_FALSE(chosen.empty());
   if (chosen.empty()) return {};
-  std::vector<std::span<const uint8_t>> parts;
+  std::vector<uint8_t> partial;
   uint32_t num_objects = 0;
-  for (size_t i = 1; i < chosen.size(); ++i) {
-    const SnapshotSection& section = sections[chosen[i]];
-    parts.push_back(bytes.subspan(section.offset, section.size));
+  for (size_t i : chosen) {
+    const SnapshotSection& section = sections[i];
+    std::span<const uint8_t> part = bytes.subspan(section.offset, section.size);
+    partial.insert(partial.end(), part.begin(), part.end());
     num_objects += static_cast<uint32_t>(section.objects.size());
   }
-  return AssemblePartialSnapshot(bytes.subspan(0, sections[0].size), parts, num_objects);
+  PatchPartialHeader(partial, num_objects);
+  return partial;
 }
 
-TEST(AssemblePartialSnapshotTest, AWantedThreadGivesAValidSnapshotOfProcessAndThread) {
+TEST(PatchPartialHeaderTest, AWantedThreadGivesAValidSnapshotOfProcessAndThread) {
   std::vector<uint8_t> raw = HostSnapshot(60, 3);
   std::vector<SnapshotSection> sections = Split(raw);
   ASSERT_TRUE(CanRestorePartially(sections));
@@ -458,7 +460,7 @@ TEST(AssemblePartialSnapshotTest, AWantedThreadGivesAValidSnapshotOfProcessAndTh
   EXPECT_EQ(InstanceName(*process, processes[17]), "proc17");
 }
 
-TEST(AssemblePartialSnapshotTest, OnlyTotalLengthAndObjectCountOfTheHeaderChange) {
+TEST(PatchPartialHeaderTest, OnlyTotalLengthAndObjectCountOfTheHeaderChange) {
   std::vector<uint8_t> raw = HostSnapshot(60, 3);
   std::vector<SnapshotSection> sections = Split(raw);
   std::vector<uint8_t> partial = Partial(raw, sections, Wants({ti::kProcessor}));
@@ -472,7 +474,7 @@ TEST(AssemblePartialSnapshotTest, OnlyTotalLengthAndObjectCountOfTheHeaderChange
               ElementsAre(ti::kSystem, ti::kMemory, ti::kProcessor));
 }
 
-TEST(AssemblePartialSnapshotTest, NothingWantedGivesTheHeaderAlone) {
+TEST(PatchPartialHeaderTest, NothingWantedGivesTheHeaderAlone) {
   std::vector<uint8_t> raw = HostSnapshot();
   std::vector<uint8_t> partial = Partial(raw, Split(raw), Wants({}));
   Result<SnapshotReader> reader = SnapshotReader::Open(partial);
@@ -481,7 +483,7 @@ TEST(AssemblePartialSnapshotTest, NothingWantedGivesTheHeaderAlone) {
   EXPECT_EQ(reader->num_objects(), 0u);
 }
 
-TEST(AssemblePartialSnapshotTest, ASambaStyleHeaderComesOutInWindowsConvention) {
+TEST(PatchPartialHeaderTest, ASambaStyleHeaderComesOutInWindowsConvention) {
   // TotalByteLength excluding the header, as Samba writes it, becomes the whole length.
   SnapshotBuilder builder;
   builder.set_system_name("HOST").set_total_length_excludes_header(true);
@@ -500,7 +502,7 @@ TEST(AssemblePartialSnapshotTest, ASambaStyleHeaderComesOutInWindowsConvention) 
   EXPECT_THAT(ExpectSameObjects(raw, partial), ElementsAre(ti::kProcessor));
 }
 
-TEST(AssemblePartialSnapshotTest, TrailingBytesAreLeftOut) {
+TEST(PatchPartialHeaderTest, TrailingBytesAreLeftOut) {
   std::vector<uint8_t> raw = HostSnapshot();
   raw.insert(raw.end(), 24, 0xAB);
   std::vector<SnapshotSection> sections = Split(raw);

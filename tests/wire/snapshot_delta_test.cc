@@ -126,10 +126,9 @@ TEST(SnapshotDeltaTest, HeaderErrorsNameTheByte) {
   EXPECT_THAT(DecodeDelta({}, bad).error(), HasSubstr("reserved bytes 5..7"));
   bad = frame;
   StoreU32(bad.data() + 8, static_cast<uint32_t>(current.size() + 1));
-  EXPECT_THAT(
-      DecodeDelta({}, bad).error(),
-      HasSubstr(std::to_string(current.size()) + " bytes of content where the frame declares " +
-                std::to_string(current.size() + 1)));
+  EXPECT_THAT(DecodeDelta({}, bad).error(),
+              HasSubstr("declares " + std::to_string(current.size()) + " bytes of content where " +
+                        std::to_string(current.size() + 1) + " are expected"));
   EXPECT_THAT(DecodeDelta({}, frame, current.size() - 1).error(),
               HasSubstr("restored size " + std::to_string(current.size()) +
                         " at byte 8 is over the limit of " + std::to_string(current.size() - 1)));
