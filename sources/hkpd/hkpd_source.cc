@@ -54,9 +54,10 @@ Status RemoteHkpdSource::EnsureConnected() {
   if (reader_) return Status();
   std::chrono::steady_clock::time_point now = env_.SteadyNow();
   if (now < next_attempt_) {
-    auto wait = std::chrono::duration_cast<std::chrono::milliseconds>(next_attempt_ - now);
-    return Status::Error(machine_ + ": not connected (" + last_error_ + "); next attempt in " +
-                         std::to_string(wait.count()) + " ms");
+    // The same text on every call of one wait, so a log that folds repeated lines writes it
+    // once per attempt, not once per sample.
+    return Status::Error(machine_ + ": not connected (" + last_error_ + "); waiting " +
+                         std::to_string(backoff_.count()) + " ms between attempts");
   }
   RegistryKey performance_data = 0;
   long rc = api_.ConnectRegistry(machine_, PredefinedKey::kPerformanceData, &performance_data);

@@ -16,6 +16,7 @@
 namespace perfhive {
 namespace {
 
+using ::testing::Each;
 using ::testing::ElementsAre;
 using testing::FakeRegistry;
 using ::testing::HasSubstr;
@@ -75,7 +76,7 @@ TEST(RemoteHkpdSourceTest, UnreachableHostIsReportedAndRetriedWithBackoff) {
   bytes = source.TakeSnapshot("Global");
   EXPECT_EQ(bytes.error(),
             "\\\\nosuchhost: not connected (last error 53 (ERROR_BAD_NETPATH: the "
-            "network path was not found)); next attempt in 500 ms");
+            "network path was not found)); waiting 1000 ms between attempts");
   EXPECT_EQ(Count(registry.calls, "connect \\\\nosuchhost"), 1);
   // Backoff doubles: 1 s, 2 s, 4 s, then stays at the 4 s ceiling.
   std::vector<long> waits;
@@ -84,10 +85,26 @@ TEST(RemoteHkpdSourceTest, UnreachableHostIsReportedAndRetriedWithBackoff) {
     ASSERT_FALSE(source.TakeSnapshot("Global").ok());
     env.Advance(std::chrono::milliseconds(1));
     std::string error = source.TakeSnapshot("Global").error();
-    waits.push_back(std::stol(error.substr(error.find("next attempt in ") + 16)));
+    waits.push_back(std::stol(error.substr(error.find("waiting ") + 8)));
   }
-  EXPECT_THAT(waits, ElementsAre(1999, 3999, 3999, 3999));
+  EXPECT_THAT(waits, ElementsAre(2000, 4000, 4000, 4000));
   EXPECT_EQ(Count(registry.calls, "connect \\\\nosuchhost"), 5);
+}
+
+// Regression: the error of a host in backoff carried a countdown ("next attempt in 730 ms"), so
+// the agent's per-host log, which folds repeated lines, wrote it again at every sample.
+TEST(RemoteHkpdSourceTest, TheWaitingErrorIsTheSameAtEverySampleOfOneWait) {
+  FakeRegistry registry;
+  testing::FakeClockEnv env;
+  RemoteHkpdSource source(registry, env, "nosuchhost", Options());
+  ASSERT_FALSE(source.TakeSnapshot("Global").ok());
+  std::vector<std::string> errors;
+  for (int tick = 0; tick < 4; ++tick) {
+    env.Advance(std::chrono::milliseconds(200));
+    errors.push_back(source.TakeSnapshot("Global").error());
+  }
+  EXPECT_THAT(errors, Each(errors[0]));
+  EXPECT_EQ(Count(registry.calls, "connect \\\\nosuchhost"), 1);
 }
 
 TEST(RemoteHkpdSourceTest, ConnectionErrorsNameTheirNumberAndMeaning) {
@@ -103,7 +120,7 @@ TEST(RemoteHkpdSourceTest, ConnectionErrorsNameTheirNumberAndMeaning) {
         source.TakeSnapshot("Global").error(),
         std::string("\\\\winhost: RegConnectRegistryW(HKEY_PERFORMANCE_DATA) failed with ") + text);
     EXPECT_EQ(source.ReadTitles().error(), std::string("\\\\winhost: not connected (last error ") +
-                                               text + "); next attempt in 1000 ms");
+                                               text + "); waiting 1000 ms between attempts");
   }
 }
 
@@ -175,14 +192,14 @@ TEST(RemoteHkpdSourceTest, BackoffGrowsUntilAReadSucceedsNotJustAConnection) {
     env.Advance(std::chrono::seconds(10));
   }
   EXPECT_THAT(errors[0], HasSubstr("last error 1726 (RPC_S_CALL_FAILED"));
-  EXPECT_THAT(errors[0], HasSubstr("next attempt in 1000 ms"));
-  EXPECT_THAT(errors[1], HasSubstr("next attempt in 2000 ms"));
-  EXPECT_THAT(errors[2], HasSubstr("next attempt in 4000 ms"));
+  EXPECT_THAT(errors[0], HasSubstr("waiting 1000 ms between attempts"));
+  EXPECT_THAT(errors[1], HasSubstr("waiting 2000 ms between attempts"));
+  EXPECT_THAT(errors[2], HasSubstr("waiting 4000 ms between attempts"));
   // A successful read ends the backoff: the next failure waits the first wait again.
   ASSERT_TRUE(source.TakeSnapshot("Global").ok());
   registry.scripted_errors["Global"] = {1726};
   ASSERT_FALSE(source.TakeSnapshot("Global").ok());
-  EXPECT_THAT(source.TakeSnapshot("Global").error(), HasSubstr("next attempt in 1000 ms"));
+  EXPECT_THAT(source.TakeSnapshot("Global").error(), HasSubstr("waiting 1000 ms between attempts"));
 }
 
 TEST(RemoteHkpdSourceTest, ReadsTitlesThroughTheRemotePerflibKey) {
