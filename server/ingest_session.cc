@@ -35,7 +35,6 @@ std::optional<Sha256Digest> DigestOf(const std::string& bytes) {
 
 IngestSession::IngestSession(IngestService& service, grpc::CallbackServerContext* context)
     : service_(service),
-      context_(context),
       peer_(context->peer()),
       restorer_(service.limits().max_snapshot_bytes) {
   service_.counters().streams++;

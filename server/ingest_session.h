@@ -59,7 +59,6 @@ class IngestSession final
   void Advance(std::unique_lock<std::mutex>& lock);
 
   IngestService& service_;
-  grpc::CallbackServerContext* context_;
   std::optional<Principal> principal_;
   std::string peer_;
 
