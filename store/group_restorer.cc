@@ -30,8 +30,9 @@ Result<std::span<const uint8_t>> GroupRestorer::KeyframeSection(uint32_t index) 
       return Status::DataLoss("keyframe section " + std::to_string(index) + " names a base");
     }
     Result<std::vector<uint8_t>> bytes = DecodeSection(**table, index, {});
-    if (!bytes.ok())
+    if (!bytes.ok()) {
       return bytes.status().Prefixed("keyframe section " + std::to_string(index) + ": ");
+    }
     decoded = std::move(*bytes);
   }
   return std::span<const uint8_t>(*decoded);
