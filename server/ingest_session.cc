@@ -34,9 +34,7 @@ std::optional<Sha256Digest> DigestOf(const std::string& bytes) {
 }  // namespace
 
 IngestSession::IngestSession(IngestService& service, grpc::CallbackServerContext* context)
-    : service_(service),
-      peer_(context->peer()),
-      restorer_(service.limits().max_snapshot_bytes) {
+    : service_(service), peer_(context->peer()), restorer_(service.limits().max_snapshot_bytes) {
   service_.counters().streams++;
   Result<Principal> principal = AuthenticateCall(service_.tokens(), *context);
   std::unique_lock lock(mutex_);
