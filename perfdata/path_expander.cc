@@ -46,9 +46,11 @@ struct PathSelection {
 
 // Whether an object or counter of title `index` answers to `pattern` (written as `text`): by its
 // English or local name, or by its decimal index.
+// Either database may be missing (null).
 bool IndexNameMatches(const NamePattern& pattern, std::string_view text, uint32_t index,
-                      const TitleDatabase& english_titles, const TitleDatabase* localized_titles) {
-  std::optional<std::string_view> english = english_titles.Name(index);
+                      const TitleDatabase* english_titles, const TitleDatabase* localized_titles) {
+  std::optional<std::string_view> english =
+      english_titles != nullptr ? english_titles->Name(index) : std::nullopt;
   if (english && pattern.Matches(*english)) return true;
   std::optional<std::string_view> localized =
       localized_titles != nullptr ? localized_titles->Name(index) : std::nullopt;
@@ -86,7 +88,7 @@ std::string PathExpander::DisplayName(uint32_t index) const {
 
 bool PathExpander::NameMatches(const NamePattern& pattern, std::string_view text,
                                uint32_t index) const {
-  return IndexNameMatches(pattern, text, index, english_, localized_);
+  return IndexNameMatches(pattern, text, index, &english_, localized_);
 }
 
 bool PathExpander::ObjectSelected(const ObjectView& object, const NamePattern& pattern,
@@ -175,11 +177,12 @@ std::vector<CounterMatch> PathExpander::Expand(const CounterPath& path) const {
 }
 
 ObjectNameFilter::ObjectNameFilter(std::span<const CounterPath> paths) {
-  for (const CounterPath& path : paths)
+  for (const CounterPath& path : paths) {
     objects_.emplace_back(NamePattern(path.object), path.object);
+  }
 }
 
-bool ObjectNameFilter::Selects(uint32_t index, const TitleDatabase& english,
+bool ObjectNameFilter::Selects(uint32_t index, const TitleDatabase* english,
                                const TitleDatabase* localized) const {
   return std::any_of(objects_.begin(), objects_.end(), [&](const auto& object) {
     return IndexNameMatches(object.first, object.second, index, english, localized);

@@ -76,7 +76,9 @@ class ObjectNameFilter {
  public:
   explicit ObjectNameFilter(std::span<const CounterPath> paths);
 
-  bool Selects(uint32_t index, const TitleDatabase& english,
+  // Either database may be null (a host without one): names are then decimal indexes, as the
+  // expander shows them.
+  bool Selects(uint32_t index, const TitleDatabase* english,
                const TitleDatabase* localized = nullptr) const;
 
  private:

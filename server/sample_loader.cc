@@ -65,20 +65,21 @@ Result<query::HostSamples> SampleLoader::LoadListed(const std::string& host,
   }
   // Whether a sample's object may be one the paths select, by its names in that sample's
   // databases; remembered while the databases stay the same.
-  static const TitleDatabase* const kNoTitles = new TitleDatabase();
+  bool memo_valid = false;
   const TitleDatabase* memo_english = nullptr;
   const TitleDatabase* memo_localized = nullptr;
   std::unordered_map<uint32_t, bool> memo;
   auto wanted = [&](size_t i, uint32_t object) {
     const query::HostSample& sample = samples.samples[i];
-    const TitleDatabase* english = sample.english ? sample.english.get() : kNoTitles;
-    if (english != memo_english || sample.localized.get() != memo_localized) {
+    if (!memo_valid || sample.english.get() != memo_english ||
+        sample.localized.get() != memo_localized) {
       memo.clear();
-      memo_english = english;
+      memo_valid = true;
+      memo_english = sample.english.get();
       memo_localized = sample.localized.get();
     }
     auto [it, added] = memo.try_emplace(object, false);
-    if (added) it->second = objects->Selects(object, *english, sample.localized.get());
+    if (added) it->second = objects->Selects(object, memo_english, memo_localized);
     return it->second;
   };
   Result<std::vector<std::vector<uint8_t>>> raws =

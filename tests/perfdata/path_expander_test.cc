@@ -213,24 +213,24 @@ TEST_F(PathExpanderTest, ObjectNameFilterSelectsEveryObjectTheExpanderLooksInto)
     ObjectNameFilter filter(std::span<const CounterPath>(&*path, 1));
     PathExpander expander(*snapshot_, english_, &german_);
     for (const ObjectView& object : expander.ObjectsSelected(*path)) {
-      EXPECT_TRUE(filter.Selects(object.name_index(), english_, &german_))
+      EXPECT_TRUE(filter.Selects(object.name_index(), &english_, &german_))
           << text << " selects object " << object.name_index();
     }
   }
   std::vector<CounterPath> paths = {*ParseCounterPath(R"(\Prozess(*)\*)"),
                                     *ParseCounterPath(R"(\Memory\*)")};
   ObjectNameFilter filter(paths);
-  EXPECT_TRUE(filter.Selects(230, english_, &german_));
-  EXPECT_FALSE(filter.Selects(230, english_));  // a German name needs the German database
-  EXPECT_TRUE(filter.Selects(4, english_));
-  EXPECT_FALSE(filter.Selects(232, english_, &german_));
-  EXPECT_FALSE(filter.Selects(236, english_, &german_));
+  EXPECT_TRUE(filter.Selects(230, &english_, &german_));
+  EXPECT_FALSE(filter.Selects(230, &english_));  // a German name needs the German database
+  EXPECT_TRUE(filter.Selects(4, &english_));
+  EXPECT_FALSE(filter.Selects(232, &english_, &german_));
+  EXPECT_FALSE(filter.Selects(236, &english_, &german_));
   // By index where no database names it, as the expander shows it.
   TitleDatabase no_titles;
   EXPECT_TRUE(ObjectNameFilter(std::vector<CounterPath>{*ParseCounterPath(R"(\23*\*)")})
-                  .Selects(232, no_titles));
+                  .Selects(232, &no_titles));
   EXPECT_FALSE(ObjectNameFilter(std::vector<CounterPath>{*ParseCounterPath(R"(\23*\*)")})
-                   .Selects(232, english_));
+                   .Selects(232, &english_));
 }
 
 // A Russian host: its own names work in any case, and duplicates differ in case only.
