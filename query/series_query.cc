@@ -203,8 +203,9 @@ class HostWalk {
     CounterValue value = ComputeCounterValue(
         raw, series.raw.empty() ? nullptr : &series.raw.back().raw, options_.format);
     const int64_t time_ns = current.input().time_ns;
-    if (!keep_raw_ && series.raw.size() > 1)
+    if (!keep_raw_ && series.raw.size() > 1) {
       series.raw.erase(series.raw.begin(), series.raw.end() - 1);
+    }
     series.raw.push_back({time_ns, current.index(), true, raw});
     series.points.push_back({time_ns, value,
                              keep_raw_ ? static_cast<uint32_t>(series.raw.size() - 1) : 0,

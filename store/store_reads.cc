@@ -174,8 +174,7 @@ Result<std::vector<std::vector<uint8_t>>> Store::ReadSnapshots(std::span<const S
       // above.
       group.emplace(keyframe_id, is_keyframe ? frames[i] : keyframe_frames[keyframe_id]);
     }
-    const auto wants = [&wanted, i](uint32_t object) { return wanted(i, object); };
-    const ObjectWanted object_wanted = wants;
+    const ObjectWanted object_wanted = [&wanted, i](uint32_t object) { return wanted(i, object); };
     Result<std::vector<uint8_t>> raw =
         group->Restore(frames[i], is_keyframe, wanted ? &object_wanted : nullptr);
     if (!raw.ok()) return RestoreError(path(), info.id, raw.status());
