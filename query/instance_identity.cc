@@ -18,7 +18,23 @@ std::optional<CounterDefinitionView> FindCounter(const ObjectView& object, uint3
   return std::nullopt;
 }
 
+// One Linux clock tick (USER_HZ 100), the coarsest resolution a source writes starts in, in
+// the object's time base.
+uint64_t OneTickOf(const ObjectView& object) {
+  return object.perf_freq() > 0 ? static_cast<uint64_t>(object.perf_freq()) / 100 : 0;
+}
+
 }  // namespace
+
+uint64_t ProcessStarts::KeyStart(const std::string& name_and_pid, uint64_t start,
+                                 uint64_t tolerance) {
+  std::vector<uint64_t>& starts = seen_[name_and_pid];
+  for (uint64_t seen : starts) {
+    if ((start > seen ? start - seen : seen - start) <= tolerance) return seen;
+  }
+  starts.push_back(start);
+  return start;
+}
 
 IdentityCounters IdentityCountersOf(const ObjectView& object) {
   IdentityCounters counters;
@@ -34,7 +50,8 @@ IdentityCounters IdentityCountersOf(const ObjectView& object) {
 }
 
 std::vector<InstanceIdentity> IdentifyInstances(const ObjectView& object,
-                                                const std::vector<InstancePathName>& names) {
+                                                const std::vector<InstancePathName>& names,
+                                                ProcessStarts* starts) {
   std::vector<InstanceIdentity> identities;
   identities.reserve(names.size());
   const auto [pid, tid, start] = IdentityCountersOf(object);
@@ -54,15 +71,21 @@ std::vector<InstanceIdentity> IdentifyInstances(const ObjectView& object,
       if (tid) identity.tid = block.Value(*tid);
       if (start) identity.start = block.Value(*start);
       if (!tid && *identity.pid == 0) {
-        // _Total and Idle share PID 0 and have no start of their own (the Linux source's
-        // _Total "starts" with its oldest process): they are known by name.
+        // _Total and Idle share PID 0 and have no start of their own (a source may give them
+        // the boot time, or its oldest process's start): they are known by name.
         identity.key = "n|" + FoldCase(name.ToString());
-      } else {
+      } else if (tid) {
         // A thread's own name is its position in the process, which moves, so only its
         // process's name is kept.
-        identity.key = (tid ? "t|" + FoldCase(name.parent) : "p|" + FoldCase(name.name)) + "|" +
-                       std::to_string(*identity.pid) + "|" +
-                       std::to_string(tid ? *identity.tid : identity.start.value_or(0));
+        identity.key = "t|" + FoldCase(name.parent) + "|" + std::to_string(*identity.pid) + "|" +
+                       std::to_string(*identity.tid);
+      } else {
+        std::string name_and_pid = FoldCase(name.name) + "|" + std::to_string(*identity.pid);
+        uint64_t key_start = identity.start.value_or(0);
+        if (starts != nullptr && identity.start) {
+          key_start = starts->KeyStart(name_and_pid, key_start, OneTickOf(object));
+        }
+        identity.key = "p|" + name_and_pid + "|" + std::to_string(key_start);
       }
     } else {
       identity.key = "n|" + FoldCase(name.ToString());

@@ -128,7 +128,7 @@ void AddSystemObject(ProcfsContext& context, const KernelStat& stat, uint64_t pr
   object.SetValue(0, kProcesses, processes);
   object.SetValue(0, kThreads, threads.ok() ? *threads : 0);
   object.SetValue(0, kContextSwitches, stat.context_switches);
-  object.SetValue(0, kSystemUpTime, static_cast<uint64_t>(context.clock.boot_filetime));
+  object.SetValue(0, kSystemUpTime, BootFiletime(stat));
   object.SetValue(0, kProcessorQueueLength,
                   stat.procs_running > online ? stat.procs_running - online : 0);
 }
@@ -207,6 +207,10 @@ void AddProcessorObject(ProcfsContext& context, const KernelStat& stat,
   ProcessorTimes average{sum.idle / n, sum.user / n, sum.privileged / n, sum.dpc / n,
                          sum.interrupt / n};
   SetProcessorValues(object, object.AddInstance("_Total"), average, interrupt_sum);
+}
+
+uint64_t BootFiletime(const KernelStat& stat) {
+  return (stat.boot_time + static_cast<uint64_t>(kFiletimeUnixEpochSeconds)) * 10'000'000;
 }
 
 uint64_t TotalIdleTime(const ProcfsContext& context, const KernelStat& stat) {

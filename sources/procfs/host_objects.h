@@ -31,6 +31,12 @@ void AddProcessorObject(ProcfsContext& context, const KernelStat& stat,
 // process.
 uint64_t TotalIdleTime(const ProcfsContext& context, const KernelStat& stat);
 
+// When the host booted, as a FILETIME: /proc/stat's btime exactly. It is whole seconds that the
+// kernel keeps fixed (unless the wall clock is stepped), where the wall clock less the time
+// since boot would jitter, so System Up Time and every start counted from it (a process's,
+// part of its identity over time) are the same in every snapshot of every run.
+uint64_t BootFiletime(const KernelStat& stat);
+
 }  // namespace perfhive
 
 #endif  // PERFHIVE_SOURCES_PROCFS_HOST_OBJECTS_H_

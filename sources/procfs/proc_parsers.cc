@@ -80,13 +80,16 @@ Result<KernelStat> ParseKernelStat(std::string_view text) {
                                   {&cpu.user, &cpu.nice, &cpu.system, &cpu.idle, &cpu.iowait,
                                    &cpu.irq, &cpu.softirq, &cpu.steal});
       if (!status.ok()) return status;
-    } else if (key == "ctxt" || key == "procs_running") {
-      Status status = ReadNumbers(line, line_number,
-                                  {key == "ctxt" ? &stat.context_switches : &stat.procs_running});
+    } else if (key == "ctxt" || key == "procs_running" || key == "btime") {
+      uint64_t* target = key == "ctxt"            ? &stat.context_switches
+                         : key == "procs_running" ? &stat.procs_running
+                                                  : &stat.boot_time;
+      Status status = ReadNumbers(line, line_number, {target});
       if (!status.ok()) return status;
     }
   }
   if (stat.cpus.empty()) return Status::Error("no per-CPU (cpuN) lines");
+  if (stat.boot_time == 0) return Status::Error("no btime (boot time) line");
   return stat;
 }
 

@@ -26,7 +26,11 @@ struct KernelStat {
   std::vector<CpuTicks> cpus;  // online CPUs, in file order
   uint64_t context_switches = 0;
   uint64_t procs_running = 0;  // running and runnable threads, the reader included
+  // btime: when the host booted, in whole seconds since the Unix epoch. The kernel keeps it
+  // fixed unless the wall clock is stepped, so it is the base of every start time.
+  uint64_t boot_time = 0;
 };
+// Every kernel prints btime: a file without it is an error, as one without CPU lines is.
 Result<KernelStat> ParseKernelStat(std::string_view text);
 
 // /proc/interrupts summed per CPU column: element i is the interrupt count of CPU i (the

@@ -112,7 +112,7 @@ class ProcessWriter {
     object_.SetValue(instance, counter, value);
     total_[counter] += value;
   }
-  void AddTotal(int64_t boot_filetime) {
+  void AddTotal(uint64_t boot) {
     uint32_t instance = object_.AddInstance("_Total");
     for (uint32_t counter = 0; counter < kNumProcessCounters; ++counter) {
       object_.SetValue(instance, counter, total_[counter]);
@@ -120,7 +120,7 @@ class ProcessWriter {
     // Like Idle, _Total has id 0 and has existed since boot.
     object_.SetValue(instance, kIdProcess, 0);
     object_.SetValue(instance, kCreatingProcessId, 0);
-    object_.SetValue(instance, kElapsedTime, static_cast<uint64_t>(boot_filetime));
+    object_.SetValue(instance, kElapsedTime, boot);
   }
 
  private:
@@ -173,7 +173,13 @@ std::vector<ProcessSample> ReadProcesses(ProcfsContext& context, std::span<const
   return samples;
 }
 
-void AddThreads(ProcfsContext& context, int32_t pid, uint32_t process_instance,
+// A start, `start_ticks` after the boot time `boot` (a FILETIME), in integer arithmetic from
+// values that do not move: every snapshot of the process, in any run, has the same.
+uint64_t StartFiletime(const ProcfsContext& context, uint64_t boot, uint64_t start_ticks) {
+  return boot + context.TicksTo100ns(start_ticks);
+}
+
+void AddThreads(ProcfsContext& context, uint64_t boot, int32_t pid, uint32_t process_instance,
                 ObjectBuilder& threads) {
   char path[64];
   std::snprintf(path, sizeof path, "%d/task", pid);
@@ -195,9 +201,7 @@ void AddThreads(ProcfsContext& context, int32_t pid, uint32_t process_instance,
     threads.SetValue(instance, kThreadUserTime, context.TicksTo100ns(stat->user_ticks));
     threads.SetValue(instance, kThreadPrivilegedTime, context.TicksTo100ns(stat->system_ticks));
     threads.SetValue(instance, kThreadContextSwitches, switches);
-    threads.SetValue(instance, kThreadElapsedTime,
-                     static_cast<uint64_t>(context.clock.boot_filetime) +
-                         context.TicksTo100ns(stat->start_ticks));
+    threads.SetValue(instance, kThreadElapsedTime, StartFiletime(context, boot, stat->start_ticks));
     threads.SetValue(instance, kThreadIdProcess, static_cast<uint64_t>(pid));
     threads.SetValue(instance, kThreadIdThread, static_cast<uint64_t>(tid));
     threads.SetValue(instance, kThreadState, WindowsThreadState(stat->state));
@@ -211,7 +215,7 @@ void AddProcessObjects(ProcfsContext& context, const KernelStat& stat,
                        SnapshotBuilder& snapshot) {
   // Elapsed Time needs the object's time: now and start times are FILETIMEs, as on Windows.
   int64_t now = context.clock.filetime;
-  uint64_t boot = static_cast<uint64_t>(context.clock.boot_filetime);
+  uint64_t boot = BootFiletime(stat);
   ObjectBuilder& processes =
       AddObjectWithCounters(snapshot, title_index::kProcess, now, kProcessCounters);
   ObjectBuilder* threads =
@@ -239,7 +243,7 @@ void AddProcessObjects(ProcfsContext& context, const KernelStat& stat,
     writer.Set(instance, kWorkingSet, sample.pages.resident * page_size);
     writer.Set(instance, kPrivateBytes, sample.pages.data * page_size);
     writer.Set(instance, kThreadCount, process.num_threads);
-    writer.Set(instance, kElapsedTime, boot + context.TicksTo100ns(process.start_ticks));
+    writer.Set(instance, kElapsedTime, StartFiletime(context, boot, process.start_ticks));
     writer.Set(instance, kIdProcess, static_cast<uint64_t>(sample.pid));
     writer.Set(instance, kCreatingProcessId, static_cast<uint64_t>(process.ppid));
     writer.Set(instance, kHandleCount, sample.handles);
@@ -250,9 +254,9 @@ void AddProcessObjects(ProcfsContext& context, const KernelStat& stat,
     writer.Set(
         instance, kWorkingSetPrivate,
         (sample.pages.resident - std::min(sample.pages.shared, sample.pages.resident)) * page_size);
-    if (threads != nullptr) AddThreads(context, sample.pid, instance, *threads);
+    if (threads != nullptr) AddThreads(context, boot, sample.pid, instance, *threads);
   }
-  writer.AddTotal(context.clock.boot_filetime);
+  writer.AddTotal(boot);
 }
 
 }  // namespace perfhive

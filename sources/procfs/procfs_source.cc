@@ -147,11 +147,9 @@ Result<std::vector<uint8_t>> ProcfsSource::TakeSnapshot(std::string_view query) 
   Result<RequestedObjects> wanted = RequestedObjects::Parse(query);
   if (!wanted.ok()) return wanted.status();
   std::string host_name = HostName();
-  SampleClock clock = SampleClock::Now();
-  boot_filetime_ = clock.boot_filetime = SteadyBootFiletime(boot_filetime_, clock.boot_filetime);
   ProcfsContext context{.files = files_,
                         .process_files = process_files_,
-                        .clock = clock,
+                        .clock = SampleClock::Now(),
                         .ticks_per_second = ticks_per_second_,
                         .page_size = page_size_,
                         .buffer = {},

@@ -59,7 +59,6 @@ class ProcfsSource : public SnapshotSource {
   ProcessFileCache process_files_;  // refers to files_
   uint64_t ticks_per_second_;
   uint64_t page_size_;
-  int64_t boot_filetime_ = 0;  // reported with the last snapshot (SteadyBootFiletime)
   std::vector<std::string> warnings_;
   bool titles_returned_ = false;
 };

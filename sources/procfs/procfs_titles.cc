@@ -123,7 +123,7 @@ constexpr ProcfsTitle kTitles[] = {
      "Outbound packets dropped since the interface came up."},
     {ti::kPacketsOutboundErrors, "Packets Outbound Errors",
      "Outbound packets that failed since the interface came up."},
-    {ti::kSystemUpTime, "System Up Time", "Seconds since the host booted (CLOCK_BOOTTIME)."},
+    {ti::kSystemUpTime, "System Up Time", "Seconds since the host booted (/proc/stat btime)."},
     {ti::kThreadCount, "Thread Count", "Threads of the process."},
     {ti::kElapsedTime, "Elapsed Time", "Seconds since the process or thread started."},
     {ti::kPercentDpcTime, "% DPC Time",

@@ -3,9 +3,6 @@
 namespace perfhive {
 namespace {
 
-// Seconds from 1601-01-01 (the FILETIME epoch) to 1970-01-01 (the Unix epoch).
-constexpr int64_t kFiletimeUnixEpochSeconds = 11'644'473'600;
-
 timespec ReadClock(clockid_t clock) {
   timespec time{};
   clock_gettime(clock, &time);
@@ -37,22 +34,12 @@ SystemTime SystemTimeFromTimespec(const timespec& time) {
   return out;
 }
 
-int64_t SteadyBootFiletime(int64_t previous, int64_t measured) {
-  constexpr int64_t kJitter = 10'000'000;  // one second in 100 ns units
-  if (previous != 0 && measured > previous - kJitter && measured < previous + kJitter) {
-    return previous;
-  }
-  return measured;
-}
-
 SampleClock SampleClock::Now() {
   SampleClock clock;
   timespec monotonic = ReadClock(CLOCK_MONOTONIC);
-  timespec boot = ReadClock(CLOCK_BOOTTIME);
   timespec real = ReadClock(CLOCK_REALTIME);
   clock.perf_time = To100ns(monotonic);
   clock.filetime = FiletimeFromTimespec(real);
-  clock.boot_filetime = clock.filetime - To100ns(boot);
   clock.system_time = SystemTimeFromTimespec(real);
   return clock;
 }

@@ -2,8 +2,9 @@
 // PERF_DATA_BLOCK. PerfTime is CLOCK_MONOTONIC in 100 ns units (PerfFreq 10 MHz, the
 // frequency QueryPerformanceCounter has on current Windows), so one tick of PerfTime, one unit
 // of the 100 ns timers and one unit of a FILETIME are the same length. PerfTime100nSec and
-// SystemTime are the wall clock, as on Windows. docs/linux_source.md explains which counter
-// uses which clock.
+// SystemTime are the wall clock, as on Windows. Start times are not read from a clock: they
+// count from the kernel's boot time (BootFiletime in host_objects.h), which does not move.
+// docs/linux_source.md explains which counter uses which clock.
 
 #ifndef PERFHIVE_SOURCES_PROCFS_SAMPLE_CLOCK_H_
 #define PERFHIVE_SOURCES_PROCFS_SAMPLE_CLOCK_H_
@@ -17,21 +18,16 @@ namespace perfhive {
 
 inline constexpr int64_t kSamplePerfFreq = 10'000'000;
 
+// Seconds from 1601-01-01 (the FILETIME epoch) to 1970-01-01 (the Unix epoch).
+inline constexpr int64_t kFiletimeUnixEpochSeconds = 11'644'473'600;
+
 struct SampleClock {
-  int64_t perf_time = 0;      // CLOCK_MONOTONIC, 100 ns units
-  int64_t filetime = 0;       // CLOCK_REALTIME as a FILETIME (100 ns since 1601-01-01 UTC)
-  int64_t boot_filetime = 0;  // when the host booted: filetime less CLOCK_BOOTTIME
-  SystemTime system_time;     // CLOCK_REALTIME, UTC
+  int64_t perf_time = 0;   // CLOCK_MONOTONIC, 100 ns units
+  int64_t filetime = 0;    // CLOCK_REALTIME as a FILETIME (100 ns since 1601-01-01 UTC)
+  SystemTime system_time;  // CLOCK_REALTIME, UTC
 
   static SampleClock Now();
 };
-
-// The boot time to report, given the one reported before (0: none) and the one just measured.
-// Measuring it takes two clock readings, which land a few microseconds apart each time; the
-// jitter would change every process's start (its raw Elapsed Time, part of its identity) from
-// snapshot to snapshot. A change under a second is jitter and keeps the previous time; a
-// larger one is a step of the wall clock and is taken.
-int64_t SteadyBootFiletime(int64_t previous, int64_t measured);
 
 // A time as a FILETIME.
 int64_t FiletimeFromTimespec(const timespec& time);

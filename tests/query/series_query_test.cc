@@ -170,14 +170,15 @@ TEST(SeriesQueryTest, MalformedSampleIsAWarningAndBreaksThePairing) {
 
 // java pid 100 and java pid 200 run; pid 100 exits after sample 1, so pid 200 becomes plain
 // "java"; at sample 3 a new java, pid 300, starts; at sample 4 pid 300 is gone and a new
-// process reuses PID 300 (another start).
+// process reuses PID 300 (another start, a second later).
+constexpr uint64_t kReusedStart = 3 + kTicksPerSecond;
 HostSamples JavaHost() {
   const std::vector<std::vector<TestProcess>> samples = {
       {{"java", 100, 1, 0}, {"java", 200, 2, 0}},
       {{"java", 100, 1, 2'500'000}, {"java", 200, 2, 5'000'000}},
       {{"java", 200, 2, 10'000'000}},
       {{"java", 200, 2, 12'000'000}, {"java", 300, 3, 1'000'000}},
-      {{"java", 200, 2, 13'000'000}, {"java", 300, 4, 9'000'000}},
+      {{"java", 200, 2, 13'000'000}, {"java", 300, kReusedStart, 9'000'000}},
   };
   HostSamples host{"app01", {}};
   auto english = EnglishTitles();
@@ -203,7 +204,7 @@ TEST(SeriesQueryTest, SeriesFollowProcessesNotPositions) {
   const Series* first = WithPidAndStart(*answer, 100, 1);
   const Series* second = WithPidAndStart(*answer, 200, 2);
   const Series* third = WithPidAndStart(*answer, 300, 3);
-  const Series* reused = WithPidAndStart(*answer, 300, 4);
+  const Series* reused = WithPidAndStart(*answer, 300, kReusedStart);
   ASSERT_TRUE(first && second && third && reused);
   // pid 100: 2.5M in 1 s = 25%, and nothing after it exits.
   EXPECT_THAT(Values(*first), ElementsAre(-1, 25));
@@ -248,6 +249,74 @@ TEST(SeriesQueryTest, TotalAndIdleKeepOneSeriesWhileTheirStartMoves) {
   EXPECT_THAT(Values(answer->series[0]), ElementsAre(-1, 40, 50));
   EXPECT_EQ(answer->series[1].instance, "_Total");
   EXPECT_THAT(Values(answer->series[1]), ElementsAre(-1, 30, 10));
+}
+
+// "java" (PID 100) in samples a second apart with the starts given, busy 10% throughout. The
+// Process object's times count `perf_freq` units a second (FILETIMEs on Windows: 10 MHz).
+HostSamples JavaStartingAt(const std::vector<uint64_t>& starts,
+                           int64_t perf_freq = kTicksPerSecond) {
+  HostSamples host{"app01", {}};
+  auto english = EnglishTitles();
+  for (int s = 0; s < static_cast<int>(starts.size()); ++s) {
+    SnapshotBuilder builder = HostAt(s);
+    ObjectBuilder& object = builder.AddObject(title_index::kProcess);
+    object.set_perf_time((1000 + s) * perf_freq).set_perf_freq(perf_freq);
+    uint32_t cpu = object.AddCounter({title_index::kPercentProcessorTime, winperf::k100NsecTimer});
+    uint32_t elapsed = object.AddCounter({title_index::kElapsedTime, winperf::kElapsedTime});
+    uint32_t pid = object.AddCounter({title_index::kIdProcess, winperf::kCounterRawcount});
+    uint32_t java = object.AddInstance("java");
+    object.SetValue(java, cpu, static_cast<uint64_t>(s) * 1'000'000);
+    object.SetValue(java, elapsed, starts[s]);
+    object.SetValue(java, pid, 100);
+    host.samples.push_back(SampleOf(builder, s, english));
+  }
+  return host;
+}
+
+// Regression (issue 20, case 4): the Linux source measured its boot time from two clocks, and
+// in one sample every process's start came one unit early. Still the same process: one series,
+// every point after the first valid, known by the start seen first.
+TEST(SeriesQueryTest, AStartOneUnitOffIsTheSameProcess) {
+  const uint64_t start = 990 * kTicksPerSecond;
+  Result<QueryAnswer> answer = RunQuery(JavaStartingAt({start, start, start - 1, start, start + 1}),
+                                        Paths({"\\Process(*)\\% Processor Time"}));
+  ASSERT_TRUE(answer.ok()) << answer.error();
+  ASSERT_EQ(answer->series.size(), 1u);
+  EXPECT_THAT(Values(answer->series[0]), ElementsAre(-1, 10, 10, 10, 10));
+  EXPECT_EQ(answer->series[0].identity.start, start);
+}
+
+// Starts apart by up to one Linux clock tick (10 ms, the coarsest resolution a source writes
+// them in) are one process; further apart, the PID was reused. The tick is counted in the
+// Process object's own units (its PerfFreq a second).
+TEST(SeriesQueryTest, StartsWithinATickOfTheObjectsTimeBaseAreOneProcess) {
+  struct Case {
+    int64_t perf_freq;
+    uint64_t apart;
+    size_t series;
+  };
+  const Case cases[] = {{kTicksPerSecond, 100'000, 1},
+                        {kTicksPerSecond, 100'001, 2},
+                        {kTicksPerSecond, kTicksPerSecond, 2},
+                        {1000, 10, 1},
+                        {1000, 11, 2}};
+  for (const Case& c : cases) {
+    SCOPED_TRACE(std::to_string(c.apart) + " apart at " + std::to_string(c.perf_freq) + " Hz");
+    const uint64_t start = 990 * static_cast<uint64_t>(c.perf_freq);
+    Result<QueryAnswer> answer =
+        RunQuery(JavaStartingAt({start, start, start + c.apart, start + c.apart}, c.perf_freq),
+                 Paths({"\\Process(*)\\% Processor Time"}));
+    ASSERT_TRUE(answer.ok()) << answer.error();
+    ASSERT_EQ(answer->series.size(), c.series);
+    if (c.series == 1) {
+      EXPECT_THAT(Values(answer->series[0]), ElementsAre(-1, 10, 10, 10));
+    } else {
+      // The new process has no older sample of its own.
+      EXPECT_THAT(Values(answer->series[0]), ElementsAre(-1, 10));
+      EXPECT_THAT(Values(answer->series[1]), ElementsAre(-1, 10));
+      EXPECT_EQ(answer->series[1].identity.start, start + c.apart);
+    }
+  }
 }
 
 TEST(SeriesQueryTest, AnInstanceSelectedLateIsComputedAgainstItsOwnPreviousSample) {

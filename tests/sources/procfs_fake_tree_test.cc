@@ -55,6 +55,10 @@ class FakeTree {
   std::filesystem::path root_;
 };
 
+// The host's btime, 1700000000 s after the Unix epoch, as a FILETIME: 100 ns units since 1601,
+// 11644473600 s before the epoch.
+constexpr uint64_t kBootFiletime = (1'700'000'000ULL + 11'644'473'600ULL) * 10'000'000;
+
 // A two-CPU host with two processes (and a third that vanished), one disk with a partition
 // mounted twice, and two network interfaces.
 void WriteHost(const FakeTree& tree) {
@@ -180,11 +184,10 @@ TEST_F(FakeTreeTest, SystemCounters) {
   EXPECT_EQ(ValueOf(snapshot, 2, "", ti::kThreads), 7u);
   EXPECT_EQ(ValueOf(snapshot, 2, "", ti::kContextSwitchesPerSec), 5000u);
   EXPECT_EQ(ValueOf(snapshot, 2, "", ti::kProcessorQueueLength), 3u);  // 5 runnable, 2 CPUs
-  // System Up Time: (object time − boot time) / 1e7 is the time since boot.
-  int64_t uptime =
-      system.perf_time() - static_cast<int64_t>(*ValueOf(snapshot, 2, "", ti::kSystemUpTime));
+  // System Up Time: the object's time is now and the value the boot time, both FILETIMEs.
   EXPECT_EQ(system.perf_freq(), 10'000'000);
-  EXPECT_NEAR(static_cast<double>(uptime), static_cast<double>(ClockIn100ns(CLOCK_BOOTTIME)), 1e7);
+  EXPECT_EQ(ValueOf(snapshot, 2, "", ti::kSystemUpTime), kBootFiletime);
+  EXPECT_EQ(system.perf_time(), snapshot.perf_time_100ns());
 }
 
 TEST_F(FakeTreeTest, ProcessorTimesAreTicksIn100nsAndTotalIsTheAverage) {
@@ -261,22 +264,23 @@ TEST_F(FakeTreeTest, ProcessesIdleAndTotal) {
   EXPECT_EQ(ValueOf(snapshot, 230, "web [srv]", ti::kIoWriteOperationsPerSec), 20u);
   EXPECT_EQ(ValueOf(snapshot, 230, "web [srv]", ti::kIoReadBytesPerSec), 4096u);
   EXPECT_EQ(ValueOf(snapshot, 230, "web [srv]", ti::kIoWriteBytesPerSec), 8192u);
-  // Started 3000 ticks (30 s) after boot: elapsed = time since boot − 30 s.
-  uint64_t start = *ValueOf(snapshot, 230, "web [srv]", ti::kElapsedTime);
-  double elapsed = static_cast<double>(process.perf_time() - static_cast<int64_t>(start));
-  EXPECT_NEAR(elapsed, static_cast<double>(ClockIn100ns(CLOCK_BOOTTIME) - 300'000'000), 1e7);
+  // Started 3000 ticks (30 s) after boot; the object's time is now, as a FILETIME.
+  EXPECT_EQ(ValueOf(snapshot, 230, "web [srv]", ti::kElapsedTime), kBootFiletime + 300'000'000);
+  EXPECT_EQ(process.perf_time(), snapshot.perf_time_100ns());
 
   // Unreadable io of the kernel thread reads as 0.
   EXPECT_EQ(ValueOf(snapshot, 230, "kworker_0:1", ti::kPercentPrivilegedTime), 700'000u);
   EXPECT_EQ(ValueOf(snapshot, 230, "kworker_0:1", ti::kIoReadBytesPerSec), 0u);
   EXPECT_EQ(ValueOf(snapshot, 230, "kworker_0:1", ti::kHandleCount), 0u);
   EXPECT_EQ(ValueOf(snapshot, 230, "kworker_0:1", ti::kCreatingProcessId), 2u);
+  EXPECT_EQ(ValueOf(snapshot, 230, "kworker_0:1", ti::kElapsedTime), kBootFiletime + 5'000'000);
 
   // Idle is the processors' idle time (1050 + 900 ticks), in kernel mode, a thread per CPU.
   EXPECT_EQ(ValueOf(snapshot, 230, "Idle", ti::kPercentProcessorTime), 195'000'000u);
   EXPECT_EQ(ValueOf(snapshot, 230, "Idle", ti::kPercentPrivilegedTime), 195'000'000u);
   EXPECT_EQ(ValueOf(snapshot, 230, "Idle", ti::kThreadCount), 2u);
   EXPECT_EQ(ValueOf(snapshot, 230, "Idle", ti::kIdProcess), 0u);
+  EXPECT_EQ(ValueOf(snapshot, 230, "Idle", ti::kElapsedTime), kBootFiletime);
 
   EXPECT_EQ(ValueOf(snapshot, 230, "_Total", ti::kPercentProcessorTime), 215'700'000u);
   EXPECT_EQ(ValueOf(snapshot, 230, "_Total", ti::kThreadCount), 7u);
@@ -284,6 +288,7 @@ TEST_F(FakeTreeTest, ProcessesIdleAndTotal) {
   EXPECT_EQ(ValueOf(snapshot, 230, "_Total", ti::kIoWriteBytesPerSec), 8192u);
   EXPECT_EQ(ValueOf(snapshot, 230, "_Total", ti::kWorkingSet), 1000u * 4096);
   EXPECT_EQ(ValueOf(snapshot, 230, "_Total", ti::kIdProcess), 0u);
+  EXPECT_EQ(ValueOf(snapshot, 230, "_Total", ti::kElapsedTime), kBootFiletime);
 }
 
 TEST_F(FakeTreeTest, ThreadsNameTheirProcessAsParent) {
@@ -310,6 +315,9 @@ TEST_F(FakeTreeTest, ThreadsNameTheirProcessAsParent) {
               15u);
     EXPECT_EQ(testing::ValueWhere(snapshot, 232, ti::kIdThread, 101, ti::kContextSwitchesPerSec),
               6u);
+    // Started 3100 ticks after boot.
+    EXPECT_EQ(testing::ValueWhere(snapshot, 232, ti::kIdThread, 101, ti::kElapsedTime),
+              kBootFiletime + 310'000'000);
     // Windows thread states: R is 2 (running), S and I are 5 (waiting).
     EXPECT_EQ(testing::ValueWhere(snapshot, 232, ti::kIdThread, 101, ti::kThreadState), 2u);
     EXPECT_EQ(testing::ValueWhere(snapshot, 232, ti::kIdThread, 100, ti::kThreadState), 5u);
@@ -422,6 +430,17 @@ TEST_F(FakeTreeTest, MalformedStatLeavesOutItsThreeObjects) {
                                 HasSubstr("proc/stat: line 1: 'x' is not a number"))));
 }
 
+// Starts count from btime: without it, no start would be right, so the objects /proc/stat
+// feeds are left out, saying why, rather than written with starts guessed from the clocks.
+TEST_F(FakeTreeTest, StatWithoutBootTimeLeavesOutItsThreeObjects) {
+  tree_.Write("proc/stat", "cpu0 1 2 3 4\nctxt 5000\n");
+  TakenSnapshot taken(*source_, "Global");
+  EXPECT_THAT(ObjectIndexes(taken.reader()), ElementsAre(4, 234, 236, 510));
+  EXPECT_THAT(source_->TakeWarnings(),
+              ElementsAre(AllOf(HasSubstr("System, Processor and Process left out"),
+                                HasSubstr("proc/stat: no btime"))));
+}
+
 TEST_F(FakeTreeTest, WarningsAreHandedOutOnceAndGatherUntilTaken) {
   tree_.Write("proc/meminfo", "MemTotal: lots\n");
   TakenSnapshot first(*source_, "Global");
@@ -452,7 +471,7 @@ TEST_F(FakeTreeTest, TitlesAreHandedOnOnceSinceTheyNeverChange) {
 
 TEST(ProcfsSourceTest, AContainerWithOnlyStatGivesWhatItCan) {
   FakeTree tree;
-  tree.Write("proc/stat", "cpu0 1 2 3 4\n");
+  tree.Write("proc/stat", "cpu0 1 2 3 4\nbtime 1700000000\n");
   std::unique_ptr<ProcfsSource> source = SourceFor(tree);
   ASSERT_NE(source, nullptr);
   TakenSnapshot taken(*source, "Global");

@@ -73,10 +73,12 @@ TEST(KernelStatTest, ReadsEveryCpuLineAndTheCounts) {
   EXPECT_EQ(stat->cpus[1].steal, 19u);
   EXPECT_EQ(stat->context_switches, 253209u);
   EXPECT_EQ(stat->procs_running, 3u);
+  EXPECT_EQ(stat->boot_time, 1795346291u);
 }
 
 TEST(KernelStatTest, OldKernelsPrintFewerFieldsAndOfflineCpusAreMissing) {
-  Result<KernelStat> stat = ParseKernelStat("cpu 1 2 3 4\ncpu0 1 2 3 4\ncpu3 5 6 7 8\n");
+  Result<KernelStat> stat =
+      ParseKernelStat("cpu 1 2 3 4\ncpu0 1 2 3 4\ncpu3 5 6 7 8\nbtime 1795346291\n");
   ASSERT_TRUE(stat.ok()) << stat.error();
   ASSERT_EQ(stat->cpus.size(), 2u);
   EXPECT_EQ(stat->cpus[1].cpu, 3u);
@@ -96,6 +98,16 @@ TEST(KernelStatTest, ErrorsNameTheLineAndField) {
   ASSERT_FALSE(none.ok());
   EXPECT_THAT(none.error(), HasSubstr("cpuN"));
   EXPECT_FALSE(ParseKernelStat("").ok());
+}
+
+// Start times count from btime; every kernel prints it, so a file without it is not /proc/stat.
+TEST(KernelStatTest, BootTimeIsRequired) {
+  Result<KernelStat> none = ParseKernelStat("cpu 1 2 3 4\ncpu0 1 2 3 4\nctxt 5\n");
+  ASSERT_FALSE(none.ok());
+  EXPECT_THAT(none.error(), HasSubstr("no btime"));
+  Result<KernelStat> bad = ParseKernelStat("cpu0 1 2 3 4\nbtime soon\n");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_THAT(bad.error(), AllOf(HasSubstr("line 2"), HasSubstr("'soon'")));
 }
 
 TEST(InterruptsTest, SumsEachCpuColumnOverFullRows) {
