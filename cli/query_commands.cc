@@ -5,12 +5,14 @@
 
 #include <algorithm>
 #include <chrono>
+#include <iostream>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <thread>
 
 #include "cli/stored_snapshot_commands.h"
 #include "perfdata/counter_path.h"
+#include "perfdata/display_text.h"
 #include "perfdata/name_pattern.h"
 #include "perfdata/time_text.h"
 #include "perfhive/v1/query.grpc.pb.h"
@@ -119,6 +121,19 @@ Status SplitTarget(const std::string& target, bool need_object, std::string& hos
   return Status();
 }
 
+// A counter's explain text as the host wrote it, line by line (CR-LF or LF), each line escaped.
+std::string HelpForDisplay(std::string_view help) {
+  std::string shown;
+  for (size_t start = 0; start <= help.size();) {
+    size_t end = std::min(help.find('\n', start), help.size());
+    std::string_view line = help.substr(start, end - start);
+    if (line.ends_with('\r')) line.remove_suffix(1);
+    shown += (start == 0 ? "" : "\n") + EscapeForDisplay(line);
+    start = end + 1;
+  }
+  return shown;
+}
+
 Result<v1::BrowseAt> BrowseAt(const std::string& host, const std::string& at) {
   v1::BrowseAt where;
   where.set_host(host);
@@ -184,13 +199,27 @@ Status RunQuery(const ServerConnection& server, const QueryOptions& options, std
       for (query::Series& series : answer->series) series.stats.reset();
     }
   }
+  // The server says why each path selected nothing on each host, one line each.
   if (answer->series.empty()) {
-    std::string message = "no counter matches those paths in that range";
-    for (const std::string& warning : answer->warnings) message += "; " + warning;
-    return Status::NotFound(message + " (`perfhive snapshots \\\\HOST` lists the stored times)");
+    if (answer->warnings.empty()) {  // a server from before it said why
+      return Status::NotFound(
+          "no counter matches those paths in that range (`perfhive snapshots \\\\HOST` lists the "
+          "stored times)");
+    }
+    std::string message = "no counter matches those paths:";
+    for (const std::string& warning : answer->warnings) message += "\n  " + warning;
+    return Status::NotFound(message);
   }
+  // Warnings go to stderr after the output, so the table and the CSV hold values only; JSON keeps
+  // them in "warnings" too.
+  std::vector<std::string> warnings = answer->warnings;
+  if (options.format != QueryFormat::kJson) answer->warnings.clear();
   Render(*answer, options.format, options.raw, options.width ? options.width : TerminalWidth(),
          out);
+  out.flush();
+  for (const std::string& warning : warnings) {
+    std::cerr << "perfhive: warning: " << EscapeForDisplay(warning) << "\n";
+  }
   return Status();
 }
 
@@ -280,7 +309,8 @@ Status RunObjects(const ServerConnection& server, const BrowseOptions& options, 
                     o.instances() < 0 ? "-" : std::to_string(o.instances()),
                     std::to_string(o.counters()), query::DetailLevelName(o.detail())});
   }
-  out << "\\\\" << response.host() << " at " << FormatRfc3339(response.sample_unix_nanos()) << "\n";
+  out << "\\\\" << EscapeForDisplay(response.host()) << " at "
+      << FormatRfc3339(response.sample_unix_nanos()) << "\n";
   query::PrintTable(out, rows);
   return Status();
 }
@@ -341,7 +371,8 @@ Status RunCounters(const ServerConnection& server, const BrowseOptions& options,
     rows.push_back({c.name(), std::to_string(c.index()), c.type_name(),
                     c.unit().empty() ? "-" : c.unit(), query::DetailLevelName(c.detail())});
   }
-  out << "\\\\" << response->host() << "\\" << response->object() << "\n";
+  out << "\\\\" << EscapeForDisplay(response->host()) << "\\"
+      << EscapeForDisplay(response->object()) << "\n";
   query::PrintTable(out, rows);
   return Status();
 }
@@ -381,8 +412,8 @@ Status RunInstances(const ServerConnection& server, const BrowseOptions& options
   for (const v1::InstanceInfo& i : response.instances()) {
     rows.push_back({i.name(), i.identity().empty() ? "-" : i.identity()});
   }
-  out << "\\\\" << response.host() << "\\" << response.object() << " at "
-      << FormatRfc3339(response.sample_unix_nanos()) << "\n";
+  out << "\\\\" << EscapeForDisplay(response.host()) << "\\" << EscapeForDisplay(response.object())
+      << " at " << FormatRfc3339(response.sample_unix_nanos()) << "\n";
   query::PrintTable(out, rows);
   return Status();
 }
@@ -402,12 +433,14 @@ Status RunExplain(const ServerConnection& server, const BrowseOptions& options, 
     if (!MatchesPattern(path->counter, c.name()) && path->counter != std::to_string(c.index())) {
       continue;
     }
-    out << "\\\\" << response->host() << "\\" << response->object() << "\\" << c.name() << "\n"
+    out << "\\\\" << EscapeForDisplay(response->host()) << "\\"
+        << EscapeForDisplay(response->object()) << "\\" << EscapeForDisplay(c.name()) << "\n"
         << "  index " << c.index() << ", " << c.type_name() << ", unit "
         << (c.unit().empty() ? "none" : c.unit()) << ", detail "
         << query::DetailLevelName(c.detail()) << ", chart scale 10^" << c.default_scale()
         << " (never applied to values)\n\n"
-        << (c.help().empty() ? "(the host's title database has no explain text for it)" : c.help())
+        << (c.help().empty() ? "(the host's title database has no explain text for it)"
+                             : HelpForDisplay(c.help()))
         << "\n";
     return Status();
   }

@@ -23,7 +23,7 @@ const TitleDatabase& NoTitles() {
 }
 
 // One sample opened, with the names and identities of its objects' instances, worked out the
-// first time an object is asked for.
+// first time an object is asked for; processes are keyed by the host's starts seen so far.
 class OpenSample {
  public:
   struct Object {
@@ -34,8 +34,8 @@ class OpenSample {
     std::unordered_map<std::string, uint32_t> by_key;  // filled on the first Find
   };
 
-  OpenSample(const HostSample& input, uint32_t index, SnapshotReader reader)
-      : input_(input), index_(index), reader_(reader) {}
+  OpenSample(const HostSample& input, uint32_t index, SnapshotReader reader, ProcessStarts& starts)
+      : input_(input), index_(index), reader_(reader), starts_(starts) {}
 
   const HostSample& input() const { return input_; }
   uint32_t index() const { return index_; }
@@ -48,7 +48,7 @@ class OpenSample {
       object.view = view;
       object.instances.assign(view.instances().begin(), view.instances().end());
       object.names = NameInstances(reader_, view);
-      object.identities = IdentifyInstances(view, object.names);
+      object.identities = IdentifyInstances(view, object.names, &starts_);
     }
     return it->second;
   }
@@ -72,6 +72,7 @@ class OpenSample {
   const HostSample& input_;
   uint32_t index_;
   SnapshotReader reader_;
+  ProcessStarts& starts_;
   std::unordered_map<uint32_t, Object> objects_;  // by byte position
 };
 
@@ -110,6 +111,7 @@ class HostWalk {
         host_prefix_("\\\\" + EscapePattern(host.host)) {}
 
   Status Walk(const std::vector<CounterPath>& paths) {
+    selected_.assign(paths.size(), false);
     std::optional<OpenSample> previous;
     for (uint32_t i = 0; i < host_.samples.size(); ++i) {
       const HostSample& input = host_.samples[i];
@@ -123,7 +125,7 @@ class HostWalk {
         plan_.Clear();
         continue;
       }
-      OpenSample current(input, i, *reader);
+      OpenSample current(input, i, *reader, starts_);
       if (Status s = Select(paths, current, previous ? &*previous : nullptr); !s.ok()) return s;
       previous.emplace(std::move(current));
     }
@@ -140,6 +142,9 @@ class HostWalk {
       if (options_.statistics) series.stats = ComputeSeriesStatistics(series, options_.format);
     }
   }
+
+  // By path walked: whether it selected a counter in any sample.
+  const std::vector<bool>& selected() const { return selected_; }
 
  private:
   Status Select(const std::vector<CounterPath>& paths, OpenSample& current, OpenSample* previous) {
@@ -163,9 +168,13 @@ class HostWalk {
     // The expander names the machine as the snapshot does; answers name it as the agent did.
     const std::string system = reader.system_name();
     const size_t machine_length = system.empty() ? 0 : 2 + EscapePattern(system).size();
-    for (const CounterPath& path : paths) {
+    for (size_t p = 0; p < paths.size(); ++p) {
+      const CounterPath& path = paths[p];
       for (const ObjectView& object : expander.ObjectsSelected(path)) plan_.Watch(object);
-      for (const CounterMatch& match : expander.Expand(path)) {
+      std::vector<CounterMatch> matches = expander.Expand(path);
+      // A plan repeats the expansion it was made from: marking paths here marks them all.
+      if (!matches.empty()) selected_[p] = true;
+      for (const CounterMatch& match : matches) {
         OpenSample::Object& object = current.ObjectAt(match.object);
         const InstanceIdentity& identity = object.identities[match.instance_position];
         const size_t series_index = SeriesFor(expander, match, identity, current.index());
@@ -266,6 +275,11 @@ class HostWalk {
   std::unordered_map<std::string, size_t> series_at_;  // object|counter|type|identity → series
   size_t reserved_ = 0;                                // points reserved for series, in all
   SelectionPlan plan_;  // the last expansion, for the samples after it that have its layout
+  // By path: whether it selected a counter in any sample.
+  std::vector<bool> selected_;
+  // Every sample's processes are keyed by the start seen first within a tick, so that a start
+  // written a unit off in one sample keeps its series and its lead-in (OpenSample::Find).
+  ProcessStarts starts_;
 };
 
 }  // namespace
@@ -277,20 +291,27 @@ size_t QueryAnswer::num_points() const {
 }
 
 Status AddHostSeries(const HostSamples& host, std::span<const CounterPath> paths,
-                     const QueryOptions& options, QueryAnswer& answer) {
+                     const QueryOptions& options, QueryAnswer& answer,
+                     std::vector<bool>* selected) {
   if (options.step_ns && *options.step_ns <= 0) {
     return Status::InvalidArgument("the step must be longer than zero");
   }
+  if (selected != nullptr) selected->assign(paths.size(), false);
   std::vector<CounterPath> wanted;  // the host's paths, machine dropped: matched here already
-  for (const CounterPath& path : paths) {
-    if (!MachineMatches(path, host.host)) continue;
-    wanted.push_back(path);
+  std::vector<size_t> wanted_at;    // where each is in `paths`
+  for (size_t p = 0; p < paths.size(); ++p) {
+    if (!MachineMatches(paths[p], host.host)) continue;
+    wanted.push_back(paths[p]);
     wanted.back().machine.clear();
+    wanted_at.push_back(p);
   }
   if (wanted.empty() || host.samples.empty()) return Status();
   HostWalk walk(host, options, answer);
   if (Status s = walk.Walk(wanted); !s.ok()) return s;
   walk.Finish();
+  if (selected != nullptr) {
+    for (size_t w = 0; w < wanted.size(); ++w) (*selected)[wanted_at[w]] = walk.selected()[w];
+  }
   if (size_t points = answer.num_points(); points > options.max_points) {
     return TooLarge(host.host, points, answer.series.size(), options);
   }

@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <optional>
 #include <span>
+#include <vector>
 
 #include "perfdata/calculator.h"
 #include "perfdata/counter_path.h"
@@ -37,10 +38,13 @@ struct QueryOptions {
 };
 
 // Adds the series of one host to `answer` (call once per host; the limit counts the whole
-// answer). Paths whose machine does not match the host select nothing. Errors:
-// kResourceExhausted for the limit, kInvalidArgument for a bad option.
+// answer). Paths whose machine does not match the host select nothing. `selected` (optional)
+// gets, for each of `paths`, whether it selected a counter in any sample: a path that did not is
+// one to explain (query/empty_answers.h). Errors: kResourceExhausted for the limit,
+// kInvalidArgument for a bad option.
 Status AddHostSeries(const HostSamples& host, std::span<const CounterPath> paths,
-                     const QueryOptions& options, QueryAnswer& answer);
+                     const QueryOptions& options, QueryAnswer& answer,
+                     std::vector<bool>* selected = nullptr);
 
 // Moves `part` (hosts' series computed apart, in parallel) to the end of `answer`, with the
 // limit counted over the whole, as AddHostSeries counts it.

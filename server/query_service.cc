@@ -1,14 +1,18 @@
 #include "server/query_service.h"
 
+#include <algorithm>
 #include <deque>
+#include <span>
 #include <utility>
 
 #include "perfdata/counter_path.h"
+#include "perfdata/display_text.h"
 #include "perfdata/name_pattern.h"
 #include "perfdata/snapshot_reader.h"
 #include "perfdata/title_bytes.h"
 #include "proto/series_conversion.h"
 #include "query/browse.h"
+#include "query/empty_answers.h"
 #include "query/series_query.h"
 #include "query/series_statistics.h"
 #include "server/bounded_parallel.h"
@@ -19,29 +23,31 @@ namespace {
 
 namespace v1 = perfhive::v1;
 
+// Stored texts as they came (a store may hold what agents sent before ingest checked it); what
+// protobuf's string fields carry must be UTF-8.
 void ToProto(const HostRecord& host, v1::HostInfo* out) {
-  out->set_name(host.info.name);
-  out->set_os(host.info.os);
-  out->set_os_version(host.info.os_version);
+  out->set_name(ValidUtf8(host.info.name));
+  out->set_os(ValidUtf8(host.info.os));
+  out->set_os_version(ValidUtf8(host.info.os_version));
   out->set_source_kind(host.info.source_kind == "agentless" ? v1::SOURCE_KIND_AGENTLESS
                                                             : v1::SOURCE_KIND_AGENT);
-  out->set_agent_version(host.info.agent_version);
+  out->set_agent_version(ValidUtf8(host.info.agent_version));
   out->set_first_seen_unix_nanos(host.first_seen_ns);
   out->set_last_seen_unix_nanos(host.last_seen_ns);
   out->set_snapshots(static_cast<uint64_t>(host.snapshots_stored));
   out->set_stored_bytes(static_cast<uint64_t>(host.stored_bytes));
   out->set_refused(static_cast<uint64_t>(host.refusals));
-  out->set_last_error(host.last_error);
+  out->set_last_error(ValidUtf8(host.last_error));
   out->set_last_error_unix_nanos(host.last_error_ns);
 }
 
 void ToProto(const SnapshotInfo& info, v1::SnapshotInfo* out) {
   out->set_sample_unix_nanos(info.sample_time_ns);
   out->set_received_unix_nanos(info.receive_time_ns);
-  out->set_query(info.query);
+  out->set_query(ValidUtf8(info.query));
   out->set_raw_size(static_cast<uint32_t>(info.raw_size));
   out->set_sha256(std::string(info.sha256.begin(), info.sha256.end()));
-  out->set_instance_id(info.instance_id);
+  out->set_instance_id(ValidUtf8(info.instance_id));
   out->set_sequence(info.sequence);
 }
 
@@ -100,6 +106,41 @@ std::string IdentityText(const query::InstanceIdentity& identity) {
   return text;
 }
 
+// The newest Global sample of `listed` (in time order, not empty), else the newest: a Global
+// sample has every object but the costly ones.
+const SnapshotInfo& NewestGlobal(const std::vector<SnapshotInfo>& listed) {
+  for (auto it = listed.rbegin(); it != listed.rend(); ++it) {
+    if (it->query == "Global") return *it;
+  }
+  return listed.back();
+}
+
+// The samples taken from `from` to `to`; before them a read holds at most the older end of the
+// first interval.
+std::span<const query::HostSample> InRange(const std::vector<query::HostSample>& samples,
+                                           int64_t from, int64_t to) {
+  auto first = std::find_if(samples.begin(), samples.end(),
+                            [&](const query::HostSample& s) { return s.time_ns >= from; });
+  auto last = std::find_if(first, samples.end(),
+                           [&](const query::HostSample& s) { return s.time_ns > to; });
+  return {first, last};
+}
+
+// "; known hosts: a, b, ... (N in all)", a few names for an error that says a host is unknown:
+// enough to spot a typo, bounded however many hosts (and however long their names) there are.
+std::string KnownHosts(const std::vector<HostRecord>& hosts) {
+  if (hosts.empty()) return "; the server has no hosts yet";
+  std::string known;
+  size_t named = 0;
+  for (const HostRecord& host : hosts) {
+    if (known.size() > 200) break;
+    known += (known.empty() ? "" : ", ") + TruncateUtf8(host.info.name, 64);
+    ++named;
+  }
+  if (named < hosts.size()) known += ", ... (" + std::to_string(hosts.size()) + " in all)";
+  return "; known hosts: " + known;
+}
+
 // Finishes a unary call with `status` (its response filled in when it is OK).
 grpc::ServerUnaryReactor* FinishUnary(grpc::CallbackServerContext* context, const Status& status) {
   grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
@@ -129,11 +170,7 @@ Result<std::vector<v1::ReadResponse>> QueryService::Answer(const v1::ReadRequest
     }
   }
   if (matched.empty()) {
-    std::string known;
-    for (const HostRecord& host : *hosts) known += (known.empty() ? "" : ", ") + host.info.name;
-    return Status::NotFound(
-        "no host matches the paths' machines" +
-        (known.empty() ? std::string("; the server has no hosts yet") : "; known hosts: " + known));
+    return Status::NotFound("no host matches the paths' machines" + KnownHosts(*hosts));
   }
   int64_t from = request.from_unix_nanos();
   int64_t to = request.to_unix_nanos() == 0 ? INT64_MAX : request.to_unix_nanos();
@@ -157,15 +194,25 @@ Result<std::vector<v1::ReadResponse>> QueryService::Answer(const v1::ReadRequest
   const ObjectNameFilter objects(paths);
   RunBounded(matched.size(), kReadThreads, [&](size_t i) {
     const std::string& name = matched[i].info.name;
+    HostAnswer& host = per_host[i];
     Result<query::HostSamples> samples = request.latest_only()
                                              ? loader_.LoadLatest(name, &objects)
                                              : loader_.LoadRange(name, from, to, &objects);
     if (!samples.ok()) {
-      per_host[i].status = samples.status().Prefixed(name + ": ");
-    } else if (samples->samples.empty()) {
-      per_host[i].answer.warnings.push_back(name + ": no sample in the range");
-    } else {
-      per_host[i].status = query::AddHostSeries(*samples, paths, options, per_host[i].answer);
+      host.status = samples.status().Prefixed(name + ": ");
+      return;
+    }
+    std::span<const query::HostSample> in_range =
+        request.latest_only() ? samples->samples : InRange(samples->samples, from, to);
+    if (in_range.empty()) {
+      host.answer.warnings.push_back(
+          query::NoSampleInRange(name, from, to, NearestSampleTime(name, from, to)));
+      return;
+    }
+    std::vector<bool> selected;
+    host.status = query::AddHostSeries(*samples, paths, options, host.answer, &selected);
+    if (host.status.ok()) {
+      ExplainUnselected(name, in_range, paths, request, selected, from, to, host.answer.warnings);
     }
   });
   query::QueryAnswer answer;
@@ -233,17 +280,59 @@ Result<QueryService::BrowsedSample> QueryService::SampleToBrowse(const v1::Brows
     return Status::NotFound("host \"" + host->info.name +
                             "\" has no sample at or before that time");
   }
-  // The newest Global sample if there is one near the end: it has every object but the costly.
-  const SnapshotInfo* chosen = &listed->back();
-  for (auto it = listed->rbegin(); it != listed->rend(); ++it) {
-    if (it->query == "Global") {
-      chosen = &*it;
-      break;
-    }
-  }
-  Result<query::HostSample> sample = loader_.Load(host->info.name, *chosen);
+  const SnapshotInfo& chosen = NewestGlobal(*listed);
+  Result<query::HostSample> sample = loader_.Load(host->info.name, chosen);
   if (!sample.ok()) return sample.status();
-  return BrowsedSample{*host, *chosen, std::move(sample).value(), std::nullopt};
+  return BrowsedSample{*host, chosen, std::move(sample).value(), std::nullopt};
+}
+
+void QueryService::ExplainUnselected(const std::string& host,
+                                     std::span<const query::HostSample> samples,
+                                     std::span<const CounterPath> paths,
+                                     const v1::ReadRequest& request,
+                                     const std::vector<bool>& selected, int64_t from, int64_t to,
+                                     std::vector<std::string>& warnings) {
+  // Loaded once for the host, and only if a path's object is in none of the samples read.
+  std::optional<query::HostSample> whole;
+  bool loaded = false;
+  auto whole_sample = [&]() -> const query::HostSample* {
+    if (!loaded) {
+      loaded = true;
+      Result<query::HostSample> sample = WholeSampleIn(host, from, to);
+      if (sample.ok()) whole = std::move(sample).value();
+    }
+    return whole ? &*whole : nullptr;
+  };
+  for (size_t p = 0; p < paths.size(); ++p) {
+    if (selected[p] || !query::MachineMatches(paths[p], host)) continue;
+    warnings.push_back(
+        query::ExplainNothingSelected(host, samples, paths[p], request.paths(p), whole_sample));
+  }
+}
+
+Result<query::HostSample> QueryService::WholeSampleIn(const std::string& host, int64_t from,
+                                                      int64_t to) {
+  Result<std::vector<SnapshotInfo>> listed = store_.ListSnapshots(
+      host, from, to == INT64_MAX ? to : to + 1, std::nullopt, kBrowseCandidates, /*newest=*/true);
+  if (!listed.ok()) return Status::Unavailable("store: " + listed.error());
+  if (listed->empty()) return Status::NotFound("no sample of " + host + " in the range");
+  return loader_.Load(host, NewestGlobal(*listed));
+}
+
+std::optional<int64_t> QueryService::NearestSampleTime(const std::string& host, int64_t from,
+                                                       int64_t to) {
+  std::optional<int64_t> nearest;
+  Result<std::vector<SnapshotInfo>> before =
+      store_.ListSnapshots(host, 0, from, std::nullopt, 1, /*newest=*/true);
+  if (before.ok() && !before->empty()) nearest = before->front().sample_time_ns;
+  if (to == INT64_MAX) return nearest;
+  Result<std::vector<SnapshotInfo>> after =
+      store_.ListSnapshots(host, to + 1, INT64_MAX, std::nullopt, 1);
+  if (after.ok() && !after->empty() &&
+      (!nearest || after->front().sample_time_ns - to < from - *nearest)) {
+    nearest = after->front().sample_time_ns;
+  }
+  return nearest;
 }
 
 grpc::ServerUnaryReactor* QueryService::ListObjects(grpc::CallbackServerContext* context,
@@ -344,19 +433,8 @@ Result<HostRecord> QueryService::FindHost(const std::string& name) {
   if (!host.ok()) return host.status();
   if (host->has_value()) return **host;
   Result<std::vector<HostRecord>> all = store_.ListHosts();
-  std::string known;
-  if (all.ok()) {
-    for (const HostRecord& record : *all) {
-      if (known.size() > 200) {
-        known += ", ...";
-        break;
-      }
-      known += (known.empty() ? "" : ", ") + record.info.name;
-    }
-  }
-  return Status::NotFound(
-      "no host named \"" + name + "\"" +
-      (known.empty() ? "; the server has no hosts yet" : "; known hosts: " + known));
+  return Status::NotFound("no host named \"" + name + "\"" +
+                          (all.ok() ? KnownHosts(*all) : std::string()));
 }
 
 grpc::ServerUnaryReactor* QueryService::ListHosts(grpc::CallbackServerContext* context,

@@ -4,6 +4,10 @@
 #ifndef PERFHIVE_SERVER_QUERY_SERVICE_H_
 #define PERFHIVE_SERVER_QUERY_SERVICE_H_
 
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
 #include <vector>
 
 #include "perfhive/v1/query.grpc.pb.h"
@@ -60,6 +64,18 @@ class QueryService final : public perfhive::v1::Query::CallbackService {
   Result<BrowsedSample> SampleToBrowse(const perfhive::v1::BrowseAt& where);
   // The object named `object` in the browsed sample; NOT_FOUND names the host and close names.
   static Result<ObjectView> FindObjectIn(const BrowsedSample& browsed, const std::string& object);
+  // Adds to `warnings` why each path of `request` that selected nothing on `host` (`selected`,
+  // by path, from AddHostSeries) did so, from the host's `samples` in the range [from, to].
+  void ExplainUnselected(const std::string& host, std::span<const query::HostSample> samples,
+                         std::span<const CounterPath> paths,
+                         const perfhive::v1::ReadRequest& request,
+                         const std::vector<bool>& selected, int64_t from, int64_t to,
+                         std::vector<std::string>& warnings);
+  // A complete sample of `host` taken from `from` to `to`, for the names it holds: the newest
+  // Global one among the newest few, else the newest.
+  Result<query::HostSample> WholeSampleIn(const std::string& host, int64_t from, int64_t to);
+  // When the stored sample of `host` nearest to [from, to] was taken, if it has any.
+  std::optional<int64_t> NearestSampleTime(const std::string& host, int64_t from, int64_t to);
   // The caller may read, or the error to finish with.
   Status Authorize(const grpc::CallbackServerContext& context) const;
   // The stored host named `name` (ignoring case), or NOT_FOUND naming the hosts that come close.

@@ -8,12 +8,16 @@
 #include <signal.h>
 
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <thread>
 
+#include "perfdata/snapshot_builder.h"
+#include "perfdata/title_database.h"
+#include "perfdata/well_known_indexes.h"
 #include "tests/e2e/e2e_cluster.h"
 
 namespace perfhive::testing {
@@ -22,25 +26,64 @@ namespace {
 using ::testing::AllOf;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
+using ::testing::Not;
 using ::testing::StartsWith;
 
-// One server with three replayed hosts: WINA and WINB share a build (English names), LOCAL7 has
+// Title index of the "Print Queue" object of the SPOOLER host (an extensible object's place).
+constexpr uint32_t kPrintQueue = 9000;
+constexpr uint32_t kJobs = 9002;
+
+// A replay directory of `count` samples of a host whose "Print Queue" object keeps an instance
+// list that is always empty, beside a Processor with one instance.
+std::string WriteSpoolerDir(const ScratchDir& scratch, const std::string& name, int count) {
+  const std::string dir = scratch / name;
+  std::filesystem::create_directories(dir);
+  TitleDatabase titles;
+  titles.AddName(title_index::kProcessor, "Processor");
+  titles.AddName(title_index::kPercentProcessorTime, "% Processor Time");
+  titles.AddName(kPrintQueue, "Print Queue");
+  titles.AddName(kJobs, "Jobs");
+  const std::vector<uint8_t> counters = titles.EncodeNames();
+  WriteText(dir + "/titles.bin", std::string(counters.begin(), counters.end()));
+  for (int second = 0; second < count; ++second) {
+    SnapshotBuilder builder;
+    builder.set_system_name(name)
+        .set_system_time({2026, 11, 1, 22, 10, 0, static_cast<uint16_t>(second), 0})
+        .set_perf_freq(10'000'000)
+        .set_perf_time(int64_t{10'000'000} * second)
+        .set_perf_time_100ns(int64_t{10'000'000} * second);
+    ObjectBuilder& processor = builder.AddObject(title_index::kProcessor);
+    uint32_t busy = processor.AddCounter(
+        {.name_index = title_index::kPercentProcessorTime, .type = winperf::k100NsecTimerInv});
+    processor.SetValue(processor.AddInstance("0"), busy, uint64_t{5'000'000} * second);
+    builder.AddObject(kPrintQueue)
+        .AddCounter({.name_index = kJobs, .type = winperf::kCounterRawcount});
+    std::vector<uint8_t> bytes = builder.Build();
+    WriteText(dir + "/0000" + std::to_string(second) + ".perf",
+              std::string(bytes.begin(), bytes.end()));
+  }
+  return dir;
+}
+
+// One server with four replayed hosts: WINA and WINB share a build (English names), LOCAL7 has
 // its objects named otherwise ("Processor X"); on WINA the first "app" exits at snapshot 4.
+// SPOOLER has a "Print Queue" without instances.
 class QueryEndToEndTest : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
     scratch_ = new ScratchDir("query");
     server_ = new ServerProcess(*scratch_);
     ASSERT_TRUE(server_->Start());
-    std::vector<ReplayDir> dirs = {WriteReplayDir(*scratch_, "WINA", 8, 0, "", 4),
-                                   WriteReplayDir(*scratch_, "WINB", 8, 0, ""),
-                                   WriteReplayDir(*scratch_, "LOCAL7", 4, 0, " X")};
-    for (const ReplayDir& dir : dirs) {
-      std::string host = dir.path.substr(dir.path.rfind('/') + 1);
+    std::vector<std::string> dirs = {WriteReplayDir(*scratch_, "WINA", 8, 0, "", 4).path,
+                                     WriteReplayDir(*scratch_, "WINB", 8, 0, "").path,
+                                     WriteReplayDir(*scratch_, "LOCAL7", 4, 0, " X").path,
+                                     WriteSpoolerDir(*scratch_, "SPOOLER", 3)};
+    for (const std::string& dir : dirs) {
+      std::string host = dir.substr(dir.rfind('/') + 1);
       CommandResult replayed =
           RunCommand(*scratch_,
                      {AgentBinary(), "run", "--server", server_->address(), "--insecure",
-                      "--source", "replay", "--replay", dir.path, "--host-name", host, "--interval",
+                      "--source", "replay", "--replay", dir, "--host-name", host, "--interval",
                       "20ms", "--timeout", "60s", "--spool-dir", *scratch_ / ("spool-" + host)},
                      std::chrono::seconds(90));
       ASSERT_EQ(replayed.exit_code, 0) << replayed.err;
@@ -208,10 +251,6 @@ TEST_F(QueryEndToEndTest, ErrorsSayWhatIsWrong) {
   CommandResult unknown_host = Cli({"query", "\\\\NOSUCH\\Processor(*)\\% Processor Time"});
   EXPECT_EQ(unknown_host.exit_code, 3);
   EXPECT_THAT(unknown_host.err, AllOf(HasSubstr("no host matches"), HasSubstr("WINA")));
-  CommandResult empty = Cli({"query", "\\\\WINA\\Processor(*)\\% Processor Time", "--from",
-                             "2001-01-01T00:00:00Z", "--to", "2001-01-02T00:00:00Z"});
-  EXPECT_EQ(empty.exit_code, 3);
-  EXPECT_THAT(empty.err, HasSubstr("in that range"));
   CommandResult bad_time =
       Cli({"query", "\\\\WINA\\Memory\\Available Bytes", "--from", "yesterday"});
   EXPECT_EQ(bad_time.exit_code, 2);
@@ -225,6 +264,76 @@ TEST_F(QueryEndToEndTest, ErrorsSayWhatIsWrong) {
   EXPECT_THAT(no_object.err, HasSubstr("Processor"));
 }
 
+// The lines of `text` that hold `part`.
+std::vector<std::string> LinesWith(const std::string& text, const std::string& part) {
+  std::vector<std::string> lines;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) {
+    if (line.find(part) != std::string::npos) lines.push_back(line);
+  }
+  return lines;
+}
+
+// Issue 20, case 8: a typo read as an empty time range. Proves: a misspelt object or counter is
+// named with the close match the host has, per host, and exits 3 (not found).
+TEST_F(QueryEndToEndTest, ATypoIsNamedWithItsCloseMatchNotTakenForAnEmptyRange) {
+  CommandResult object = Cli({"query", "\\\\WINA\\Procesor(*)\\% Processor Time"});
+  EXPECT_EQ(object.exit_code, 3);
+  EXPECT_THAT(LinesWith(object.err, "\"Procesor\""),
+              ElementsAre(AllOf(HasSubstr("WINA"), HasSubstr("did you mean \"Processor\""))))
+      << object.err;
+  // Over every host, one line per host that has nothing, each with its own names.
+  CommandResult everywhere = Cli({"query", "\\\\*\\Procesor(*)\\% Processor Time"});
+  EXPECT_EQ(everywhere.exit_code, 3);
+  EXPECT_THAT(LinesWith(everywhere.err, " on WINB;"), ElementsAre(HasSubstr("\"Processor\"")));
+  EXPECT_THAT(LinesWith(everywhere.err, " on LOCAL7;"), ElementsAre(HasSubstr("\"Processor X\"")))
+      << everywhere.err;
+  CommandResult counter = Cli({"query", "\\\\WINA\\Processor(*)\\% Procesor Time"});
+  EXPECT_EQ(counter.exit_code, 3);
+  EXPECT_THAT(counter.err, AllOf(HasSubstr("no counter \"% Procesor Time\""), HasSubstr("WINA"),
+                                 HasSubstr("did you mean \"% Processor Time\"")));
+}
+
+// Issue 20, case 8. Proves: a multi-instance object whose instance list was empty in every sample
+// is said to have had no instances, naming the host.
+TEST_F(QueryEndToEndTest, AnObjectWithoutInstancesIsSaidToHaveNone) {
+  CommandResult none = Cli({"query", "\\\\SPOOLER\\Print Queue(*)\\Jobs"});
+  EXPECT_EQ(none.exit_code, 3);
+  EXPECT_THAT(none.err, HasSubstr("\"Print Queue\" on SPOOLER had no instances")) << none.err;
+}
+
+// Issue 20, case 8. Proves: a range without samples names the host, the range and the stored
+// sample nearest to it (WINA's first, 2026-11-22T10:00:00Z).
+TEST_F(QueryEndToEndTest, ARangeWithoutSamplesNamesTheHostAndTheRange) {
+  CommandResult empty = Cli({"query", "\\\\WINA\\Processor(*)\\% Processor Time", "--from",
+                             "2001-01-01T00:00:00Z", "--to", "2001-01-02T00:00:00Z"});
+  EXPECT_EQ(empty.exit_code, 3);
+  EXPECT_THAT(empty.err, AllOf(HasSubstr("WINA has no sample"), HasSubstr("2001-01-01T00:00:00Z"),
+                               HasSubstr("2001-01-02T00:00:00Z"),
+                               HasSubstr("nearest is at 2026-11-22T10:00:00Z")))
+      << empty.err;
+}
+
+// Issue 20, case 8. Proves: when one host answers, another host's typo is still reported, as a
+// warning on stderr after the values (and in JSON's "warnings"), and the answering host is not.
+TEST_F(QueryEndToEndTest, OneHostsValuesDoNotHideAnotherHostsTypo) {
+  const std::vector<std::string> args = {"query", "\\\\WINA\\Process(svc)\\% Processor Time",
+                                         "\\\\WINB\\Process(scv)\\% Processor Time"};
+  CommandResult table = Cli(args);
+  EXPECT_EQ(table.exit_code, 0) << table.err;
+  EXPECT_EQ(LinesWith(table.out, "\\\\WINA\\Process(svc)\\% Processor Time").size(), 8u)
+      << table.out;
+  EXPECT_THAT(table.out, Not(HasSubstr("WINB")));
+  EXPECT_THAT(LinesWith(table.err, "WINB"),
+              ElementsAre(AllOf(HasSubstr("\"scv\""), HasSubstr("did you mean \"svc\""))))
+      << table.err;
+  EXPECT_THAT(table.err, Not(HasSubstr("WINA")));
+  nlohmann::json answer = Json(args);
+  EXPECT_EQ(answer["series"].size(), 1u);
+  ASSERT_EQ(answer["warnings"].size(), 1u) << answer.dump(1);
+  EXPECT_THAT(answer["warnings"][0].get<std::string>(), HasSubstr("did you mean \"svc\""));
+}
+
 // Proves: the server's address and transport can come from a config file instead of flags, and a
 // broken config file is named with its line.
 TEST_F(QueryEndToEndTest, TheServerCanBeNamedInAConfigFile) {
@@ -236,7 +345,7 @@ TEST_F(QueryEndToEndTest, TheServerCanBeNamedInAConfigFile) {
   CommandResult broken = RunCommand(*scratch_, {CliBinary(), "hosts"});
   unsetenv("PERFHIVE_CONFIG");
   ASSERT_EQ(hosts.exit_code, 0) << hosts.err;
-  EXPECT_EQ(nlohmann::json::parse(hosts.out)["hosts"].size(), 3u);
+  EXPECT_EQ(nlohmann::json::parse(hosts.out)["hosts"].size(), 4u);
   EXPECT_EQ(broken.exit_code, 2);
   EXPECT_THAT(broken.err, HasSubstr(config + ":1:"));
 }
