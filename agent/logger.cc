@@ -1,5 +1,6 @@
 #include "agent/logger.h"
 
+#include "perfdata/display_text.h"
 #include "perfdata/time_text.h"
 
 namespace perfhive {
@@ -48,7 +49,8 @@ void Logger::WriteLine(LogLevel level, std::string_view message) {
   int64_t unix_nanos =
       std::chrono::duration_cast<std::chrono::nanoseconds>(env_.SystemNow().time_since_epoch())
           .count();
-  out_ << FormatRfc3339(unix_nanos, 3) << ' ' << LevelName(level) << ' ' << message << '\n';
+  out_ << FormatRfc3339(unix_nanos, 3) << ' ' << LevelName(level) << ' '
+       << EscapeForDisplay(TruncateUtf8(message, kMaxMessageBytes)) << '\n';
   out_.flush();
 }
 

@@ -1,14 +1,19 @@
 // Logger: the agent's log, one line per event on stderr with a UTC time and a level. A burst of
 // the same message (a server that stays down, a file that stays unreadable) is written once and
-// then summed up with a count, so the log stays readable and the disk does not fill.
+// then summed up with a count, so the log stays readable and the disk does not fill. Messages
+// quote what remote hosts and servers said (their errors, their names), so each is written as
+// EscapeForDisplay shows it and cut at kMaxMessageBytes: one event is always one line, and
+// nothing in it reaches a terminal raw.
 // The server's log (server/server_log.h) is another format (logfmt fields per event, folded per
-// key and window) for other readers; the two share the time format (FormatRfc3339) and nothing
-// else: one logger for both would change what each writes.
+// key and window) for other readers; the two share the time format (FormatRfc3339) and the
+// escaping (perfdata/display_text.h) and nothing else: one logger for both would change what
+// each writes.
 
 #ifndef PERFHIVE_AGENT_LOGGER_H_
 #define PERFHIVE_AGENT_LOGGER_H_
 
 #include <chrono>
+#include <cstddef>
 #include <cstdint>
 #include <mutex>
 #include <ostream>
@@ -23,6 +28,9 @@ enum class LogLevel { kInfo, kWarning, kError };
 
 class Logger {
  public:
+  // The bytes of a message that are logged; longer ones are cut, their size noted.
+  static constexpr size_t kMaxMessageBytes = 8192;
+
   // `out` is written under a lock, so any thread may log.
   Logger(std::ostream& out, Env& env) : out_(out), env_(env) {}
   ~Logger() { Flush(); }

@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <ostream>
 
+#include "cli/error_text.h"
 #include "cli/file_bytes.h"
 #include "perfdata/counter_path.h"
 #include "perfdata/snapshot_reader.h"
@@ -52,8 +53,9 @@ std::string SamplesOutOfOrder(const std::string& first_path, const SnapshotReade
 }  // namespace
 
 int RunDecode(const DecodeOptions& options, std::ostream& out, std::ostream& err) {
+  // Messages quote file names and what the files hold.
   auto fail = [&](const std::string& message) {
-    err << "perfhive decode: " << message << "\n";
+    err << "perfhive decode: " << ErrorForDisplay(message) << "\n";
     return 1;
   };
   std::optional<TitleDatabase> titles;

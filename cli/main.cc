@@ -5,6 +5,7 @@
 #include <iostream>
 
 #include "cli/decode_command.h"
+#include "cli/error_text.h"
 #include "cli/query_commands.h"
 #include "cli/server_connection.h"
 #include "cli/stored_snapshot_commands.h"
@@ -42,7 +43,9 @@ int RunAgainstServer(const perfhive::cli::ConnectionOptions& connection, const O
   perfhive::Result<perfhive::cli::ServerConnection> server =
       perfhive::cli::ServerConnection::Open(connection);
   perfhive::Status status = server.ok() ? run(*server, options, std::cout) : server.status();
-  if (!status.ok()) std::cerr << "perfhive: " << status.message() << "\n";
+  if (!status.ok()) {
+    std::cerr << "perfhive: " << perfhive::cli::ErrorForDisplay(status.message()) << "\n";
+  }
   return perfhive::cli::ExitCodeFor(status);
 }
 

@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 #include <vector>
 
+#include "perfdata/display_text.h"
 #include "perfdata/time_text.h"
 #include "perfhive/v1/query.grpc.pb.h"
 #include "port/sha256.h"
@@ -15,6 +16,10 @@ namespace perfhive::cli {
 namespace {
 
 namespace v1 = perfhive::v1;
+
+// Texts are what hosts sent, kept whole in JSON: a byte that is not UTF-8 reads as U+FFFD rather
+// than making dump() throw. (Tables show them escaped and cut: query/text_table.h.)
+constexpr auto kReplaceInvalidUtf8 = nlohmann::ordered_json::error_handler_t::replace;
 
 std::string TimeOrDash(int64_t unix_nanos) {
   return unix_nanos == 0 ? "-" : FormatRfc3339(unix_nanos);
@@ -69,7 +74,9 @@ Status RunHosts(const ServerConnection& server, const HostsOptions& options, std
            {"last_error", host.last_error()},
            {"last_error_time", TimeOrDash(host.last_error_unix_nanos())}});
     }
-    out << nlohmann::ordered_json{{"hosts", hosts}}.dump(2) << "\n";
+    out << nlohmann::ordered_json{{"hosts", hosts}}.dump(2, ' ', /*ensure_ascii=*/false,
+                                                         kReplaceInvalidUtf8)
+        << "\n";
     return Status();
   }
   std::vector<std::vector<std::string>> rows = {
@@ -83,8 +90,9 @@ Status RunHosts(const ServerConnection& server, const HostsOptions& options, std
                     host.last_error().empty() ? "-" : host.last_error()});
   }
   if (response.hosts().empty()) {
-    out << (options.pattern.empty() ? "no hosts yet: start an agent with perfhive-agent run\n"
-                                    : "no host matches \"" + options.pattern + "\"\n");
+    out << (options.pattern.empty()
+                ? "no hosts yet: start an agent with perfhive-agent run\n"
+                : "no host matches \"" + EscapeForDisplay(options.pattern) + "\"\n");
     return Status();
   }
   query::PrintTable(out, rows);
@@ -126,7 +134,9 @@ Status RunSnapshots(const ServerConnection& server, const SnapshotsOptions& opti
                       {"instance", snapshot.instance_id()},
                       {"sequence", snapshot.sequence()}});
     }
-    out << nlohmann::ordered_json{{"snapshots", list}}.dump(2) << "\n";
+    out << nlohmann::ordered_json{{"snapshots", list}}.dump(2, ' ', /*ensure_ascii=*/false,
+                                                            kReplaceInvalidUtf8)
+        << "\n";
     return Status();
   }
   std::vector<std::vector<std::string>> rows = {{"TIME", "QUERY", "BYTES", "SHA256"}};
@@ -154,7 +164,8 @@ Status RunRaw(const ServerConnection& server, const RawOptions& options, std::os
     return server.Explain(status);
   }
   if (Status status = WriteBytes(options.output, response.raw()); !status.ok()) return status;
-  out << "wrote " << response.raw().size() << " bytes (" << response.info().query() << " at "
+  out << "wrote " << response.raw().size() << " bytes ("
+      << EscapeForDisplay(response.info().query()) << " at "
       << FormatRfc3339(response.info().sample_unix_nanos()) << ") to " << options.output << "\n";
   if (options.titles_output.empty()) return Status();
   for (const v1::TitleDatabase& titles : response.titles()) {
@@ -162,8 +173,8 @@ Status RunRaw(const ServerConnection& server, const RawOptions& options, std::os
     if (Status status = WriteBytes(options.titles_output, titles.counters()); !status.ok()) {
       return status;
     }
-    out << "wrote the title database (" << titles.language() << ") to " << options.titles_output
-        << "\n";
+    out << "wrote the title database (" << EscapeForDisplay(titles.language()) << ") to "
+        << options.titles_output << "\n";
     return Status();
   }
   return Status::NotFound("the server holds no title database for " + *host +

@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "perfdata/display_text.h"
 #include "perfdata/time_text.h"
 #include "query/renderers.h"
 
@@ -18,9 +19,12 @@ std::string TypeperfTime(int64_t unix_nanos) {
 }
 
 // A cell as typeperf writes every cell: in double quotes (a quote inside is doubled, RFC 4180).
+// Paths hold instance and counter names as hosts spelled them, so the text is escaped
+// (perfdata/display_text.h): a row is one line, and no control acts on a terminal the CSV is
+// printed to.
 void Cell(std::ostream& out, std::string_view text) {
   out << '"';
-  for (char c : text) {
+  for (char c : EscapeForDisplay(text)) {
     if (c == '"') out << '"';
     out << c;
   }

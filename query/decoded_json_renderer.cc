@@ -89,7 +89,9 @@ void RenderDecodedJson(const DecodedSnapshot& snapshot, std::ostream& out) {
   doc["revision"] = snapshot.revision;
   Json& objects = doc["objects"] = Json::array();
   for (const DecodedObject& object : snapshot.objects) objects.push_back(ObjectJson(object));
-  out << doc.dump(2) << "\n";
+  // Names are the host's and its title database's: a byte that is not UTF-8 reads as U+FFFD
+  // rather than making dump() throw.
+  out << doc.dump(2, ' ', /*ensure_ascii=*/false, Json::error_handler_t::replace) << "\n";
 }
 
 }  // namespace perfhive::query

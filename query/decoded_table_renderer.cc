@@ -3,6 +3,7 @@
 #include <string>
 #include <vector>
 
+#include "perfdata/display_text.h"
 #include "perfdata/pdh_status.h"
 #include "perfdata/time_text.h"
 #include "perfdata/winperf.h"
@@ -36,9 +37,11 @@ std::string InstancesText(int32_t num_instances) {
   return num_instances == winperf::kNoInstances ? "no instances" : "metadata only";
 }
 
+// Names are the host's and its title database's, shown escaped (perfdata/display_text.h) here
+// and in the table (query/text_table.h).
 void RenderObject(const DecodedObject& object, bool with_values, std::ostream& out) {
   out << "\n"
-      << Label(object.name, object.index) << " (object " << object.index
+      << EscapeForDisplay(Label(object.name, object.index)) << " (object " << object.index
       << "): " << object.counters.size() << " counters, " << InstancesText(object.num_instances)
       << "\n";
   std::vector<std::vector<std::string>> rows = {
@@ -71,9 +74,10 @@ void RenderObject(const DecodedObject& object, bool with_values, std::ostream& o
 }  // namespace
 
 void RenderDecodedTable(const DecodedSnapshot& snapshot, std::ostream& out) {
-  out << "System " << snapshot.system << "  " << FormatSystemTime(snapshot.system_time)
-      << "  PerfTime " << snapshot.perf_time << "  PerfFreq " << snapshot.perf_freq
-      << "  PerfTime100nSec " << snapshot.perf_time_100ns << "\n";
+  out << "System " << EscapeForDisplay(snapshot.system) << "  "
+      << FormatSystemTime(snapshot.system_time) << "  PerfTime " << snapshot.perf_time
+      << "  PerfFreq " << snapshot.perf_freq << "  PerfTime100nSec " << snapshot.perf_time_100ns
+      << "\n";
   for (const DecodedObject& object : snapshot.objects) {
     RenderObject(object, snapshot.has_values, out);
   }

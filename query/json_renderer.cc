@@ -3,7 +3,9 @@
 #include <ostream>
 #include <string_view>
 
+#include "perfdata/case_folding.h"
 #include "perfdata/counter_type.h"
+#include "perfdata/display_text.h"
 #include "perfdata/pdh_status.h"
 #include "perfdata/time_text.h"
 #include "query/renderers.h"
@@ -12,33 +14,39 @@
 namespace perfhive::query {
 namespace {
 
+// A JSON string that is valid whatever `text` holds: each byte that is not UTF-8 reads as U+FFFD
+// (as nlohmann::json's dump does with error_handler_t::replace), and controls and the other code
+// points unsafe to display (perfdata/display_text.h) are written as \u escapes, which lose
+// nothing and act on no terminal the JSON is printed to.
 void String(std::ostream& out, std::string_view text) {
+  auto escape = [&](unsigned unit) {
+    char escaped[16];
+    std::snprintf(escaped, sizeof escaped, "\\u%04x", unit);
+    out << escaped;
+  };
   out << '"';
-  for (char c : text) {
-    switch (c) {
-      case '"':
-        out << "\\\"";
-        break;
-      case '\\':
-        out << "\\\\";
-        break;
-      case '\n':
-        out << "\\n";
-        break;
-      case '\r':
-        out << "\\r";
-        break;
-      case '\t':
-        out << "\\t";
-        break;
-      default:
-        if (static_cast<unsigned char>(c) < 0x20) {
-          char escaped[8];
-          std::snprintf(escaped, sizeof escaped, "\\u%04x", static_cast<unsigned>(c));
-          out << escaped;
-        } else {
-          out << c;
-        }
+  for (size_t at = 0; at < text.size();) {
+    const size_t start = at;
+    const char32_t c = DecodeNameUnitAt(text, at);
+    if (c >= kInvalidUtf8Byte) {
+      out << "\xEF\xBF\xBD";  // U+FFFD
+    } else if (c == U'"') {
+      out << "\\\"";
+    } else if (c == U'\\') {
+      out << "\\\\";
+    } else if (c == U'\n') {
+      out << "\\n";
+    } else if (c == U'\r') {
+      out << "\\r";
+    } else if (c == U'\t') {
+      out << "\\t";
+    } else if (c > 0xFFFF && IsUnsafeToDisplay(c)) {
+      escape(0xD800 + ((c - 0x10000) >> 10));  // a surrogate pair
+      escape(0xDC00 + ((c - 0x10000) & 0x3FF));
+    } else if (IsUnsafeToDisplay(c)) {
+      escape(static_cast<unsigned>(c));
+    } else {
+      out << text.substr(start, at - start);
     }
   }
   out << '"';

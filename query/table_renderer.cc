@@ -4,9 +4,12 @@
 #include <string>
 #include <vector>
 
+#include "perfdata/case_folding.h"
+#include "perfdata/display_text.h"
 #include "perfdata/pdh_status.h"
 #include "perfdata/time_text.h"
 #include "query/renderers.h"
+#include "query/text_table.h"
 #include "query/units.h"
 
 namespace perfhive::query {
@@ -25,19 +28,33 @@ std::string ProcessOf(const Series& series) {
   return text;
 }
 
-// Cuts `text` to `width` characters, keeping its end (the instance and counter), marked "...".
-std::string Cut(const std::string& text, size_t width) {
-  if (width < 4 || text.size() <= width) return text;
-  return "..." + text.substr(text.size() - (width - 3));
+// Cuts `cell` to `width` columns, keeping its end (the instance and counter), marked "...".
+void Cut(ShownText& cell, size_t width) {
+  if (width < 4 || cell.width <= width) return;
+  size_t at = 0;
+  size_t rest = cell.width;
+  while (rest > width - 3) {
+    const size_t start = at;
+    DecodeNameUnitAt(cell.text, at);
+    rest -= DisplayWidth(std::string_view(cell.text).substr(start, at - start));
+  }
+  cell.text = "..." + cell.text.substr(at);
+  cell.width = rest + 3;
 }
 
-// Prints rows in aligned columns: text columns left-aligned, the rest right-aligned; column
-// `path` shrinks so that a line fits `width` (0: no limit).
-void PrintColumns(std::vector<std::vector<std::string>> rows, const std::vector<bool>& left,
+// Prints rows in aligned columns, each cell as a text table shows it (query/text_table.h): text
+// columns left-aligned, the rest right-aligned; column `path` shrinks so that a line fits `width`
+// (0: no limit).
+void PrintColumns(const std::vector<std::vector<std::string>>& rows, const std::vector<bool>& left,
                   size_t path, size_t width, std::ostream& out) {
+  std::vector<std::vector<ShownText>> shown;
   std::vector<size_t> widths(rows[0].size(), 0);
   for (const auto& row : rows) {
-    for (size_t c = 0; c < row.size(); ++c) widths[c] = std::max(widths[c], row[c].size());
+    shown.emplace_back();
+    for (size_t c = 0; c < row.size(); ++c) {
+      shown.back().push_back(ShownCell(row[c]));
+      widths[c] = std::max(widths[c], shown.back()[c].width);
+    }
   }
   if (width != 0) {
     size_t others = 0;
@@ -45,14 +62,14 @@ void PrintColumns(std::vector<std::vector<std::string>> rows, const std::vector<
     size_t room = width > others + 20 ? width - others : 20;
     if (widths[path] > room) {
       widths[path] = room;
-      for (auto& row : rows) row[path] = Cut(row[path], room);
+      for (auto& row : shown) Cut(row[path], room);
     }
   }
-  for (const auto& row : rows) {
+  for (const auto& row : shown) {
     std::string line;
     for (size_t c = 0; c < row.size(); ++c) {
-      std::string pad(widths[c] - std::min(widths[c], row[c].size()), ' ');
-      line += left[c] ? row[c] + (c + 1 < row.size() ? pad : "") : pad + row[c];
+      std::string pad(widths[c] - std::min(widths[c], row[c].width), ' ');
+      line += left[c] ? row[c].text + (c + 1 < row.size() ? pad : "") : pad + row[c].text;
       if (c + 1 < row.size()) line += "  ";
     }
     out << line << "\n";
@@ -107,8 +124,11 @@ void RenderTable(const QueryAnswer& answer, const RenderOptions& options, std::o
       }
     }
   }
-  PrintColumns(std::move(rows), left, with_stats ? 0 : 1, options.width, out);
-  for (const std::string& warning : answer.warnings) out << "warning: " << warning << "\n";
+  PrintColumns(rows, left, with_stats ? 0 : 1, options.width, out);
+  // Warnings quote host and instance names.
+  for (const std::string& warning : answer.warnings) {
+    out << "warning: " << EscapeForDisplay(warning) << "\n";
+  }
 }
 
 }  // namespace perfhive::query

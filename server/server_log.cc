@@ -1,7 +1,6 @@
 #include "server/server_log.h"
 
-#include <cstdio>
-
+#include "perfdata/display_text.h"
 #include "perfdata/time_text.h"
 
 namespace perfhive {
@@ -12,14 +11,15 @@ std::string Timestamp() {
   return FormatRfc3339(std::chrono::duration_cast<std::chrono::nanoseconds>(now).count(), 3);
 }
 
-// Values with spaces, quotes or '=' are quoted so that the line splits unambiguously.
+// The value as the log shows it: escaped, cut, and quoted when it would not split as one value.
 std::string Quoted(std::string_view value) {
-  bool plain = !value.empty() && value.find_first_of(" \"=\n\t") == std::string_view::npos;
-  if (plain) return std::string(value);
+  std::string shown = EscapeForDisplay(TruncateUtf8(value, ServerLog::kMaxValueBytes));
+  bool plain = !shown.empty() && shown.find_first_of(" \"=") == std::string::npos;
+  if (plain) return shown;
   std::string quoted = "\"";
-  for (char c : value) {
+  for (char c : shown) {
     if (c == '"' || c == '\\') quoted += '\\';
-    quoted += c == '\n' ? ' ' : c;
+    quoted += c;
   }
   return quoted + "\"";
 }
@@ -49,7 +49,8 @@ void ServerLog::Write(std::string_view level, std::string_view event, const Fiel
   for (const auto& [key, value] : fields) line += " " + key + "=" + Quoted(value);
   if (repeated > 0) line += " repeated=" + std::to_string(repeated);
   line += "\n";
-  std::fwrite(line.data(), 1, line.size(), stderr);
+  // One call per line: the lines of concurrent events do not interleave.
+  std::fwrite(line.data(), 1, line.size(), out_);
 }
 
 }  // namespace perfhive

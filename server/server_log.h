@@ -1,5 +1,11 @@
-// ServerLog: the server's structured log, one line per event on stderr:
+// ServerLog: the server's structured log, one line per event (logfmt) on stderr:
 //   2026-11-23T10:00:01.123Z level=warn event=refused host=web01 seq=17 message="..."
+// Values are as often as not texts agents sent (host names, versions, messages quoting them), so
+// each is written as EscapeForDisplay shows it (perfdata/display_text.h) and cut at
+// kMaxValueBytes: no value breaks a line, forges one, reaches a terminal raw or floods the log.
+// A value that is empty or holds a space, '"' or '=' is double-quoted, '"' and '\' inside it
+// escaped by '\', so every line splits into key=value pairs unambiguously, and unquoting a value
+// gives the escaped text back.
 // Repeats of one event for one key within a window are folded into one line with a count, so a
 // misbehaving agent cannot flood the log.
 
@@ -7,7 +13,9 @@
 #define PERFHIVE_SERVER_SERVER_LOG_H_
 
 #include <chrono>
+#include <cstddef>
 #include <cstdint>
+#include <cstdio>
 #include <map>
 #include <mutex>
 #include <string>
@@ -21,8 +29,13 @@ class ServerLog {
  public:
   using Fields = std::vector<std::pair<std::string, std::string>>;
 
-  explicit ServerLog(std::chrono::seconds burst_window = std::chrono::seconds(10))
-      : burst_window_(burst_window) {}
+  // The bytes of a value that are logged; longer ones are cut, their size noted.
+  static constexpr size_t kMaxValueBytes = 4096;
+
+  // Lines go to `out` (stderr unless a test reads them back).
+  explicit ServerLog(std::chrono::seconds burst_window = std::chrono::seconds(10),
+                     std::FILE* out = stderr)
+      : burst_window_(burst_window), out_(out) {}
 
   void Info(std::string_view event, const Fields& fields) { Write("info", event, fields, 0); }
   void Warn(std::string_view event, const Fields& fields) { Write("warn", event, fields, 0); }
@@ -41,6 +54,7 @@ class ServerLog {
     uint64_t suppressed = 0;
   };
   std::chrono::seconds burst_window_;
+  std::FILE* out_;
   std::mutex mutex_;
   std::map<std::string, Burst> bursts_;
 };

@@ -5,6 +5,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -348,6 +349,52 @@ TEST_F(DecodeCommandTest, BadPathIsReportedWithACaret) {
   EXPECT_EQ(Run(options), 1);
   EXPECT_THAT(err_.str(), HasSubstr("bad counter path at column 9: '(' is never closed"));
   EXPECT_THAT(err_.str(), HasSubstr("\n          ^"));
+}
+
+// Issue 20, case 9: a host's snapshot and title database name its instances, objects and
+// counters as the host likes. The table shows every such name escaped, one row per counter;
+// JSON keeps them exact.
+std::vector<uint8_t> HostileSnapshot() {
+  SnapshotBuilder builder;
+  builder.set_system_name("WEB\x1b[31m").set_perf_freq(10'000'000);
+  ObjectBuilder& process = builder.AddObject(230);
+  uint32_t pid = process.AddCounter({.name_index = 784, .type = wp::kCounterRawcount});
+  uint32_t evil = process.AddInstance("evil\x1b]0;owned\x07\nname");
+  process.SetValue(evil, pid, 4242);
+  return builder.Build();
+}
+
+std::vector<uint8_t> HostileTitles() {
+  TitleDatabase titles;
+  titles.AddName(230, "Proc\x1b[2Jess");
+  titles.AddName(784, "ID\u202EProcess");
+  return titles.EncodeNames();
+}
+
+TEST_F(DecodeCommandTest, NamesWithControlsAreEscapedInTheTable) {
+  DecodeOptions options = Options(Write("s.bin", HostileSnapshot()),
+                                  Write("t.bin", HostileTitles()), DecodeOptions::Format::kTable);
+  ASSERT_EQ(Run(options), 0) << err_.str();
+  std::string table = out_.str();
+  EXPECT_EQ(table.find_first_of("\x1b\x07\r"), std::string::npos) << table;
+  EXPECT_THAT(table, HasSubstr("System WEB\\x1B[31m  "));
+  EXPECT_THAT(table, HasSubstr("Proc\\x1B[2Jess (object 230): 1 counters, 1 instances"));
+  EXPECT_THAT(table, ::testing::ContainsRegex(
+                         "  evil\\\\x1B]0;owned\\\\x07\\\\nname +ID\\\\u\\{202E\\}Process +784 "));
+  // The header line, a blank line, the object's heading, its table's header and one row.
+  EXPECT_EQ(std::count(table.begin(), table.end(), '\n'), 5) << table;
+}
+
+TEST_F(DecodeCommandTest, NamesWithControlsAreExactInJson) {
+  DecodeOptions options = Options(Write("s.bin", HostileSnapshot()),
+                                  Write("t.bin", HostileTitles()), DecodeOptions::Format::kJson);
+  ASSERT_EQ(Run(options), 0) << err_.str();
+  EXPECT_EQ(out_.str().find_first_of("\x1b\x07\r"), std::string::npos) << out_.str();
+  nlohmann::json doc = nlohmann::json::parse(out_.str());
+  EXPECT_EQ(doc["system"], "WEB\x1b[31m");
+  EXPECT_EQ(doc["objects"][0]["name"], "Proc\x1b[2Jess");
+  EXPECT_EQ(doc["objects"][0]["instances"][0]["name"], "evil\x1b]0;owned\x07\nname");
+  EXPECT_EQ(doc["objects"][0]["counters"][0]["name"], "ID\u202EProcess");
 }
 
 }  // namespace

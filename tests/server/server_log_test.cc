@@ -1,0 +1,75 @@
+// The server's log: one line per event whatever its values hold (issue 20, case 9: a host name
+// with a newline forged a line, one with an escape sequence recoloured the administrator's
+// terminal), values escaped and cut, and key=value pairs that still split unambiguously.
+
+#include "server/server_log.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <string>
+
+namespace perfhive {
+namespace {
+
+using ::testing::EndsWith;
+using ::testing::HasSubstr;
+using ::testing::MatchesRegex;
+
+// A ServerLog over a temporary file, and what it wrote.
+class ServerLogTest : public ::testing::Test {
+ protected:
+  ~ServerLogTest() override { std::fclose(file_); }
+
+  std::string Written() {
+    std::fflush(file_);
+    std::rewind(file_);
+    std::string text;
+    char buffer[4096];
+    for (size_t n; (n = std::fread(buffer, 1, sizeof buffer, file_)) > 0;) text.append(buffer, n);
+    return text;
+  }
+
+  std::FILE* file_ = std::tmpfile();
+  ServerLog log_{std::chrono::seconds(10), file_};
+};
+
+TEST_F(ServerLogTest, PlainValuesAreWrittenAsTheyAre) {
+  log_.Info("hello", {{"host", "web01"}, {"peer", "ipv4:127.0.0.1:5000"}});
+  EXPECT_THAT(Written(), MatchesRegex("[0-9-]+T[0-9:.]+Z level=info event=hello host=web01 "
+                                      "peer=ipv4:127.0.0.1:5000\n"));
+}
+
+TEST_F(ServerLogTest, AValueWithANewlineIsOneEscapedLine) {
+  log_.Info("hello", {{"host", "evil\nlevel=error event=forged"}, {"instance", "run-1"}});
+  std::string text = Written();
+  EXPECT_EQ(std::count(text.begin(), text.end(), '\n'), 1) << text;
+  EXPECT_THAT(text, EndsWith(" host=\"evil\\\\nlevel=error event=forged\" instance=run-1\n"));
+}
+
+TEST_F(ServerLogTest, ControlsAndBytesThatAreNotUtf8AreEscaped) {
+  log_.Warn("refused", {{"host", "web01\x1b[31mRED"},
+                        {"version", "1.0\r"},
+                        {"message", std::string("nul\0 and \xFF", 10)}});
+  std::string text = Written();
+  EXPECT_EQ(text.find_first_of(std::string("\x1b\r\0\xFF", 4)), std::string::npos) << text;
+  EXPECT_THAT(text, HasSubstr(" host=web01\\x1B[31mRED version=1.0\\r "));
+  EXPECT_THAT(text, HasSubstr(" message=\"nul\\\\x00 and \\\\xFF\"\n"));
+}
+
+TEST_F(ServerLogTest, QuotesEqualsAndEmptyValuesAreQuoted) {
+  log_.Error("store_error", {{"message", "no host named \"a=b\""}, {"host", ""}});
+  EXPECT_THAT(Written(), EndsWith(" message=\"no host named \\\"a=b\\\"\" host=\"\"\n"));
+}
+
+TEST_F(ServerLogTest, AHugeValueIsCutWithItsSizeNoted) {
+  log_.Info("hello", {{"agent_version", std::string(8 << 20, 'a')}});
+  std::string text = Written();
+  EXPECT_LT(text.size(), ServerLog::kMaxValueBytes + 200);
+  EXPECT_THAT(text, HasSubstr(" ... (8388608 bytes in all)\"\n"));
+}
+
+}  // namespace
+}  // namespace perfhive
