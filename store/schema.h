@@ -7,9 +7,10 @@
 
 namespace perfhive {
 
-// PRAGMA user_version of a database this code writes. Version 1 (no export positions) is
-// upgraded on open by adding kSchemaExportPositions; any other version is refused.
-inline constexpr int64_t kSchemaVersion = 2;
+// PRAGMA user_version of a database this code writes. A new database is made at version 1
+// (kSchema) and brought up to date by the upgrades below, in order, as an older one is on open;
+// a newer version is refused.
+inline constexpr int64_t kSchemaVersion = 3;
 
 inline constexpr const char* kSchema = R"sql(
 CREATE TABLE IF NOT EXISTS hosts (
@@ -81,6 +82,18 @@ CREATE TABLE IF NOT EXISTS export_positions (
   sample_time INTEGER NOT NULL,
   PRIMARY KEY (receiver, host_id)
 ) WITHOUT ROWID;
+)sql";
+
+// Version 3: a sample is known by what the host took (host, query, SystemTime and its two
+// other clocks, PerfTime and PerfTime100nSec), not by the run that sent it, so the same sample
+// sent by another run (a replay repeated, a spool restored from a backup) is stored once.
+// (host, instance id, sequence) stops being unique: a run resumed from a VM image reuses its
+// sequence numbers for new samples. Rows stored before version 3 have no clocks (NULL).
+inline constexpr const char* kSchemaSampleIdentity = R"sql(
+ALTER TABLE snapshots ADD COLUMN perf_time INTEGER;
+ALTER TABLE snapshots ADD COLUMN perf_time_100ns INTEGER;
+DROP INDEX IF EXISTS snapshots_by_sequence;
+CREATE INDEX snapshots_by_sequence ON snapshots (host_id, instance_id, sequence);
 )sql";
 
 }  // namespace perfhive

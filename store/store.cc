@@ -10,6 +10,7 @@
 #include <system_error>
 
 #include "perfdata/snapshot_reader.h"
+#include "perfdata/time_text.h"
 #include "store/group_restorer.h"
 #include "store/host_key.h"
 #include "store/keyframe_cache.h"
@@ -64,23 +65,26 @@ Result<std::unique_ptr<Store>> Store::Open(const std::string& directory,
   if (Status s = Configure(**writer, options); !s.ok()) return s;
   Result<int64_t> version = (*writer)->QueryInt("PRAGMA user_version");
   if (!version.ok()) return version.status();
-  if (*version == 0 || *version == 1) {
+  if (*version > kSchemaVersion || *version < 0) {
+    return Status::Error("store " + path + ": schema version " + std::to_string(*version) +
+                         ", this build reads versions up to " + std::to_string(kSchemaVersion));
+  }
+  if (*version < kSchemaVersion) {
     // Set before the first table exists, so that retention can give pages back to the disk.
     if (*version == 0) {
       if (Status s = (*writer)->Exec("PRAGMA auto_vacuum=INCREMENTAL"); !s.ok()) return s;
     }
     SqliteTransaction transaction(writer->get());
     if (Status s = transaction.Begin(); !s.ok()) return s;
-    if (*version == 0) {
-      if (Status s = (*writer)->Exec(kSchema); !s.ok()) return s;
+    // Each upgrade in order, from the database's version to this build's.
+    const char* const upgrades[] = {kSchema, kSchemaExportPositions, kSchemaSampleIdentity};
+    static_assert(std::size(upgrades) == kSchemaVersion);
+    for (int64_t v = *version; v < kSchemaVersion; ++v) {
+      if (Status s = (*writer)->Exec(upgrades[v]); !s.ok()) return s;
     }
-    if (Status s = (*writer)->Exec(kSchemaExportPositions); !s.ok()) return s;
     std::string pragma = "PRAGMA user_version=" + std::to_string(kSchemaVersion);
     if (Status s = (*writer)->Exec(pragma.c_str()); !s.ok()) return s;
     if (Status s = transaction.Commit(); !s.ok()) return s;
-  } else if (*version != kSchemaVersion) {
-    return Status::Error("store " + path + ": schema version " + std::to_string(*version) +
-                         ", this build reads version " + std::to_string(kSchemaVersion));
   }
   Result<std::unique_ptr<SqliteDb>> reader = SqliteDb::Open(path);
   if (!reader.ok()) return reader.status();
@@ -112,22 +116,28 @@ void Store::AppendAsync(SnapshotToAppend snapshot, AppendCallback done) {
   // them over the cores while the single writer only encodes and writes.
   Result<SnapshotReader> reader = SnapshotReader::Open(snapshot.raw);
   if (!reader.ok()) {
-    done(Status::Error("snapshot refused: " + reader.error()));
+    done(Status::InvalidArgument("snapshot refused: " + reader.error()));
     return;
   }
   Result<int64_t> sample_time = UnixNanosFromSystemTime(reader->system_time());
   if (!sample_time.ok()) {
-    done(Status::Error("snapshot refused: " + sample_time.error()));
+    done(Status::InvalidArgument("snapshot refused: " + sample_time.error()));
     return;
   }
   if (snapshot.host.empty()) {
-    done(Status::Error("snapshot refused: no host name"));
+    done(Status::InvalidArgument("snapshot refused: no host name"));
     return;
   }
   if (snapshot.receive_time_ns == 0) snapshot.receive_time_ns = NowNs();
   Sha256Digest digest = Sha256(snapshot.raw);
   std::vector<SnapshotSection> sections = SplitIntoSections(*reader, snapshot.raw.size());
-  Pending pending{std::move(snapshot), *sample_time, digest, std::move(sections), std::move(done)};
+  Pending pending{.snapshot = std::move(snapshot),
+                  .sample_time_ns = *sample_time,
+                  .perf_time = reader->perf_time(),
+                  .perf_time_100ns = reader->perf_time_100ns(),
+                  .sha256 = digest,
+                  .sections = std::move(sections),
+                  .done = std::move(done)};
   {
     std::lock_guard lock(queue_mutex_);
     queue_.push_back(std::move(pending));
@@ -190,29 +200,40 @@ Status Store::InsertOne(Pending& pending, std::optional<Result<AppendResult>>& r
   if (!host_id.ok()) return host_id.status();
   int64_t sequence = static_cast<int64_t>(snapshot.sequence);
 
+  // The sample's identity: the same host, query and clocks (SystemTime, PerfTime,
+  // PerfTime100nSec) is the same sample, whichever run sends it. A row stored before the clocks
+  // were kept (NULL) matches on its bytes alone.
   Result<SqliteStatement*> existing = writer_->Prepare(
-      "SELECT id, sha256, sample_time FROM snapshots"
-      " WHERE host_id = ?1 AND instance_id = ?2 AND sequence = ?3");
+      "SELECT id, sha256, perf_time, perf_time_100ns FROM snapshots"
+      " WHERE host_id = ?1 AND sample_time = ?2 AND query = ?3");
   if (!existing.ok()) return existing.status();
-  (*existing)->Bind(1, *host_id).Bind(2, snapshot.instance_id).Bind(3, sequence);
-  Result<bool> found = (*existing)->Step();
-  if (!found.ok()) return found.status();
-  if (*found) {
+  (*existing)->Bind(1, *host_id).Bind(2, pending.sample_time_ns).Bind(3, snapshot.query);
+  for (;;) {
+    Result<bool> found = (*existing)->Step();
+    if (!found.ok()) return found.status();
+    if (!*found) break;
     std::span<const uint8_t> stored = (*existing)->Blob(1);
-    bool same =
+    bool same_bytes =
         std::equal(stored.begin(), stored.end(), pending.sha256.begin(), pending.sha256.end());
-    AppendResult duplicate{(*existing)->Int(0), true, (*existing)->Int(2)};
-    (*existing)->Reset();
-    if (same) {
-      result = duplicate;
+    bool same_clocks = !(*existing)->IsNull(2) && !(*existing)->IsNull(3) &&
+                       (*existing)->Int(2) == pending.perf_time &&
+                       (*existing)->Int(3) == pending.perf_time_100ns;
+    if (!same_bytes && !same_clocks) continue;
+    if (same_bytes) {
+      result = AppendResult{(*existing)->Int(0), true, pending.sample_time_ns};
     } else {
-      result =
-          Status::Error("snapshot refused: host " + snapshot.host + " instance " +
-                        snapshot.instance_id + " sequence " + std::to_string(snapshot.sequence) +
-                        " is already stored with different bytes");
+      result = Status(StatusCode::kAlreadyExists,
+                      "host " + snapshot.host + " already has a \"" + snapshot.query +
+                          "\" sample taken at " + FormatRfc3339(pending.sample_time_ns) +
+                          " (PerfTime " + std::to_string(pending.perf_time) + ", PerfTime100nSec " +
+                          std::to_string(pending.perf_time_100ns) +
+                          ") with other bytes; this one (instance " + snapshot.instance_id +
+                          ", sequence " + std::to_string(snapshot.sequence) + ") is not stored");
     }
+    (*existing)->Reset();
     return Status();
   }
+  (*existing)->Reset();
 
   // Delta against the stream's keyframe, or a new keyframe.
   Keyframe* group = keyframes_->Find(*host_id, snapshot.query);
@@ -259,9 +280,9 @@ Status Store::InsertOne(Pending& pending, std::optional<Result<AppendResult>>& r
   }
 
   Result<SqliteStatement*> insert = writer_->Prepare(
-      "INSERT INTO snapshots (host_id, query, sample_time, receive_time, instance_id, sequence,"
-      " sha256, raw_size, stored_size, keyframe_id) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, "
-      "?10)");
+      "INSERT INTO snapshots (host_id, query, sample_time, perf_time, perf_time_100ns,"
+      " receive_time, instance_id, sequence, sha256, raw_size, stored_size, keyframe_id)"
+      " VALUES (?1, ?2, ?3, ?11, ?12, ?4, ?5, ?6, ?7, ?8, ?9, ?10)");
   if (!insert.ok()) return insert.status();
   (*insert)
       ->Bind(1, *host_id)
@@ -272,7 +293,9 @@ Status Store::InsertOne(Pending& pending, std::optional<Result<AppendResult>>& r
       .Bind(6, sequence)
       .BindBlob(7, pending.sha256)
       .Bind(8, static_cast<int64_t>(snapshot.raw.size()))
-      .Bind(9, static_cast<int64_t>(frame.size()));
+      .Bind(9, static_cast<int64_t>(frame.size()))
+      .Bind(11, pending.perf_time)
+      .Bind(12, pending.perf_time_100ns);
   if (keyframe_id) {
     (*insert)->Bind(10, *keyframe_id);
   } else {

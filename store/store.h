@@ -5,8 +5,10 @@
 // Appends are group-committed: any number of threads call AppendAsync() (or Append()), one writer
 // thread commits whatever is queued in one transaction, and a completion runs only once that
 // transaction is durable (WAL, synchronous=FULL), so a caller that acknowledges from the
-// completion never acknowledges anything a crash can lose. A resend of (host, instance id,
-// sequence) is recognised and reported as a duplicate, not stored twice.
+// completion never acknowledges anything a crash can lose. A sample is known by its host, query
+// and clocks (SystemTime, PerfTime, PerfTime100nSec), whichever run sends it: the same sample
+// again is reported as a duplicate, not stored twice, and one with the same identity but other
+// bytes is refused as a conflict (ALREADY_EXISTS).
 //
 // Snapshots of one host and query are stored in groups: a keyframe, then deltas against that
 // keyframe (wire/snapshot_delta.h), so any snapshot restores from one keyframe and one delta.
@@ -84,7 +86,7 @@ struct HostRecord {
 struct SnapshotToAppend {
   std::string host;
   std::string query;        // "Global", "Costly", "230 238"
-  std::string instance_id;  // with `sequence`, the idempotency key
+  std::string instance_id;  // the run that sent it, and its place in that run
   uint64_t sequence = 0;
   int64_t receive_time_ns = 0;  // server clock; 0: now
   std::vector<uint8_t> raw;     // the exact PERF_DATA_BLOCK bytes
@@ -165,8 +167,10 @@ class Store {
   using AppendCallback = std::function<void(Result<AppendResult>)>;
   // Validates the snapshot (perfdata's reader; its SystemTime is the sample time), then queues
   // it; `done` runs once on the writer thread when the append is durable or failed. A snapshot
-  // that does not validate fails at once, `done` running on the calling thread. An unknown host
-  // is added with just its name.
+  // that does not validate fails at once with INVALID_ARGUMENT, `done` running on the calling
+  // thread; one whose identity is stored with other bytes fails with ALREADY_EXISTS. Both are
+  // the snapshot's fault: any other error is the store's, and the same append may work later.
+  // An unknown host is added with just its name.
   void AppendAsync(SnapshotToAppend snapshot, AppendCallback done);
   // AppendAsync and wait.
   Result<AppendResult> Append(SnapshotToAppend snapshot);
@@ -245,6 +249,9 @@ class Store {
   struct Pending {
     SnapshotToAppend snapshot;
     int64_t sample_time_ns = 0;
+    // With the host, query and sample time, the sample's identity.
+    int64_t perf_time = 0;
+    int64_t perf_time_100ns = 0;
     Sha256Digest sha256{};
     std::vector<SnapshotSection> sections;  // how its frame cuts it
     AppendCallback done;
@@ -256,7 +263,7 @@ class Store {
   // Everything below runs with write_mutex_ held.
   std::vector<Result<AppendResult>> CommitBatch(std::vector<Pending>& batch);
   // A database error is returned and ends the batch; the outcome for this one snapshot (stored,
-  // duplicate, or refused as a conflicting resend) goes to `result`.
+  // duplicate, or refused as a conflict) goes to `result`.
   Status InsertOne(Pending& pending, std::optional<Result<AppendResult>>& result);
   Result<int64_t> HostId(const std::string& host, bool create, int64_t now_ns);
 

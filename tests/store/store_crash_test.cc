@@ -25,9 +25,10 @@ using testing::MakeAppend;
 using testing::SmallSnapshot;
 using testing::TempDir;
 
-// Snapshot `sequence` of the child's stream, reproducible in the parent.
+// Snapshot `sequence` of the child's stream, reproducible in the parent; each its own sample.
 std::vector<uint8_t> ChildSnapshot(uint64_t sequence) {
-  return SmallSnapshot(static_cast<int>(sequence % 60), sequence, 20 + sequence % 7);
+  return SmallSnapshot(static_cast<int>(sequence % 60), sequence, 20 + sequence % 7,
+                       static_cast<int64_t>(sequence));
 }
 
 [[noreturn]] void RunChild(const std::string& dir, int report_fd) {

@@ -81,13 +81,7 @@ TEST(StoreExportPositionsTest, AVersionOneDatabaseGetsTheTableOnOpen) {
     auto store = OpenStore(dir.path());
     AddHosts(*store);
   }
-  // Make it what the previous version wrote: no export_positions, user_version 1.
-  sqlite3* db = nullptr;
-  ASSERT_EQ(sqlite3_open((dir.path() + "/perfhive.db").c_str(), &db), SQLITE_OK);
-  ASSERT_EQ(sqlite3_exec(db, "DROP TABLE export_positions; PRAGMA user_version=1;", nullptr,
-                         nullptr, nullptr),
-            SQLITE_OK);
-  sqlite3_close(db);
+  ASSERT_TRUE(testing::RewindSchema(dir.path(), 1));
 
   auto store = OpenStore(dir.path());
   ASSERT_NE(store, nullptr);

@@ -158,14 +158,91 @@ TEST(StoreTest, ResendIsADuplicateAndNotStoredTwice) {
   EXPECT_EQ(again->id, first->id);
   EXPECT_EQ(store->ListSnapshots("web01", 0, INT64_MAX)->size(), 1u);
   EXPECT_EQ((*store->FindHost("web01"))->snapshots_received, 1);
+  // The same bytes under another host are that host's sample.
+  EXPECT_FALSE(store->Append(MakeAppend("web02", "boot-1", 5, raw))->duplicate);
+}
 
-  // The same key with other bytes is refused, naming the key.
-  Result<AppendResult> conflict = store->Append(MakeAppend("web01", "boot-1", 5, SmallSnapshot(2)));
+// Issue 20, case 3: replaying a host's files a second time (a new agent process, so a new
+// instance id and sequences from 1) stored every one of them again.
+TEST(StoreTest, TheSameSampleSentByAnotherRunIsStoredOnce) {
+  TempDir dir;
+  auto store = OpenStore(dir.path());
+  for (int s = 0; s < 3; ++s) {
+    ASSERT_TRUE(store->Append(MakeAppend("web01", "run-1", s + 1, SmallSnapshot(s, s))).ok());
+  }
+  for (int s = 0; s < 3; ++s) {
+    Result<AppendResult> again =
+        store->Append(MakeAppend("web01", "run-2", s + 1, SmallSnapshot(s, s)));
+    ASSERT_TRUE(again.ok()) << again.error();
+    EXPECT_TRUE(again->duplicate) << "second " << s;
+  }
+  EXPECT_EQ(store->ListSnapshots("web01", 0, INT64_MAX)->size(), 3u);
+  EXPECT_EQ((*store->FindHost("web01"))->snapshots_received, 3);
+}
+
+// A sample is its host, query and clocks (SystemTime, PerfTime, PerfTime100nSec): the same
+// identity with other bytes is refused as a conflict, naming the sample; another PerfTime at the
+// same SystemTime (a wall clock stepped back) is another sample, and so is another
+// PerfTime100nSec (Samba's emulated registry keeps PerfTime still between its data's updates).
+TEST(StoreTest, TheSameSampleWithOtherBytesIsAConflict) {
+  TempDir dir;
+  auto store = OpenStore(dir.path());
+  ASSERT_TRUE(store->Append(MakeAppend("web01", "boot-1", 1, SmallSnapshot(1, 1))).ok());
+  Result<AppendResult> conflict =
+      store->Append(MakeAppend("web01", "boot-2", 7, SmallSnapshot(1, 2)));
   ASSERT_FALSE(conflict.ok());
-  EXPECT_THAT(conflict.error(), HasSubstr("host web01 instance boot-1 sequence 5 is already stored "
-                                          "with different bytes"));
-  // Another instance id with the same sequence is another snapshot.
-  EXPECT_FALSE(store->Append(MakeAppend("web01", "boot-2", 5, raw))->duplicate);
+  EXPECT_EQ(conflict.status().code(), StatusCode::kAlreadyExists);
+  EXPECT_THAT(conflict.error(),
+              AllOf(HasSubstr("host web01 already has a \"Global\" sample taken at "
+                              "2025-03-01T10:00:01Z"),
+                    HasSubstr("with other bytes"), HasSubstr("instance boot-2, sequence 7")));
+  // Another query at the same time is another sample.
+  EXPECT_TRUE(store->Append(MakeAppend("web01", "boot-2", 8, SmallSnapshot(1, 2), "238")).ok());
+
+  SnapshotBuilder stepped;  // the same SystemTime, taken later by the host's own clock
+  stepped.set_system_name("HOST").set_system_time({2025, 3, 6, 1, 10, 0, 1, 0});
+  stepped.set_perf_time(123'456'789);
+  stepped.AddObject(2).set_no_instances();
+  Result<AppendResult> later = store->Append(MakeAppend("web01", "boot-2", 9, stepped.Build()));
+  ASSERT_TRUE(later.ok()) << later.error();
+  EXPECT_FALSE(later->duplicate);
+  stepped.set_perf_time_100ns(5);
+  later = store->Append(MakeAppend("web01", "boot-2", 10, stepped.Build()));
+  ASSERT_TRUE(later.ok()) << later.error();
+  EXPECT_FALSE(later->duplicate);
+  EXPECT_EQ(store->ListSnapshots("web01", 0, INT64_MAX, "Global")->size(), 3u);
+}
+
+// Issue 20, case 6: a run resumed from a VM image (or a spool restored from a backup) sends new
+// samples under sequence numbers already stored; they were refused, and the server ended the
+// stream at every resend, so nothing more from the host was ever stored.
+TEST(StoreTest, AReusedSequenceWithANewSampleIsStored) {
+  TempDir dir;
+  auto store = OpenStore(dir.path());
+  ASSERT_TRUE(store->Append(MakeAppend("web01", "boot-1", 5, SmallSnapshot(1))).ok());
+  Result<AppendResult> resumed = store->Append(MakeAppend("web01", "boot-1", 5, SmallSnapshot(2)));
+  ASSERT_TRUE(resumed.ok()) << resumed.error();
+  EXPECT_FALSE(resumed->duplicate);
+  EXPECT_EQ(store->ListSnapshots("web01", 0, INT64_MAX)->size(), 2u);
+  EXPECT_EQ(*store->LastSequence("web01", "boot-1"), 5u);
+}
+
+// A store written before samples were known by their identity is upgraded on open: its rows
+// (without clocks) still recognise their own bytes, and sequences stop being unique.
+TEST(StoreTest, AVersionTwoStoreKnowsSamplesByIdentityAfterOpen) {
+  TempDir dir;
+  {
+    auto store = OpenStore(dir.path());
+    ASSERT_TRUE(store->Append(MakeAppend("web01", "boot-1", 1, SmallSnapshot(1, 1))).ok());
+  }
+  ASSERT_TRUE(testing::RewindSchema(dir.path(), 2));
+  auto store = OpenStore(dir.path());
+  ASSERT_NE(store, nullptr);
+  Result<AppendResult> again = store->Append(MakeAppend("web01", "boot-2", 3, SmallSnapshot(1, 1)));
+  ASSERT_TRUE(again.ok()) << again.error();
+  EXPECT_TRUE(again->duplicate);
+  EXPECT_TRUE(store->Append(MakeAppend("web01", "boot-1", 1, SmallSnapshot(2, 1))).ok());
+  EXPECT_EQ(store->ListSnapshots("web01", 0, INT64_MAX)->size(), 2u);
 }
 
 TEST(StoreTest, MalformedSnapshotsAreRefusedWithTheReadersMessage) {
@@ -211,7 +288,7 @@ TEST(StoreTest, LastSequencePerInstance) {
   auto store = OpenStore(dir.path());
   EXPECT_FALSE(store->LastSequence("web01", "boot-1")->has_value());
   for (uint64_t s : {3, 9, 4}) {
-    ASSERT_TRUE(store->Append(MakeAppend("web01", "boot-1", s, SmallSnapshot(1, s))).ok());
+    ASSERT_TRUE(store->Append(MakeAppend("web01", "boot-1", s, SmallSnapshot(s, s))).ok());
   }
   ASSERT_TRUE(store->Append(MakeAppend("web01", "boot-2", 1, SmallSnapshot(1))).ok());
   EXPECT_EQ(*store->LastSequence("WEB01", "boot-1"), std::optional<uint64_t>(9));

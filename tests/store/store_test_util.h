@@ -3,6 +3,7 @@
 #ifndef PERFHIVE_TESTS_STORE_STORE_TEST_UTIL_H_
 #define PERFHIVE_TESTS_STORE_STORE_TEST_UTIL_H_
 
+#include <sqlite3.h>
 #include <unistd.h>
 
 #include <cstdint>
@@ -31,10 +32,13 @@ class TempDir {
 };
 
 // A small valid snapshot taken at 2025-03-01 10:00:`second` UTC whose values depend on `seed`.
-inline std::vector<uint8_t> SmallSnapshot(int second, uint64_t seed = 0, int processes = 20) {
+// Two with the same second and PerfTime are the same sample to the store.
+inline std::vector<uint8_t> SmallSnapshot(int second, uint64_t seed = 0, int processes = 20,
+                                          int64_t perf_time = 0) {
   SnapshotBuilder builder;
-  builder.set_system_name("HOST").set_system_time(
-      {2025, 3, 6, 1, 10, 0, static_cast<uint16_t>(second), 0});
+  builder.set_system_name("HOST")
+      .set_system_time({2025, 3, 6, 1, 10, 0, static_cast<uint16_t>(second), 0})
+      .set_perf_time(perf_time);
   ObjectBuilder& process = builder.AddObject(230);
   for (uint32_t c = 0; c < 4; ++c) {
     process.AddCounter({.name_index = 6 + 2 * c, .type = winperf::kCounterLargeRawcount});
@@ -59,6 +63,22 @@ inline SnapshotToAppend MakeAppend(std::string host, std::string instance, uint6
   append.receive_time_ns = 1'000'000'000LL * (1'740'823'200LL + static_cast<int64_t>(sequence));
   append.raw = std::move(raw);
   return append;
+}
+
+// Makes the closed store in `dir` what schema version 2 wrote: no clocks, (host, instance,
+// sequence) unique; version 1 also lacks export_positions. True when it worked.
+inline bool RewindSchema(const std::string& dir, int version) {
+  std::string sql =
+      "DROP INDEX snapshots_by_sequence; ALTER TABLE snapshots DROP COLUMN perf_time;"
+      "ALTER TABLE snapshots DROP COLUMN perf_time_100ns;"
+      "CREATE UNIQUE INDEX snapshots_by_sequence ON snapshots (host_id, instance_id, sequence);";
+  if (version == 1) sql += "DROP TABLE export_positions;";
+  sql += "PRAGMA user_version=" + std::to_string(version) + ";";
+  sqlite3* db = nullptr;
+  bool ok = sqlite3_open((dir + "/perfhive.db").c_str(), &db) == SQLITE_OK &&
+            sqlite3_exec(db, sql.c_str(), nullptr, nullptr, nullptr) == SQLITE_OK;
+  sqlite3_close(db);
+  return ok;
 }
 
 }  // namespace perfhive::testing
