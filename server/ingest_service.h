@@ -5,6 +5,7 @@
 #ifndef PERFHIVE_SERVER_INGEST_SERVICE_H_
 #define PERFHIVE_SERVER_INGEST_SERVICE_H_
 
+#include <algorithm>
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
@@ -20,13 +21,20 @@ struct IngestLimits {
   // The largest raw snapshot accepted (restored size); larger ones are refused, the stream
   // goes on.
   size_t max_snapshot_bytes = 64 << 20;
-  // Snapshots a stream may send per second, on average over a few seconds; more are refused
-  // with RESOURCE_EXHAUSTED.
+  // Snapshots a stream may send per second, on average over a few seconds; beyond it the stream
+  // is read more slowly (nothing is refused for it).
   double max_snapshots_per_second = 50;
   // Snapshots of one stream being made durable at once; the stream is read no further until
   // one completes.
   int max_in_flight = 64;
 };
+
+// gRPC's limit on one received message for these limits: a snapshot over the limit reaches the
+// session, which refuses it with a message; gRPC's own limit only keeps one message from
+// exhausting memory.
+inline int MaxReceiveMessageBytes(const IngestLimits& limits) {
+  return static_cast<int>(std::min<size_t>(limits.max_snapshot_bytes + (1 << 20), size_t{1} << 30));
+}
 
 // Counters over all streams since the server started.
 struct IngestCounters {
@@ -34,6 +42,9 @@ struct IngestCounters {
   std::atomic<uint64_t> snapshots_stored{0};
   std::atomic<uint64_t> snapshots_duplicate{0};
   std::atomic<uint64_t> snapshots_refused{0};
+  std::atomic<uint64_t> snapshots_conflicting{0};  // refused: the sample is stored with other bytes
+  std::atomic<uint64_t> snapshots_resent{0};       // asked for again as keyframes
+  std::atomic<uint64_t> snapshots_delayed{0};      // held back by the rate limit
   std::atomic<uint64_t> raw_bytes_stored{0};
   std::atomic<uint64_t> wire_bytes{0};
 };

@@ -3,9 +3,12 @@
 #include <algorithm>
 #include <utility>
 
+#include "perfdata/display_text.h"
+#include "perfdata/host_name.h"
 #include "perfdata/snapshot_reader.h"
 #include "port/sha256.h"
 #include "server/call_auth.h"
+#include "store/host_key.h"
 #include "store/sample_time.h"
 #include "wire/title_digest.h"
 
@@ -22,6 +25,29 @@ int64_t NowNanos() {
 
 std::span<const uint8_t> BytesOf(const std::string& bytes) {
   return {reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size()};
+}
+
+// Bounds of what an agent says about itself and its host: text a person reads is cut to these
+// (perfdata/display_text.h), identifiers beyond them are refused.
+constexpr size_t kMaxDescriptionBytes = 256;  // OS, OS version, agent version
+constexpr size_t kMaxHealthMessageBytes = 4096;
+constexpr size_t kMaxIdentifierBytes = 128;  // instance ids, query names
+
+// Identifiers (an instance id, a query) are printable ASCII of a bounded length: they are keys,
+// and they are shown.
+Status CheckIdentifier(std::string_view what, std::string_view text) {
+  if (text.size() > kMaxIdentifierBytes) {
+    return Status::InvalidArgument(std::string(what) + " is " + std::to_string(text.size()) +
+                                   " bytes long; at most " + std::to_string(kMaxIdentifierBytes) +
+                                   " are allowed");
+  }
+  for (char c : text) {
+    if (c < 0x20 || c > 0x7E) {
+      return Status::InvalidArgument(std::string(what) + " \"" + EscapeForDisplay(text) +
+                                     "\" holds a character other than printable ASCII");
+    }
+  }
+  return Status();
 }
 
 std::optional<Sha256Digest> DigestOf(const std::string& bytes) {
@@ -69,7 +95,7 @@ void IngestSession::OnReadDone(bool ok) {
       go_on = HandleTitles(incoming_.titles());
       break;
     case v1::AgentMessage::kSnapshot:
-      go_on = HandleSnapshot(*incoming_.mutable_snapshot());
+      go_on = HandleSnapshotWithinRate();
       break;
     case v1::AgentMessage::kHealth:
       HandleHealth(incoming_.health());
@@ -90,9 +116,15 @@ bool IngestSession::HandleHello(const v1::Hello& hello) {
     EndStream(grpc::Status(grpc::StatusCode::FAILED_PRECONDITION, "a second Hello"));
     return false;
   }
-  if (hello.host_name().empty() || hello.instance_id().empty()) {
-    EndStream(grpc::Status(grpc::StatusCode::INVALID_ARGUMENT,
-                           "Hello needs a host_name and an instance_id"));
+  Status valid = CheckHostName(hello.host_name());
+  if (valid.ok() && hello.instance_id().empty()) {
+    valid = Status::InvalidArgument("Hello needs an instance_id");
+  }
+  if (valid.ok()) valid = CheckIdentifier("instance_id", hello.instance_id());
+  if (!valid.ok()) {
+    service_.log().WarnOncePerBurst("bad_hello", peer_,
+                                    {{"peer", peer_}, {"message", valid.message()}});
+    EndStream(grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, valid.message()));
     return false;
   }
   if (!principal_->MayWriteAs(hello.host_name())) {
@@ -110,10 +142,10 @@ bool IngestSession::HandleHello(const v1::Hello& hello) {
   Store& store = service_.store();
   HostInfo info{
       .name = host_,
-      .os = hello.os(),
-      .os_version = hello.os_version(),
+      .os = TruncateUtf8(hello.os(), kMaxDescriptionBytes),
+      .os_version = TruncateUtf8(hello.os_version(), kMaxDescriptionBytes),
       .source_kind = hello.source_kind() == v1::SOURCE_KIND_AGENTLESS ? "agentless" : "agent",
-      .agent_version = hello.agent_version(),
+      .agent_version = TruncateUtf8(hello.agent_version(), kMaxDescriptionBytes),
       .instance_id = instance_id_};
   if (Status status = store.UpsertHost(info, NowNanos()); !status.ok()) {
     EndStream(grpc::Status(grpc::StatusCode::UNAVAILABLE, "store: " + status.message()));
@@ -137,7 +169,7 @@ bool IngestSession::HandleHello(const v1::Hello& hello) {
   service_.log().Info("hello", {{"host", host_},
                                 {"peer", peer_},
                                 {"instance", instance_id_},
-                                {"agent_version", hello.agent_version()},
+                                {"agent_version", info.agent_version},
                                 {"durable_sequence", std::to_string(welcome->durable_sequence())}});
   Send(std::move(reply));
   return true;
@@ -166,7 +198,7 @@ bool IngestSession::HandleTitles(const v1::TitleDatabase& titles) {
   return true;
 }
 
-bool IngestSession::TakeRateToken() {
+std::chrono::steady_clock::duration IngestSession::TakeRateToken() {
   double rate = service_.limits().max_snapshots_per_second;
   double burst = std::max(10.0, rate * 5);
   auto now = std::chrono::steady_clock::now();
@@ -177,9 +209,40 @@ bool IngestSession::TakeRateToken() {
         burst, rate_tokens_ + rate * std::chrono::duration<double>(now - rate_updated_).count());
   }
   rate_updated_ = now;
-  if (rate_tokens_ < 1) return false;
-  rate_tokens_ -= 1;
-  return true;
+  if (rate_tokens_ >= 1) {
+    rate_tokens_ -= 1;
+    return {};
+  }
+  return std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+      std::chrono::duration<double>((1 - rate_tokens_) / rate));
+}
+
+bool IngestSession::HandleSnapshotWithinRate() {
+  std::chrono::steady_clock::duration wait = TakeRateToken();
+  if (wait == std::chrono::steady_clock::duration::zero()) {
+    return HandleSnapshot(*incoming_.mutable_snapshot());
+  }
+  // Over the rate: this snapshot waits, and no more is read meanwhile, so the agent's sends back
+  // up in gRPC's flow control. Counted as in flight, so the stream cannot finish under the alarm.
+  service_.counters().snapshots_delayed++;
+  {
+    std::lock_guard lock(mutex_);
+    ++in_flight_;
+  }
+  rate_alarm_.Set(std::chrono::system_clock::now() + wait, [this](bool fired) {
+    bool go_on = true;
+    bool ending;
+    {
+      std::lock_guard lock(mutex_);
+      ending = finish_with_.has_value();
+    }
+    if (fired && !ending) go_on = HandleSnapshotWithinRate();
+    std::unique_lock lock(mutex_);
+    --in_flight_;
+    if (go_on) read_wanted_ = true;
+    Advance(lock);
+  });
+  return false;
 }
 
 Status IngestSession::ApplyTitles(const v1::Snapshot& snapshot, int64_t sample_ns) {
@@ -215,16 +278,30 @@ bool IngestSession::HandleSnapshot(v1::Snapshot& snapshot) {
   service_.counters().wire_bytes += snapshot.payload().size();
   std::string instance_id = snapshot.instance_id().empty() ? instance_id_ : snapshot.instance_id();
   uint64_t sequence = snapshot.sequence();
-  if (!TakeRateToken()) {
+  if (!snapshot.host_name().empty() && HostKey(snapshot.host_name()) != HostKey(host_)) {
+    // Identity travels with the data: no stream relabels a snapshot taken as another host.
     Refuse(instance_id, sequence,
-           Status::ResourceExhausted("more than " +
-                                     std::to_string(service_.limits().max_snapshots_per_second) +
-                                     " snapshots per second on one stream"));
+           Status::InvalidArgument("a snapshot taken as host \"" +
+                                   EscapeForDisplay(TruncateUtf8(snapshot.host_name(), 256)) +
+                                   "\" on the stream of host \"" + host_ + "\""));
+    return true;
+  }
+  if (Status valid = CheckIdentifier("instance_id", instance_id); !valid.ok()) {
+    Refuse(instance_id, sequence, valid);
+    return true;
+  }
+  if (Status valid = CheckIdentifier("query", snapshot.query()); !valid.ok()) {
+    Refuse(instance_id, sequence, valid);
     return true;
   }
   Result<std::vector<uint8_t>> raw = restorer_.Restore(snapshot);
   if (!raw.ok()) {
-    Refuse(instance_id, sequence, raw.status());
+    if (raw.status().code() == StatusCode::kFailedPrecondition) {
+      // Its base was refused or asked for again: not the snapshot's fault.
+      AskResend(instance_id, sequence, raw.status());
+    } else {
+      Refuse(instance_id, sequence, raw.status());
+    }
     return true;
   }
   Result<SnapshotReader> reader = SnapshotReader::Open(*raw);
@@ -265,7 +342,8 @@ bool IngestSession::HandleSnapshot(v1::Snapshot& snapshot) {
 void IngestSession::HandleHealth(const v1::HealthReport& health) {
   if (!hello_received_) return;
   int64_t time = health.last_error_unix_nanos() != 0 ? health.last_error_unix_nanos() : NowNanos();
-  if (Status status = service_.store().RecordHostError(host_, health.last_error(), time);
+  if (Status status = service_.store().RecordHostError(
+          host_, TruncateUtf8(health.last_error(), kMaxHealthMessageBytes), time);
       !status.ok()) {
     service_.log().Error("store_error", {{"host", host_}, {"message", status.message()}});
   }
@@ -274,7 +352,9 @@ void IngestSession::HandleHealth(const v1::HealthReport& health) {
 void IngestSession::Refuse(const std::string& instance_id, uint64_t sequence,
                            const Status& status) {
   service_.counters().snapshots_refused++;
-  service_.log().WarnOncePerBurst("refused", host_,
+  bool conflict = status.code() == StatusCode::kAlreadyExists;
+  if (conflict) service_.counters().snapshots_conflicting++;
+  service_.log().WarnOncePerBurst(conflict ? "conflict" : "refused", host_,
                                   {{"host", host_},
                                    {"instance", instance_id},
                                    {"sequence", std::to_string(sequence)},
@@ -292,6 +372,17 @@ void IngestSession::Refuse(const std::string& instance_id, uint64_t sequence,
   Send(std::move(reply));
 }
 
+void IngestSession::AskResend(const std::string& instance_id, uint64_t sequence,
+                              const Status& why) {
+  service_.counters().snapshots_resent++;
+  v1::ServerMessage reply;
+  v1::Resend* resend = reply.mutable_resend();
+  resend->set_instance_id(instance_id);
+  resend->set_sequence(sequence);
+  resend->set_reason(why.message());
+  Send(std::move(reply));
+}
+
 void IngestSession::OnAppended(const std::string& instance_id, uint64_t sequence,
                                Result<AppendResult> result) {
   if (result.ok()) {
@@ -306,7 +397,8 @@ void IngestSession::OnAppended(const std::string& instance_id, uint64_t sequence
     ack->set_sequence(sequence);
     ack->set_duplicate(result->duplicate);
     Send(std::move(reply));
-  } else if (result.status().code() == StatusCode::kInvalidArgument) {
+  } else if (result.status().code() == StatusCode::kInvalidArgument ||
+             result.status().code() == StatusCode::kAlreadyExists) {
     Refuse(instance_id, sequence, result.status());
   } else {
     // Not durable, and not the snapshot's fault: the agent keeps it and sends it again later.

@@ -1,10 +1,14 @@
 // IngestSession: one agent's Ingest stream, from Hello to the end. It restores each snapshot's
 // exact raw bytes (keyframe or delta against the previous one of its query on this stream),
 // checks size, SHA-256, well-formedness and title databases, hands it to the store, and
-// acknowledges it only once the store says it is durable. A snapshot that fails a check is
-// refused with a message and the stream goes on; the stream ends only on a protocol error, a
-// token that may not write as the host, or a store that cannot write (UNAVAILABLE: the agent
-// keeps what is unacknowledged and sends it again later).
+// acknowledges it only once the store says it is durable. A snapshot that can never be stored
+// (malformed, or a conflict with the host's stored sample) is refused with a message and the
+// stream goes on; a delta whose base the stream does not hold is asked for again as a
+// keyframe. The stream ends only on a protocol error, a host name that is not one or that the
+// token may not write as, or a store that cannot write (UNAVAILABLE: the agent keeps what is
+// unacknowledged and sends it again later). Nothing is refused for coming too fast: over the
+// rate limit the next message is read only once the rate allows it, and gRPC's flow control
+// holds the agent back.
 //
 // gRPC calls the reactions on its threads and the store completes appends on its writer
 // thread; the state they share is under `mutex_`. At most one read and one write are
@@ -13,6 +17,8 @@
 
 #ifndef PERFHIVE_SERVER_INGEST_SESSION_H_
 #define PERFHIVE_SERVER_INGEST_SESSION_H_
+
+#include <grpcpp/alarm.h>
 
 #include <chrono>
 #include <cstdint>
@@ -46,11 +52,16 @@ class IngestSession final
   bool HandleSnapshot(perfhive::v1::Snapshot& snapshot);
   void HandleHealth(const perfhive::v1::HealthReport& health);
 
+  // Handles the snapshot in `incoming_` now, or once the rate limit allows (then false: the
+  // alarm reads on).
+  bool HandleSnapshotWithinRate();
   // Records the title databases in force for the snapshot at `sample_ns`.
   Status ApplyTitles(const perfhive::v1::Snapshot& snapshot, int64_t sample_ns);
-  bool TakeRateToken();
+  // Takes a token when one is there (zero); else how long until one is.
+  std::chrono::steady_clock::duration TakeRateToken();
 
   void Refuse(const std::string& instance_id, uint64_t sequence, const Status& status);
+  void AskResend(const std::string& instance_id, uint64_t sequence, const Status& why);
   void OnAppended(const std::string& instance_id, uint64_t sequence, Result<AppendResult> result);
   void Send(perfhive::v1::ServerMessage message);
   // Stops reading and finishes with `status` once nothing is outstanding.
@@ -72,11 +83,12 @@ class IngestSession final
   std::map<std::string, Sha256Digest> titles_in_force_;  // by language, last recorded
   double rate_tokens_ = 0;
   std::chrono::steady_clock::time_point rate_updated_{};
+  grpc::Alarm rate_alarm_;  // set while a snapshot waits for the rate limit
 
   std::mutex mutex_;
   std::deque<perfhive::v1::ServerMessage> outgoing_;
   bool writing_ = false;
-  int in_flight_ = 0;         // appends handed to the store, not yet completed
+  int in_flight_ = 0;         // appends handed to the store, or a snapshot waiting for the rate
   bool read_wanted_ = false;  // a read is due once in_flight_ is under the limit
   bool reads_over_ = false;   // the agent closed its side, or the stream is ending
   std::optional<grpc::Status> finish_with_;

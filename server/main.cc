@@ -201,10 +201,7 @@ Status Run(const ServerOptions& options) {
   grpc::ServerBuilder builder;
   int port = 0;
   builder.AddListeningPort(options.listen, *credentials, &port);
-  // Oversized snapshots are refused by the session with a message; gRPC's own limit only keeps
-  // a message from exhausting memory.
-  builder.SetMaxReceiveMessageSize(
-      static_cast<int>(std::min<size_t>(options.max_snapshot_bytes + (1 << 20), size_t{1} << 30)));
+  builder.SetMaxReceiveMessageSize(MaxReceiveMessageBytes(limits));
   builder.RegisterService(&ingest);
   builder.RegisterService(&query);
   std::unique_ptr<grpc::Server> server = builder.BuildAndStart();

@@ -10,6 +10,7 @@ namespace perfhive::testing {
 namespace {
 
 namespace v1 = perfhive::v1;
+using ::testing::AllOf;
 using ::testing::HasSubstr;
 
 // Reads the Welcome that answers a Hello.
@@ -154,18 +155,137 @@ TEST(IngestSessionTest, RefusesOversizedCorruptAndUnanchoredSnapshotsByName) {
   ASSERT_TRUE(reply.has_refusal());
   EXPECT_EQ(reply.refusal().code(), "DATA_LOSS");
 
-  // A delta against a base this stream never carried.
+  // A delta against a base this stream never carried is not the snapshot's fault: it is asked
+  // for again, as a keyframe.
   std::vector<uint8_t> other = SmallSnapshot(3);
   ASSERT_TRUE(client.Send(IngestClient::SnapshotMessage("run-1", 4, other, &titles, &small, 99)));
   reply = ReadReply(client);
-  ASSERT_TRUE(reply.has_refusal());
-  EXPECT_EQ(reply.refusal().code(), "FAILED_PRECONDITION");
-  EXPECT_THAT(reply.refusal().message(), HasSubstr("send a keyframe"));
+  ASSERT_TRUE(reply.has_resend()) << reply.DebugString();
+  EXPECT_EQ(reply.resend().sequence(), 4u);
+  EXPECT_THAT(reply.resend().reason(), HasSubstr("send a keyframe"));
 
   ASSERT_TRUE(client.Send(IngestClient::SnapshotMessage("run-1", 5, small, &titles)));
   reply = ReadReply(client);
   EXPECT_TRUE(reply.has_ack()) << reply.DebugString();
   EXPECT_TRUE(client.Finish().ok());
+}
+
+// Issue 20, case 5: an agent that drained a backlog of hundreds of spooled snapshots at once was
+// refused everything past the rate limit ("more than 50 snapshots per second on one stream"),
+// and each refusal deleted a snapshot. Past the limit the stream is read more slowly instead:
+// every snapshot is stored.
+TEST(IngestSessionTest, ABacklogOverTheRateIsSlowedDownNotRefused) {
+  TestServer server(TokenTable::AllowAll(), IngestLimits{.max_snapshots_per_second = 20});
+  TitleBytes titles = SmallTitles();
+  IngestClient client(server.address());
+  ASSERT_TRUE(client.Hello("web01", "run-1", {titles}));
+  ReadWelcome(client);
+  ASSERT_TRUE(client.Titles(titles));
+  constexpr int kBacklog = 130;  // a burst of 100, then 30 at 20 per second
+  std::vector<std::vector<uint8_t>> sent;
+  for (int i = 0; i < kBacklog; ++i) {
+    sent.push_back(SmallSnapshot(i % 60, i, 20, /*perf_time=*/i));
+    const std::vector<uint8_t>* base = i == 0 ? nullptr : &sent[i - 1];
+    ASSERT_TRUE(
+        client.Send(IngestClient::SnapshotMessage("run-1", i + 1, sent[i], &titles, base, i)));
+  }
+  for (int i = 0; i < kBacklog; ++i) {
+    v1::ServerMessage reply = ReadReply(client);
+    ASSERT_TRUE(reply.has_ack()) << "reply " << i << ": " << reply.DebugString();
+  }
+  EXPECT_TRUE(client.Finish().ok());
+  EXPECT_EQ(server.store().ListSnapshots("web01", 0, INT64_MAX)->size(), size_t{kBacklog});
+  EXPECT_EQ(server.ingest().counters().snapshots_refused.load(), 0u);
+  EXPECT_GE(server.ingest().counters().snapshots_delayed.load(), 20u);
+}
+
+// Issue 20, case 3: the same sample sent again by another run (a replay repeated, a machine
+// restored from a backup resending its spool) was stored a second time.
+TEST(IngestSessionTest, TheSameSampleFromAnotherRunIsAcknowledgedAsADuplicate) {
+  TestServer server;
+  TitleBytes titles = SmallTitles();
+  std::vector<uint8_t> raw = SmallSnapshot(4, 4);
+  for (const char* run : {"run-1", "run-2"}) {
+    IngestClient client(server.address());
+    ASSERT_TRUE(client.Hello("web01", run, {titles}));
+    ReadWelcome(client);
+    ASSERT_TRUE(client.Titles(titles));
+    ASSERT_TRUE(client.Send(IngestClient::SnapshotMessage(run, 1, raw, &titles)));
+    v1::ServerMessage reply = ReadReply(client);
+    ASSERT_TRUE(reply.has_ack()) << reply.DebugString();
+    EXPECT_EQ(reply.ack().duplicate(), std::string(run) == "run-2");
+    EXPECT_TRUE(client.Finish().ok());
+  }
+  EXPECT_EQ(server.store().ListSnapshots("web01", 0, INT64_MAX)->size(), 1u);
+}
+
+// Issue 20, case 6: a snapshot whose identity was stored with other bytes made the server end
+// the stream as UNAVAILABLE, and the agent sent it first again at every reconnect, so nothing
+// more from the host was ever stored. It is refused as a conflict now, and the stream goes on.
+TEST(IngestSessionTest, AConflictIsRefusedAndTheStreamGoesOn) {
+  TestServer server;
+  TitleBytes titles = SmallTitles();
+  IngestClient first(server.address());
+  ASSERT_TRUE(first.Hello("web01", "run-1", {titles}));
+  ReadWelcome(first);
+  ASSERT_TRUE(first.Titles(titles));
+  ASSERT_TRUE(first.Send(IngestClient::SnapshotMessage("run-1", 1, SmallSnapshot(1, 1), &titles)));
+  ASSERT_TRUE(ReadReply(first).has_ack());
+  EXPECT_TRUE(first.Finish().ok());
+
+  IngestClient client(server.address());
+  ASSERT_TRUE(client.Hello("web01", "run-1", {titles}));
+  ReadWelcome(client);
+  // Sequence 1 again, the same sample time, other values.
+  ASSERT_TRUE(client.Send(IngestClient::SnapshotMessage("run-1", 1, SmallSnapshot(1, 2), &titles)));
+  v1::ServerMessage reply = ReadReply(client);
+  ASSERT_TRUE(reply.has_refusal()) << reply.DebugString();
+  EXPECT_EQ(reply.refusal().code(), "ALREADY_EXISTS");
+  EXPECT_THAT(reply.refusal().message(), HasSubstr("with other bytes"));
+  ASSERT_TRUE(client.Send(IngestClient::SnapshotMessage("run-1", 2, SmallSnapshot(2, 2), &titles)));
+  reply = ReadReply(client);
+  EXPECT_TRUE(reply.has_ack()) << reply.DebugString();
+  EXPECT_TRUE(client.Finish().ok());
+  EXPECT_EQ(server.store().ListSnapshots("web01", 0, INT64_MAX)->size(), 2u);
+  EXPECT_EQ(server.ingest().counters().snapshots_conflicting.load(), 1u);
+}
+
+// Issue 20, case 9: a token that may write `web*` was accepted as `web01<ESC>[31mRED`, as a name
+// with a newline, as a PDH path and as 8 MiB of `a`. Each is refused, saying why.
+TEST(IngestSessionTest, AHostNameThatIsNotAComputerNameIsRefused) {
+  TestServer server;
+  const std::pair<std::string, std::string> bad[] = {
+      {"web01\x1b[31mRED", "a control character (U+001B)"},
+      {"evil\nlevel=error", "a control character (U+000A)"},
+      {"\\\\web01\\Process(x)", "'\\'"},
+      {std::string(8 << 20, 'a'), "8388608 bytes long"},
+      {"web 01", "' '"},
+  };
+  for (const auto& [name, why] : bad) {
+    IngestClient client(server.address());
+    client.Hello(name, "run-1");
+    grpc::Status status = client.Finish();
+    EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT) << why;
+    EXPECT_THAT(status.error_message(), AllOf(HasSubstr("is not a computer name"), HasSubstr(why)));
+  }
+  EXPECT_TRUE(server.store().ListHosts()->empty());
+}
+
+// Issue 20, case 9: a 16 MiB health message was stored and printed whole.
+TEST(IngestSessionTest, AHealthMessageIsKeptBounded) {
+  TestServer server;
+  IngestClient client(server.address());
+  ASSERT_TRUE(client.Hello("web01", "run-1"));
+  ReadWelcome(client);
+  v1::AgentMessage message;
+  message.mutable_health()->set_last_error(std::string(16 << 20, 'x') + "\r\n");
+  message.mutable_health()->set_last_error_unix_nanos(SampleNs(1));
+  ASSERT_TRUE(client.Send(message));
+  EXPECT_TRUE(client.Finish().ok());
+  std::optional<HostRecord> host = server.store().FindHost("web01").value();
+  ASSERT_TRUE(host.has_value());
+  EXPECT_LE(host->last_error.size(), 4096u + 32u);
+  EXPECT_THAT(host->last_error, HasSubstr("(16777218 bytes in all)"));
 }
 
 TokenTable TwoTokens() {

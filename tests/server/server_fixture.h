@@ -37,6 +37,7 @@ class TestServer {
     query_ = std::make_unique<QueryService>(*store_, *loader_, tokens_);
     grpc::ServerBuilder builder;
     builder.AddListeningPort("127.0.0.1:0", grpc::InsecureServerCredentials(), &port_);
+    builder.SetMaxReceiveMessageSize(MaxReceiveMessageBytes(limits));
     builder.RegisterService(ingest_.get());
     builder.RegisterService(query_.get());
     server_ = builder.BuildAndStart();
