@@ -7,6 +7,7 @@
 #include <map>
 
 #include "agent/duration.h"
+#include "perfdata/case_folding.h"
 
 namespace perfhive {
 
@@ -306,6 +307,8 @@ std::string AgentStateDirectory() {
   return "/var/lib/perfhive-agent";
 #endif
 }
+
+std::string SpoolFolderName(std::string_view host_name) { return FoldCase(host_name); }
 
 std::string DefaultSpoolDirectory() {
 #ifdef _WIN32

@@ -87,10 +87,14 @@ Status LoadConfigFile(Env& env, const std::string& path, AgentConfig& config);
 Status LoadConfigText(std::string_view text, std::string_view origin, AgentConfig& config);
 
 // Where the agent keeps its state unless told: %ProgramData%\perfhive\agent on Windows;
-// systemd's $STATE_DIRECTORY, else /var/lib/perfhive-agent, on Linux. The spool is its "spool"
-// folder.
+// systemd's $STATE_DIRECTORY, else /var/lib/perfhive-agent, on Linux. Spools live in its "spool"
+// folder, one folder per host (SpoolFolderName).
 std::string AgentStateDirectory();
 std::string DefaultSpoolDirectory();
+// The folder of a host's spool under a spool root: its name folded as the server folds host
+// names, so that WEB01 and web01 (one host to the server) share one folder and its lock.
+// `host_name` must pass CheckHostName (perfdata/host_name.h), which keeps it a safe folder name.
+std::string SpoolFolderName(std::string_view host_name);
 
 }  // namespace perfhive
 

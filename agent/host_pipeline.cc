@@ -18,13 +18,14 @@ HostPipeline::HostPipeline(HostPipelineOptions options, std::unique_ptr<Snapshot
       log_(log),
       source_(std::move(source)),
       spool_(std::move(spool)),
-      outbox_(std::make_unique<Outbox>(*spool_, kOutboxMemoryBytes, log)) {}
+      outbox_(std::make_unique<Outbox>(*spool_, spool_->TakeRecovered(), kOutboxMemoryBytes, log)) {
+}
 
 Result<std::unique_ptr<HostPipeline>> HostPipeline::Create(
     asio::io_context& io, asio::thread_pool* workers, std::unique_ptr<SnapshotSource> source,
     HostPipelineOptions options, const ServerConnection& server, Env& env, Logger& log) {
   Result<std::unique_ptr<Spool>> spool =
-      Spool::Open(env, options.spool_dir, options.spool_max_bytes, log);
+      Spool::Open(env, options.spool_dir, options.spool_max_bytes, options.owner, log);
   if (!spool.ok()) return spool.status();
   std::unique_ptr<HostPipeline> pipeline(
       new HostPipeline(std::move(options), std::move(source), std::move(spool).value(), log));
@@ -32,19 +33,18 @@ Result<std::unique_ptr<HostPipeline>> HostPipeline::Create(
   p.shipper_ = std::make_unique<Shipper>(ShipperOptions{.server = server.server,
                                                         .credentials = server.credentials,
                                                         .token = server.token,
-                                                        .identity = p.options_.identity,
-                                                        .source_kind = p.options_.source_kind,
+                                                        .owner = p.options_.owner,
                                                         .agent_version = kAgentVersion,
                                                         .instance_id = p.instance_id_},
                                          *p.outbox_, *p.spool_, log);
   p.sampler_ =
-      std::make_unique<Sampler>(io, *p.source_, *p.shipper_, *p.outbox_, log, p.instance_id_,
-                                p.options_.queries, p.options_.interval, workers);
+      std::make_unique<Sampler>(io, *p.source_, *p.shipper_, *p.outbox_, log, p.options_.owner,
+                                p.instance_id_, p.options_.queries, p.options_.interval, workers);
   return pipeline;
 }
 
 void HostPipeline::Start() {
-  log_.Info("host " + options_.identity.name + ", instance " + instance_id_ + ", spool " +
+  log_.Info("host " + options_.owner.Label() + ", instance " + instance_id_ + ", spool " +
             options_.spool_dir);
   sampler_->Start();
   shipper_->Start();
@@ -58,14 +58,23 @@ void HostPipeline::Finish() {
 std::string HostPipeline::Summary() const {
   const SamplerStats& sampled = sampler_->stats();
   ShipperStats shipped = shipper_->stats();
-  return std::to_string(sampled.taken) + " snapshots taken, " +
-         std::to_string(sampled.missed_ticks) + " ticks skipped, " +
-         std::to_string(sampled.failed) + " failed; " + std::to_string(shipped.sent) + " sent (" +
-         std::to_string(shipped.raw_bytes) + " raw bytes as " +
-         std::to_string(shipped.payload_bytes) + "), " + std::to_string(shipped.acked) +
-         " acknowledged (" + std::to_string(shipped.duplicates) + " duplicates), " +
-         std::to_string(shipped.refused) + " refused; " + std::to_string(outbox_->size()) +
-         " left in the spool, " + std::to_string(outbox_->lost()) + " lost";
+  LostSnapshots lost = outbox_->lost();
+  std::string summary =
+      std::to_string(sampled.taken) + " snapshots taken, " + std::to_string(sampled.missed_ticks) +
+      " ticks skipped, " + std::to_string(sampled.failed) + " failed; " +
+      std::to_string(shipped.sent) + " sent (" + std::to_string(shipped.raw_bytes) +
+      " raw bytes as " + std::to_string(shipped.payload_bytes) + "), " +
+      std::to_string(shipped.acked) + " acknowledged (" + std::to_string(shipped.duplicates) +
+      " duplicates), " + std::to_string(shipped.resent) + " asked for again; " +
+      std::to_string(outbox_->size()) + " left in the spool; " + std::to_string(lost.total()) +
+      " lost";
+  if (lost.total() > 0) {
+    summary += " (" + std::to_string(lost.refused) + " refused by the server, " +
+               std::to_string(lost.dropped) + " dropped at the spool's limit, " +
+               std::to_string(lost.unreadable) + " unreadable in the spool, " +
+               std::to_string(lost.unspoolable) + " larger than the spool)";
+  }
+  return summary;
 }
 
 }  // namespace perfhive

@@ -1,7 +1,8 @@
 // HostPipeline: the way of one host's snapshots to the server: its source, spool, outbox,
 // shipper (one stream under the host's own identity) and sampler. The agent runs one for its
 // own host, or one for each host it polls remotely, each as if that host had an agent of its
-// own: its own instance id, sequence numbers, spool folder, stream and health.
+// own: its own instance id, sequence numbers, spool folder (locked while the pipeline runs),
+// stream and health.
 
 #ifndef PERFHIVE_AGENT_HOST_PIPELINE_H_
 #define PERFHIVE_AGENT_HOST_PIPELINE_H_
@@ -31,8 +32,7 @@ struct ServerConnection {
 };
 
 struct HostPipelineOptions {
-  HostIdentity identity;
-  v1::SourceKind source_kind = v1::SOURCE_KIND_AGENT;
+  SnapshotOwner owner;
   std::string spool_dir;
   uint64_t spool_max_bytes = 0;
   std::vector<QuerySchedule> queries;
@@ -52,8 +52,10 @@ class HostPipeline {
   void StopSampling() { sampler_->Stop(); }
   // Ends the stream and spools what the server has not answered.
   void Finish();
-  // One line for the log: what was taken, sent, answered and left.
+  // One line for the log: what was taken, sent, answered, left and lost.
   std::string Summary() const;
+  // Snapshots taken that the server will never have.
+  uint64_t lost() const { return outbox_->lost().total(); }
 
   const HostPipelineOptions& options() const { return options_; }
   const std::string& instance_id() const { return instance_id_; }

@@ -14,12 +14,14 @@
 #include <vector>
 
 #include "agent/remote_source.h"
+#include "perfdata/display_text.h"
 #include "perfdata/status.h"
 #include "sources/object_names_query.h"
 #include "sources/snapshot_source.h"
 
 #ifdef PERFHIVE_AGENT_RUN
 #include "agent/agent_config.h"
+#include "agent/drain_command.h"
 #include "agent/duration.h"
 #include "agent/logger.h"
 #include "agent/run_command.h"
@@ -354,6 +356,14 @@ int main(int argc, char** argv) {
       "Sample this host (or remote hosts, or a replay directory) on schedule and stream to a "
       "server");
   perfhive::AddRunFlags(*run, run_flags);
+  perfhive::RunFlags drain_flags;
+  CLI::App* drain = app.add_subcommand(
+      "drain",
+      "Ship what spool folders hold, each snapshot under the host it was taken as, and exit: "
+      "the snapshots an agent keeps aside (a host since renamed, a --spool-dir used by another "
+      "agent before). Takes run's server and spool settings; --host-name names the host of "
+      "snapshots spooled by agents that did not record it");
+  perfhive::AddRunFlags(*drain, drain_flags);
 #ifdef _WIN32
   perfhive::ServiceCommands service_commands;
   perfhive::AddServiceCommands(app, service_commands);
@@ -372,6 +382,16 @@ int main(int argc, char** argv) {
     }
     return perfhive::RunAgent(*config, env, log);
   }
+  if (drain->parsed()) {
+    perfhive::Env& env = perfhive::Env::Default();
+    perfhive::Logger log(std::cerr, env);
+    perfhive::Result<perfhive::AgentConfig> config = perfhive::ResolveRunConfig(env, drain_flags);
+    if (!config.ok()) {
+      log.Error(config.error());
+      return 2;
+    }
+    return perfhive::DrainSpools(*config, env, log);
+  }
 #ifdef _WIN32
   if (service_commands.install->parsed() || service_commands.uninstall->parsed() ||
       service_commands.run->parsed()) {
@@ -381,7 +401,8 @@ int main(int argc, char** argv) {
 #endif
   perfhive::Status status = perfhive::RunSnapshot(options);
   if (!status.ok()) {
-    std::cerr << "perfhive-agent: " << status.message() << "\n";
+    // Remote hosts' errors are quoted in it.
+    std::cerr << "perfhive-agent: " << perfhive::EscapeForDisplay(status.message()) << "\n";
     return 1;
   }
   return 0;

@@ -4,56 +4,77 @@
 
 namespace perfhive {
 
-Outbox::Outbox(Spool& spool, uint64_t memory_limit_bytes, Logger& log)
+Outbox::Outbox(Spool& spool, std::vector<Spool::Entry> recovered, uint64_t memory_limit_bytes,
+               Logger& log)
     : spool_(spool), memory_limit_bytes_(memory_limit_bytes), log_(log) {
-  for (Spool::Entry& recovered : spool_.TakeRecovered()) {
+  for (Spool::Entry& spooled : recovered) {
     Entry& entry = entries_.emplace_back();
-    entry.instance_id = recovered.record.instance_id;
-    entry.sequence = recovered.record.sequence;
-    entry.spool_id = recovered.id;
+    entry.instance_id = std::move(spooled.record.instance_id);
+    entry.sequence = spooled.record.sequence;
+    entry.spool_id = spooled.id;
   }
 }
 
 void Outbox::Push(SnapshotRecord record) {
+  auto shared = std::make_shared<const SnapshotRecord>(std::move(record));
+  // Written ahead, outside the lock: the write waits for the disk, and answers must not.
+  Result<Spool::Appended> appended = spool_.Append(*shared);
   std::lock_guard lock(mutex_);
-  Entry entry;
-  entry.instance_id = record.instance_id;
-  entry.sequence = record.sequence;
-  entry.record = std::make_shared<const SnapshotRecord>(std::move(record));
-  memory_bytes_ += entry.record->raw.size();
-  entries_.push_back(std::move(entry));
-  // Not spoolable (a full disk): kept in memory rather than lost now.
-  if (!connected_ || memory_bytes_ > memory_limit_bytes_) SpillLocked(std::prev(entries_.end()));
+  if (!appended.ok()) {
+    log_.Error(appended.error());
+    if (appended.status().code() == StatusCode::kResourceExhausted) {
+      // Larger than the whole spool: it can never be kept.
+      ++lost_.unspoolable;
+      return;
+    }
+  }
+  Entry& entry = entries_.emplace_back();
+  entry.instance_id = shared->instance_id;
+  entry.sequence = shared->sequence;
+  const uint64_t size = shared->raw.size();
+  if (appended.ok()) {
+    entry.spool_id = appended->id;
+    ForgetDroppedLocked(appended->dropped);
+  }
+  // Not spooled (a full disk): kept in memory rather than lost now.
+  if (!appended.ok() || (connected_ && memory_bytes_ + size <= memory_limit_bytes_)) {
+    entry.record = std::move(shared);
+    memory_bytes_ += size;
+  }
   PurgeDroppedLocked();
   changed_.notify_all();
 }
 
-Outbox::Spilled Outbox::SpillLocked(std::list<Entry>::iterator it) {
-  if (it->record == nullptr) return Spilled::kYes;
+bool Outbox::SpoolLocked(std::list<Entry>::iterator it) {
+  if (it->spool_id) return true;
   Result<Spool::Appended> appended = spool_.Append(*it->record);
   if (!appended.ok()) {
     log_.Error(appended.error());
-    if (appended.status().code() != StatusCode::kResourceExhausted) return Spilled::kNo;
-    // Larger than the whole spool: it can never be kept.
-    ++lost_;
-    RemoveEntryLocked(it);
-    return Spilled::kLost;
+    if (appended.status().code() == StatusCode::kResourceExhausted) {
+      ++lost_.unspoolable;
+      RemoveEntryLocked(it);
+    }
+    return false;
   }
-  memory_bytes_ -= it->record->raw.size();
-  it->record = nullptr;
   it->spool_id = appended->id;
   ForgetDroppedLocked(appended->dropped);
-  return Spilled::kYes;
+  return true;
+}
+
+void Outbox::ForgetCopyLocked(Entry& entry) {
+  if (entry.record == nullptr || !entry.spool_id) return;
+  memory_bytes_ -= entry.record->raw.size();
+  entry.record = nullptr;
 }
 
 void Outbox::ForgetDroppedLocked(const std::vector<uint64_t>& spool_ids) {
   if (spool_ids.empty()) return;
-  lost_ += spool_ids.size();
   // Only marked here: callers may be walking the list.
   for (Entry& entry : entries_) {
-    if (entry.spool_id &&
+    if (entry.spool_id && !entry.dropped &&
         std::find(spool_ids.begin(), spool_ids.end(), *entry.spool_id) != spool_ids.end()) {
       entry.dropped = true;
+      ++lost_.dropped;
     }
   }
 }
@@ -62,6 +83,7 @@ void Outbox::PurgeDroppedLocked() {
   for (auto it = entries_.begin(); it != entries_.end();) {
     if (it->dropped) {
       if (it->sent) --in_flight_;
+      if (it->record != nullptr) memory_bytes_ -= it->record->raw.size();
       it = entries_.erase(it);
     } else {
       ++it;
@@ -76,7 +98,8 @@ void Outbox::SetConnected(bool connected) {
   for (auto it = entries_.begin(); it != entries_.end();) {
     auto current = it++;
     current->sent = false;
-    if (!connected) SpillLocked(current);
+    if (connected) continue;
+    if (SpoolLocked(current)) ForgetCopyLocked(*current);
   }
   PurgeDroppedLocked();
   changed_.notify_all();
@@ -102,14 +125,14 @@ std::shared_ptr<const SnapshotRecord> Outbox::NextToSend(size_t window,
     Result<SnapshotRecord> record = spool_.Read(spool_id);
     lock.lock();
     if (record.ok()) return std::make_shared<const SnapshotRecord>(std::move(record).value());
-    log_.Warning(record.error());
-    ++lost_;
-    // Still where it was unless the server answered or the spool dropped it meanwhile.
-    for (auto it = entries_.begin(); it != entries_.end(); ++it) {
-      if (it->spool_id == spool_id) {
-        RemoveEntryLocked(it);
-        break;
-      }
+    // Still where it was unless the server answered or the spool dropped it meanwhile; only
+    // then is it lost to the damage.
+    auto it = std::find_if(entries_.begin(), entries_.end(),
+                           [&](const Entry& e) { return e.spool_id == spool_id; });
+    if (it != entries_.end() && !it->dropped) {
+      log_.Warning(record.error());
+      ++lost_.unreadable;
+      RemoveEntryLocked(it);
     }
   }
 }
@@ -127,29 +150,38 @@ void Outbox::RemoveEntryLocked(std::list<Entry>::iterator it) {
   changed_.notify_all();
 }
 
+std::list<Outbox::Entry>::iterator Outbox::FindLocked(const std::string& instance_id,
+                                                      uint64_t sequence) {
+  return std::find_if(entries_.begin(), entries_.end(), [&](const Entry& e) {
+    return e.sequence == sequence && e.instance_id == instance_id && !e.dropped;
+  });
+}
+
 void Outbox::Remove(const std::string& instance_id, uint64_t sequence) {
   std::lock_guard lock(mutex_);
-  for (auto it = entries_.begin(); it != entries_.end(); ++it) {
-    if (it->sequence == sequence && it->instance_id == instance_id) {
-      RemoveEntryLocked(it);
-      return;
-    }
+  if (auto it = FindLocked(instance_id, sequence); it != entries_.end()) RemoveEntryLocked(it);
+}
+
+void Outbox::Lose(const std::string& instance_id, uint64_t sequence) {
+  std::lock_guard lock(mutex_);
+  if (auto it = FindLocked(instance_id, sequence); it != entries_.end()) {
+    ++lost_.refused;
+    RemoveEntryLocked(it);
   }
 }
 
-void Outbox::RemoveThrough(const std::string& instance_id, uint64_t sequence) {
+void Outbox::Unsend(const std::string& instance_id, uint64_t sequence) {
   std::lock_guard lock(mutex_);
-  for (auto it = entries_.begin(); it != entries_.end();) {
-    auto current = it++;
-    if (current->instance_id == instance_id && current->sequence <= sequence) {
-      RemoveEntryLocked(current);
-    }
-  }
+  auto it = FindLocked(instance_id, sequence);
+  if (it == entries_.end() || !it->sent) return;
+  it->sent = false;
+  --in_flight_;
+  changed_.notify_all();
 }
 
 void Outbox::SpillAll() {
   std::lock_guard lock(mutex_);
-  for (auto it = entries_.begin(); it != entries_.end();) SpillLocked(it++);
+  for (auto it = entries_.begin(); it != entries_.end();) SpoolLocked(it++);
   PurgeDroppedLocked();
 }
 
@@ -158,7 +190,7 @@ size_t Outbox::size() const {
   return entries_.size();
 }
 
-uint64_t Outbox::lost() const {
+LostSnapshots Outbox::lost() const {
   std::lock_guard lock(mutex_);
   return lost_;
 }

@@ -1,9 +1,10 @@
-// Outbox: the snapshots the server has not answered, in the order they were taken, each held in
-// memory or in the spool. The sampler pushes; the shipper takes them in order to send, and
-// removes one only when the server answers it (an Ack, a duplicate Ack too, or a Refusal).
-// While the agent is disconnected, or when the memory bound is reached, new snapshots go
-// straight to the spool; on a disconnect the ones in memory follow them, so that a crash loses
-// nothing the server did not acknowledge.
+// Outbox: the snapshots the server has not answered, in the order they were taken. Every
+// snapshot is written to the spool before it is offered to the shipper (write-ahead), so a
+// crash at any moment, kill -9 included, loses nothing that was taken: the next run finds it in
+// the spool. While connected, and within a memory bound, a copy stays in memory so sending does
+// not read it back. The shipper takes snapshots in order to send, at most `window` awaiting an
+// answer; only an answer removes one: an Ack (a duplicate too), or a Refusal, which counts it as
+// lost. A Resend puts it back in line.
 
 #ifndef PERFHIVE_AGENT_OUTBOX_H_
 #define PERFHIVE_AGENT_OUTBOX_H_
@@ -16,6 +17,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "agent/logger.h"
 #include "agent/snapshot_record.h"
@@ -23,16 +25,32 @@
 
 namespace perfhive {
 
+// Snapshots an outbox gave up on, by why. Each is data the agent took and the server will never
+// have.
+struct LostSnapshots {
+  uint64_t refused = 0;      // the server will never store them (malformed, a conflict)
+  uint64_t dropped = 0;      // the spool's limit: the oldest go first
+  uint64_t unreadable = 0;   // a spooled file was torn or damaged
+  uint64_t unspoolable = 0;  // larger than the whole spool
+
+  uint64_t total() const { return refused + dropped + unreadable + unspoolable; }
+};
+
 class Outbox {
  public:
-  // Starts with what the spool recovered from earlier runs, oldest first.
-  Outbox(Spool& spool, uint64_t memory_limit_bytes, Logger& log);
+  // Starts with `recovered`, what the spool kept from earlier runs for this outbox's owner,
+  // oldest first.
+  Outbox(Spool& spool, std::vector<Spool::Entry> recovered, uint64_t memory_limit_bytes,
+         Logger& log);
   Outbox(const Outbox&) = delete;
   Outbox& operator=(const Outbox&) = delete;
 
+  // Writes the snapshot to the spool, then queues it. When the spool cannot take it (a full
+  // disk), it waits in memory and the spool is tried again on the next disconnect or stop.
   void Push(SnapshotRecord record);
 
-  // true: new snapshots stay in memory. false: all in memory are spooled, none counts as sent.
+  // true: copies of new snapshots stay in memory. false: the memory copies are let go, and
+  // none counts as sent.
   void SetConnected(bool connected);
 
   // The oldest snapshot not yet sent since SetConnected(true), once fewer than `window` sent
@@ -42,36 +60,38 @@ class Outbox {
                                                    const std::atomic<bool>& interrupted);
   void Wake();
 
-  // Removes the snapshot the server answered, if it is still here (an answer to a resend, or
-  // to one the spool dropped meanwhile, finds nothing).
+  // The server stored the snapshot (or had it): it leaves the outbox and the spool. An answer
+  // to a resend, or to one the spool dropped meanwhile, finds nothing.
   void Remove(const std::string& instance_id, uint64_t sequence);
-  // Removes every snapshot of `instance_id` up to `sequence`: the server says they are durable.
-  void RemoveThrough(const std::string& instance_id, uint64_t sequence);
+  // The server refused the snapshot for good: it leaves, counted as lost.
+  void Lose(const std::string& instance_id, uint64_t sequence);
+  // The server asked for the snapshot again: it is sent again, before anything newer.
+  void Unsend(const std::string& instance_id, uint64_t sequence);
 
-  // Moves every snapshot still in memory to the spool, for a clean stop.
+  // Writes every snapshot the spool does not hold yet, for a clean stop.
   void SpillAll();
 
   size_t size() const;
-  // Snapshots lost: dropped by the spool's limit, unreadable in the spool, or not spoolable.
-  uint64_t lost() const;
+  LostSnapshots lost() const;
 
  private:
   struct Entry {
     std::string instance_id;
     uint64_t sequence = 0;
     std::shared_ptr<const SnapshotRecord> record;  // null while only in the spool
-    std::optional<uint64_t> spool_id;
+    std::optional<uint64_t> spool_id;              // unset until the spool holds it
     bool sent = false;
     bool dropped = false;  // by the spool's limit; removed by PurgeDroppedLocked
   };
 
-  enum class Spilled { kYes, kNo, kLost };
-  // Writes the entry to the spool and frees its memory. kNo: the spool failed (it stays in
-  // memory); kLost: it is larger than the whole spool and was removed.
-  Spilled SpillLocked(std::list<Entry>::iterator it);
+  // Writes the entry to the spool if it is not there; false when it stays in memory only.
+  bool SpoolLocked(std::list<Entry>::iterator it);
+  // Lets go of the memory copy of a spooled entry.
+  void ForgetCopyLocked(Entry& entry);
   void ForgetDroppedLocked(const std::vector<uint64_t>& spool_ids);
   void PurgeDroppedLocked();
   void RemoveEntryLocked(std::list<Entry>::iterator it);
+  std::list<Entry>::iterator FindLocked(const std::string& instance_id, uint64_t sequence);
 
   Spool& spool_;
   const uint64_t memory_limit_bytes_;
@@ -83,7 +103,7 @@ class Outbox {
   bool connected_ = false;
   uint64_t memory_bytes_ = 0;
   size_t in_flight_ = 0;
-  uint64_t lost_ = 0;
+  LostSnapshots lost_;
 };
 
 }  // namespace perfhive

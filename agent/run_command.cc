@@ -11,6 +11,7 @@
 #include "agent/host_log_stream.h"
 #include "agent/host_pipeline.h"
 #include "agent/remote_source.h"
+#include "perfdata/host_name.h"
 #include "sources/replay/replay_source.h"
 
 #ifdef _WIN32
@@ -86,10 +87,10 @@ std::vector<QuerySchedule> Queries(const AgentConfig& config, bool replay) {
   return queries;
 }
 
-// Each remote host's pipeline: its source (nothing is read yet), a spool folder named after it,
-// its own interval. Names must differ, since each is one host on the server.
+// Each remote host's pipeline: its source (nothing is read yet), a spool folder named after it
+// under `spool_root`, its own interval. Names must differ, since each is one host on the server.
 Status AddRemotePipelines(const AgentConfig& config, const ServerConnection& server,
-                          const std::string& spool_dir, asio::io_context& io,
+                          const std::string& spool_root, asio::io_context& io,
                           asio::thread_pool& workers, Env& env, std::mutex& log_mutex,
                           std::vector<std::unique_ptr<HostLog>>& logs,
                           std::vector<std::unique_ptr<HostPipeline>>& pipelines) {
@@ -100,9 +101,12 @@ Status AddRemotePipelines(const AgentConfig& config, const ServerConnection& ser
   std::set<std::string> names;
   for (const RemoteHostConfig& target : config.targets) {
     std::string name = target.Name();
-    std::string key = name;
-    for (char& c : key) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    if (!names.insert(key).second) {
+    if (Status valid = CheckHostName(name); !valid.ok()) {
+      return Status::InvalidArgument(target.address + ": " + valid.message() +
+                                     "; file it under another name with '" + target.address +
+                                     "=NAME' or host_name in [[target]]");
+    }
+    if (!names.insert(SpoolFolderName(name)).second) {
       return Status::InvalidArgument("two targets are named " + name +
                                      "; give each its own name (--target '\\\\HOST=NAME' or "
                                      "host_name in [[target]])");
@@ -114,9 +118,9 @@ Status AddRemotePipelines(const AgentConfig& config, const ServerConnection& ser
     Result<std::unique_ptr<HostPipeline>> pipeline = HostPipeline::Create(
         io, &workers, std::move(source).value(),
         HostPipelineOptions{
-            .identity = HostIdentity{.name = name, .os = "Windows", .os_version = ""},
-            .source_kind = v1::SOURCE_KIND_AGENTLESS,
-            .spool_dir = spool_dir + "/" + name,
+            .owner = SnapshotOwner{.host = {.name = name, .os = "Windows", .os_version = ""},
+                                   .agentless = true},
+            .spool_dir = spool_root + "/" + SpoolFolderName(name),
             .spool_max_bytes = config.spool_max_bytes,
             .queries = Queries(config, false),
             .interval = target.interval.value_or(config.interval)},
@@ -129,26 +133,34 @@ Status AddRemotePipelines(const AgentConfig& config, const ServerConnection& ser
 
 }  // namespace
 
-int RunAgent(const AgentConfig& config, Env& env, Logger& log) {
-  auto fail = [&](const Status& status) {
-    log.Error(status.message());
-    return 1;
-  };
+Result<ServerConnection> ConnectionFromConfig(const AgentConfig& config, Env& env, Logger& log) {
   if (config.server.empty()) {
-    return fail(Status::InvalidArgument("no server: give --server HOST:PORT"));
+    return Status::InvalidArgument("no server: give --server HOST:PORT");
   }
   Result<std::shared_ptr<grpc::ChannelCredentials>> credentials = MakeChannelCredentials(
       env, config.insecure, config.ca_file, config.cert_file, config.key_file);
-  if (!credentials.ok()) return fail(credentials.status());
+  if (!credentials.ok()) return credentials.status();
   if (config.insecure) {
     log.Warning("--insecure: snapshots travel to " + config.server +
                 " in plain text, and the server is not authenticated");
   }
   Result<std::string> token = ReadToken(env, config.token_file);
-  if (!token.ok()) return fail(token.status());
-  ServerConnection server{
+  if (!token.ok()) return token.status();
+  return ServerConnection{
       .server = config.server, .credentials = *credentials, .token = std::move(token).value()};
-  std::string spool_dir = config.spool_dir.empty() ? DefaultSpoolDirectory() : config.spool_dir;
+}
+
+int RunAgent(const AgentConfig& config, Env& env, Logger& log) {
+  auto fail = [&](const Status& status) {
+    log.Error(status.message());
+    return 1;
+  };
+  Result<ServerConnection> connection = ConnectionFromConfig(config, env, log);
+  if (!connection.ok()) return fail(connection.status());
+  const ServerConnection& server = *connection;
+  // Without --spool-dir, every host has a folder of its own under the default root, so agents
+  // with different names share the root; each folder is locked by the agent that uses it.
+  std::string spool_root = config.spool_dir.empty() ? DefaultSpoolDirectory() : config.spool_dir;
 
   asio::io_context io;
   // Remote reads block for as long as the host takes; they run here, never on the io thread.
@@ -163,10 +175,17 @@ int RunAgent(const AgentConfig& config, Env& env, Logger& log) {
     Result<HostIdentity> identity = (*source)->Identity();
     if (!identity.ok()) return fail(identity.status());
     if (!config.host_name.empty()) identity->name = config.host_name;
+    if (Status valid = CheckHostName(identity->name); !valid.ok()) {
+      return fail(valid.Prefixed(config.host_name.empty()
+                                     ? "this host's name cannot be used, give --host-name: "
+                                     : "--host-name: "));
+    }
+    std::string spool_dir = config.spool_dir.empty()
+                                ? spool_root + "/" + SpoolFolderName(identity->name)
+                                : config.spool_dir;
     Result<std::unique_ptr<HostPipeline>> pipeline =
         HostPipeline::Create(io, nullptr, std::move(source).value(),
-                             HostPipelineOptions{.identity = *identity,
-                                                 .source_kind = v1::SOURCE_KIND_AGENT,
+                             HostPipelineOptions{.owner = SnapshotOwner{.host = *identity},
                                                  .spool_dir = spool_dir,
                                                  .spool_max_bytes = config.spool_max_bytes,
                                                  .queries = Queries(config, replay),
@@ -174,7 +193,7 @@ int RunAgent(const AgentConfig& config, Env& env, Logger& log) {
                              server, env, log);
     if (!pipeline.ok()) return fail(pipeline.status());
     pipelines.push_back(std::move(pipeline).value());
-  } else if (Status status = AddRemotePipelines(config, server, spool_dir, io, workers, env,
+  } else if (Status status = AddRemotePipelines(config, server, spool_root, io, workers, env,
                                                 host_log_mutex, host_logs, pipelines);
              !status.ok()) {
     return fail(status);
@@ -232,7 +251,7 @@ int RunAgent(const AgentConfig& config, Env& env, Logger& log) {
 
   log.Info("perfhive-agent " + std::string(kAgentVersion) + " run: " +
            std::to_string(pipelines.size()) + (pipelines.size() == 1 ? " host" : " hosts") +
-           ", server " + config.server + ", spool " + spool_dir);
+           ", server " + config.server + ", spool " + spool_root);
   for (auto& pipeline : pipelines) pipeline->Start();
   io.run();
   for (auto& pipeline : pipelines) pipeline->Finish();
@@ -241,10 +260,16 @@ int RunAgent(const AgentConfig& config, Env& env, Logger& log) {
 
   uint64_t lost = 0;
   for (auto& pipeline : pipelines) {
-    log.Info("stopped " + pipeline->options().identity.name + ": " + pipeline->Summary());
-    lost += pipeline->outbox().lost();
+    std::string summary =
+        "stopped " + pipeline->options().owner.Label() + ": " + pipeline->Summary();
+    if (pipeline->lost() > 0) {
+      log.Error(summary);
+    } else {
+      log.Info(summary);
+    }
+    lost += pipeline->lost();
   }
-  // A replay that ended on its own answered everything, unless the spool dropped some.
+  // A replay that ended on its own answered everything, unless some was lost on the way.
   if (replay && !signalled && exit_code == 0 && (!source_done || lost > 0)) exit_code = 1;
   return exit_code;
 }

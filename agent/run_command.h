@@ -5,6 +5,7 @@
 #define PERFHIVE_AGENT_RUN_COMMAND_H_
 
 #include "agent/agent_config.h"
+#include "agent/host_pipeline.h"
 #include "agent/logger.h"
 #include "port/env.h"
 
@@ -12,8 +13,11 @@ namespace perfhive {
 
 inline constexpr const char* kAgentVersion = "0.1.0";
 
-// The process exit code: 0 on a clean stop (a replay: every file answered), 1 on a setup
-// error or a replay with snapshots still unanswered at the timeout.
+// The server, TLS and token settings of `config`, checked and read.
+Result<ServerConnection> ConnectionFromConfig(const AgentConfig& config, Env& env, Logger& log);
+
+// The process exit code: 0 on a clean stop (a replay: every file answered, nothing lost), 1 on
+// a setup error, or a replay with snapshots unanswered at the timeout or lost.
 int RunAgent(const AgentConfig& config, Env& env, Logger& log);
 
 }  // namespace perfhive

@@ -6,14 +6,16 @@
 namespace perfhive {
 
 Sampler::Sampler(asio::io_context& io, SnapshotSource& source, Shipper& shipper, Outbox& outbox,
-                 Logger& log, std::string instance_id, const std::vector<QuerySchedule>& queries,
-                 std::chrono::milliseconds interval, asio::thread_pool* workers)
+                 Logger& log, SnapshotOwner owner, std::string instance_id,
+                 const std::vector<QuerySchedule>& queries, std::chrono::milliseconds interval,
+                 asio::thread_pool* workers)
     : io_(io),
       workers_(workers),
       source_(source),
       shipper_(shipper),
       outbox_(outbox),
       log_(log),
+      owner_(std::move(owner)),
       instance_id_(std::move(instance_id)) {
   for (const QuerySchedule& query : queries) {
     schedules_.push_back(std::unique_ptr<Schedule>(new Schedule{
@@ -157,7 +159,8 @@ void Sampler::Finish(Schedule& schedule, Reading reading) {
       shipper_.ReportHealth("");
     }
     ++stats_.taken;
-    outbox_.Push(SnapshotRecord{.instance_id = instance_id_,
+    outbox_.Push(SnapshotRecord{.owner = owner_,
+                                .instance_id = instance_id_,
                                 .sequence = next_sequence_++,
                                 .query = schedule.resolved,
                                 .titles = title_refs_,

@@ -36,9 +36,11 @@ struct SamplerStats {
 
 class Sampler {
  public:
+  // Every snapshot taken is `owner`'s, numbered within `instance_id`.
   Sampler(asio::io_context& io, SnapshotSource& source, Shipper& shipper, Outbox& outbox,
-          Logger& log, std::string instance_id, const std::vector<QuerySchedule>& queries,
-          std::chrono::milliseconds interval, asio::thread_pool* workers = nullptr);
+          Logger& log, SnapshotOwner owner, std::string instance_id,
+          const std::vector<QuerySchedule>& queries, std::chrono::milliseconds interval,
+          asio::thread_pool* workers = nullptr);
   Sampler(const Sampler&) = delete;
   Sampler& operator=(const Sampler&) = delete;
 
@@ -95,6 +97,7 @@ class Sampler {
   std::string last_failure_;
   Outbox& outbox_;
   Logger& log_;
+  const SnapshotOwner owner_;
   const std::string instance_id_;
   std::vector<std::unique_ptr<Schedule>> schedules_;
   std::function<void()> on_exhausted_;

@@ -146,10 +146,11 @@ bool Shipper::RunStream(v1::Ingest::Stub& stub) {
     bases_.clear();
     v1::Hello* hello = hello_message.mutable_hello();
     hello->set_protocol_version(1);
-    hello->set_host_name(options_.identity.name);
-    hello->set_os(options_.identity.os);
-    hello->set_os_version(options_.identity.os_version);
-    hello->set_source_kind(options_.source_kind);
+    hello->set_host_name(options_.owner.host.name);
+    hello->set_os(options_.owner.host.os);
+    hello->set_os_version(options_.owner.host.os_version);
+    hello->set_source_kind(options_.owner.agentless ? v1::SOURCE_KIND_AGENTLESS
+                                                    : v1::SOURCE_KIND_AGENT);
     hello->set_agent_version(options_.agent_version);
     hello->set_instance_id(options_.instance_id);
     announced = current_titles_;
@@ -172,10 +173,11 @@ bool Shipper::RunStream(v1::Ingest::Stub& stub) {
       }
       ++stats_.connects;
     }
-    log_.Info("connected to " + options_.server + " as " + options_.identity.name +
+    // Only answers remove snapshots, never the Welcome's durable sequence: a run resumed from a
+    // VM image reuses its sequence numbers for new samples.
+    log_.Info("connected to " + options_.server + " as " + options_.owner.Label() +
               "; the server holds instance " + options_.instance_id + " through sequence " +
               std::to_string(welcome.durable_sequence()));
-    outbox_.RemoveThrough(options_.instance_id, welcome.durable_sequence());
     outbox_.SetConnected(true);
     std::thread reader([&] { ReadAnswers(*stream); });
     std::optional<v1::AgentMessage> health;
@@ -245,8 +247,20 @@ void Shipper::ReadAnswers(Stream& stream) {
                  base.second->sequence == refusal.sequence();
         });
       }
-      outbox_.Remove(refusal.instance_id(), refusal.sequence());
-      log_.Warning("the server refused a snapshot: " + refusal.code() + ": " + refusal.message());
+      outbox_.Lose(refusal.instance_id(), refusal.sequence());
+      log_.Error("lost a snapshot: the server refused instance " + refusal.instance_id() +
+                 " sequence " + std::to_string(refusal.sequence()) +
+                 " for good: " + refusal.code() + ": " + refusal.message());
+    } else if (message.has_resend()) {
+      const v1::Resend& resend = message.resend();
+      {
+        // The server holds none of this stream's bases for sure: every query starts afresh.
+        std::lock_guard lock(mutex_);
+        ++stats_.resent;
+        bases_.clear();
+      }
+      outbox_.Unsend(resend.instance_id(), resend.sequence());
+      log_.Info("the server asked for a snapshot again: " + resend.reason());
     }
   }
   interrupted_ = true;

@@ -1,9 +1,11 @@
-// Shipper: keeps one gRPC Ingest stream to the server and moves the outbox over it. Hello names
-// the host, this run (instance id) and its title databases; Welcome says which databases to send
-// and what is already durable. Snapshots go in order, at most `window` awaiting an answer; the
-// first of a query on a stream (and the first after a refusal of that query) is zstd of the raw
-// bytes, later ones are delta frames against the previous one sent. A lost stream is retried
-// with exponential backoff and jitter; what it left unanswered is sent again.
+// Shipper: keeps one gRPC Ingest stream to the server for one owner (a host, as an agent or
+// agentless) and moves the outbox over it. Hello names the host, this run (instance id) and its
+// title databases; Welcome says which databases to send. Snapshots go in order, at most `window`
+// awaiting an answer, each naming the host it was taken as; the first of a query on a stream
+// (and the first after a refusal or a resend request) is zstd of the raw bytes, later ones are
+// delta frames against the previous one sent. An Ack removes a snapshot; a Refusal removes it as
+// lost, logged; a Resend sends it again as a keyframe. A lost stream is retried with exponential
+// backoff and jitter; what it left unanswered is sent again.
 
 #ifndef PERFHIVE_AGENT_SHIPPER_H_
 #define PERFHIVE_AGENT_SHIPPER_H_
@@ -34,9 +36,8 @@ namespace perfhive {
 struct ShipperOptions {
   std::string server;  // HOST:PORT
   std::shared_ptr<grpc::ChannelCredentials> credentials;
-  std::string token;  // sent as "authorization: Bearer <token>"; empty: none
-  HostIdentity identity;
-  v1::SourceKind source_kind = v1::SOURCE_KIND_AGENT;
+  std::string token;    // sent as "authorization: Bearer <token>"; empty: none
+  SnapshotOwner owner;  // the host the stream is for: every snapshot it sends must be its
   std::string agent_version;
   std::string instance_id;
   size_t window = 16;  // snapshots sent and not yet answered
@@ -49,8 +50,9 @@ struct ShipperStats {
   uint64_t connects = 0;  // streams the server welcomed
   uint64_t sent = 0;      // snapshot messages, resends included
   uint64_t acked = 0;
-  uint64_t duplicates = 0;  // acks saying the server already had it
-  uint64_t refused = 0;
+  uint64_t duplicates = 0;     // acks saying the server already had it
+  uint64_t refused = 0;        // lost: the server will never store them
+  uint64_t resent = 0;         // the server asked for them again
   uint64_t raw_bytes = 0;      // of the snapshots sent
   uint64_t payload_bytes = 0;  // their payloads on the wire
 };

@@ -5,6 +5,7 @@
 namespace perfhive {
 
 void FrameSnapshot(const SnapshotRecord& record, const SnapshotRecord* base, v1::Snapshot& out) {
+  out.set_host_name(record.owner.host.name);
   out.set_instance_id(record.instance_id);
   out.set_sequence(record.sequence);
   out.set_query(record.query);

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "port/sha256.h"
+#include "sources/snapshot_source.h"
 
 namespace perfhive {
 
@@ -21,7 +22,24 @@ struct TitleRef {
   bool operator==(const TitleRef&) const = default;
 };
 
+// Whose a snapshot is: the host it was taken as (the name the server files it under, and the OS
+// that host reported) and whether it was read remotely. It travels with the snapshot from the
+// sampler through the spool to the wire, so no file, folder or stream can relabel it: a spooled
+// snapshot is only ever shipped under its own owner.
+struct SnapshotOwner {
+  HostIdentity host;
+  bool agentless = false;  // read over the remote registry, not by an agent on the host
+
+  bool operator==(const SnapshotOwner&) const = default;
+  // The same host as the server knows hosts (its name ignoring case) read the same way; the OS
+  // may have been upgraded in between.
+  bool SameHostAs(const SnapshotOwner& other) const;
+  // "web01 (agent)", for logs.
+  std::string Label() const;
+};
+
 struct SnapshotRecord {
+  SnapshotOwner owner;
   std::string instance_id;  // the run that took it
   uint64_t sequence = 0;    // from 1 within the instance
   std::string query;        // "Global", "Costly", "230 238"

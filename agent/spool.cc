@@ -31,16 +31,27 @@ uint64_t SnapshotId(std::string_view name) {
 }  // namespace
 
 Result<std::unique_ptr<Spool>> Spool::Open(Env& env, std::string dir, uint64_t max_bytes,
-                                           Logger& log) {
+                                           std::optional<SnapshotOwner> owner, Logger& log) {
   if (Status status = env.CreateDirectories(dir); !status.ok()) {
     return status.Prefixed("spool: ");
   }
-  std::unique_ptr<Spool> spool(new Spool(env, std::move(dir), max_bytes, log));
-  if (Status status = spool->Recover(); !status.ok()) return status.Prefixed("spool: ");
+  Result<std::unique_ptr<FileLock>> lock = env.LockFile(dir + "/" + kLockFile);
+  if (!lock.ok()) {
+    if (lock.status().code() != StatusCode::kFailedPrecondition) {
+      return lock.status().Prefixed("spool: ");
+    }
+    return Status(StatusCode::kFailedPrecondition,
+                  "spool " + dir + " is in use by another perfhive-agent (" + lock.error() +
+                      "); each agent needs a spool folder of its own: give this one another "
+                      "--spool-dir, or leave it unset (the default is a folder per host name)");
+  }
+  std::unique_ptr<Spool> spool(
+      new Spool(env, std::move(dir), max_bytes, std::move(lock).value(), log));
+  if (Status status = spool->Recover(owner); !status.ok()) return status.Prefixed("spool: ");
   return spool;
 }
 
-Status Spool::Recover() {
+Status Spool::Recover(const std::optional<SnapshotOwner>& owner) {
   Result<std::vector<std::string>> names = env_.ListDirectory(dir_);
   if (!names.ok()) return names.status();
   std::vector<uint64_t> ids;
@@ -57,6 +68,7 @@ Status Spool::Recover() {
   }
   std::sort(ids.begin(), ids.end());
   std::set<std::string> referenced;
+  std::map<std::string, size_t> aside;  // owner label -> snapshots kept aside
   for (uint64_t id : ids) {
     std::string path = SnapshotPath(id);
     Result<std::vector<uint8_t>> bytes = env_.ReadFile(path);
@@ -71,13 +83,18 @@ Status Spool::Recover() {
       referenced.insert(std::string(kTitlesPrefix) + ToHex(title.sha256) +
                         std::string(kTitlesSuffix));
     }
+    // Past every file, own or not: a new file never takes an old one's name.
+    next_id_ = id + 1;
+    if (owner && !record->owner.SameHostAs(*owner)) {
+      ++aside[record->owner.host.name.empty() ? std::string() : record->owner.Label()];
+      continue;
+    }
     record->raw.clear();
     record->raw.shrink_to_fit();
     sizes_[id] = bytes->size();
     bytes_ += bytes->size();
     recovered_.push_back(Entry{.id = id, .bytes = bytes->size(), .record = std::move(*record)});
   }
-  if (!ids.empty()) next_id_ = ids.back() + 1;
   for (const std::string& name : title_files) {
     // A database no spooled snapshot refers to is no longer needed; the running agent writes
     // its own again.
@@ -86,6 +103,19 @@ Status Spool::Recover() {
   if (!recovered_.empty()) {
     log_.Info("spool: " + std::to_string(recovered_.size()) + " snapshots (" +
               std::to_string(bytes_) + " bytes) left by an earlier run in " + dir_);
+  }
+  for (const auto& [label, count] : aside) {
+    kept_aside_ += count;
+    std::string whose = label.empty() ? "written by an older agent, which did not record whose "
+                                        "they are,"
+                                      : "taken as " + label + ",";
+    std::string how = label.empty() ? "`perfhive-agent drain --spool-dir " + dir_ +
+                                          " --host-name NAME` ships them as NAME"
+                                    : "ship them under their own name with `perfhive-agent drain "
+                                      "--spool-dir " +
+                                          dir_ + "` while no agent uses the folder";
+    log_.Warning("spool " + dir_ + ": " + std::to_string(count) + " snapshots " + whose +
+                 " are kept aside there, never shipped as " + owner->Label() + "; " + how);
   }
   return Status();
 }

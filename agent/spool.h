@@ -3,6 +3,13 @@
 // counter so the order they were taken in is kept; the title databases they refer to beside
 // them. The spool is bounded: past its limit the oldest snapshots are dropped, counted and
 // logged. Files that are torn or damaged are skipped with a warning and removed.
+//
+// A spool folder belongs to one agent process at a time (a lock file, LOCK, holds its process
+// id) and its snapshots to the owners they were taken for. Opened for one owner, it hands back
+// only that owner's snapshots; another owner's (a host renamed, a folder given to two agents one
+// after the other) are kept aside, never shipped as this owner, never dropped, and a warning
+// says how to ship them (`perfhive-agent drain`). Opened for no owner (drain), it hands back
+// every snapshot, each with its owner.
 
 #ifndef PERFHIVE_AGENT_SPOOL_H_
 #define PERFHIVE_AGENT_SPOOL_H_
@@ -11,6 +18,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -36,14 +44,20 @@ class Spool {
     std::vector<uint64_t> dropped;  // older entries removed to stay within the limit
   };
 
-  // Creates `dir` if needed and reads what an earlier run left there.
+  // The lock file's name in the folder.
+  static constexpr const char* kLockFile = "LOCK";
+
+  // Creates `dir` if needed, takes its lock (FAILED_PRECONDITION naming the process that holds
+  // it) and reads what an earlier run left there: `owner`'s snapshots, or with no owner all.
   static Result<std::unique_ptr<Spool>> Open(Env& env, std::string dir, uint64_t max_bytes,
-                                             Logger& log);
+                                             std::optional<SnapshotOwner> owner, Logger& log);
   Spool(const Spool&) = delete;
   Spool& operator=(const Spool&) = delete;
 
-  // The snapshots found by Open, oldest first; once.
+  // The snapshots found by Open that are the spool's to ship, oldest first; once.
   std::vector<Entry> TakeRecovered();
+  // Snapshots of other owners left in the folder, not this spool's to ship or drop.
+  size_t kept_aside() const { return kept_aside_; }
 
   // Writes `record` after every other; drops the oldest entries while the spool would exceed
   // its limit. A record larger than the whole limit is refused (ResourceExhausted) and counted
@@ -57,14 +71,15 @@ class Spool {
   Status WriteTitles(const TitleBytes& titles, const Sha256Digest& digest);
   Result<TitleBytes> ReadTitles(const Sha256Digest& digest);
 
+  const std::string& dir() const { return dir_; }
   uint64_t bytes() const;
   size_t size() const;
   uint64_t dropped() const;  // snapshots dropped to stay within the limit, since Open
 
  private:
-  Spool(Env& env, std::string dir, uint64_t max_bytes, Logger& log)
-      : env_(env), dir_(std::move(dir)), max_bytes_(max_bytes), log_(log) {}
-  Status Recover();
+  Spool(Env& env, std::string dir, uint64_t max_bytes, std::unique_ptr<FileLock> lock, Logger& log)
+      : env_(env), dir_(std::move(dir)), max_bytes_(max_bytes), lock_(std::move(lock)), log_(log) {}
+  Status Recover(const std::optional<SnapshotOwner>& owner);
   std::string SnapshotPath(uint64_t id) const;
   std::string TitlesPath(const Sha256Digest& digest) const;
   void RemoveLocked(uint64_t id);
@@ -72,10 +87,12 @@ class Spool {
   Env& env_;
   const std::string dir_;
   const uint64_t max_bytes_;
+  const std::unique_ptr<FileLock> lock_;
   Logger& log_;
+  size_t kept_aside_ = 0;
 
   mutable std::mutex mutex_;
-  std::map<uint64_t, uint64_t> sizes_;  // id -> bytes, oldest first
+  std::map<uint64_t, uint64_t> sizes_;  // id -> bytes, oldest first; this spool's own only
   uint64_t bytes_ = 0;
   uint64_t next_id_ = 1;
   uint64_t dropped_ = 0;

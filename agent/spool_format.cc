@@ -7,7 +7,10 @@
 namespace perfhive {
 namespace {
 
-constexpr std::string_view kRecordMagic = "PHSPOOL1";
+// Version 2 records carry their owner; version 1 records (agents before it) do not, and read
+// back with an empty owner.
+constexpr std::string_view kRecordMagic = "PHSPOOL2";
+constexpr std::string_view kRecordMagicV1 = "PHSPOOL1";
 constexpr std::string_view kTitlesMagic = "PHTITLE1";
 
 // Appends little-endian fields.
@@ -85,6 +88,11 @@ class FieldReader {
     return Take(magic.size(), field) &&
            std::string_view(reinterpret_cast<const char*>(field.data()), field.size()) == magic;
   }
+  // Whether the bytes at the current position are `magic`, without taking them.
+  bool StartsWith(std::string_view magic) const {
+    return bytes_.size() - pos_ >= magic.size() &&
+           std::equal(magic.begin(), magic.end(), bytes_.begin() + static_cast<long>(pos_));
+  }
   bool AtEnd() const { return pos_ == bytes_.size(); }
 
  private:
@@ -98,6 +106,10 @@ std::vector<uint8_t> EncodeSpoolRecord(const SnapshotRecord& record) {
   FieldWriter writer;
   writer.out().reserve(record.raw.size() + 256);
   writer.Text(kRecordMagic);
+  writer.SizedText(record.owner.host.name);
+  writer.SizedText(record.owner.host.os);
+  writer.SizedText(record.owner.host.os_version);
+  writer.U32(record.owner.agentless ? 1 : 0);
   writer.SizedText(record.instance_id);
   writer.U64(record.sequence);
   writer.SizedText(record.query);
@@ -125,9 +137,18 @@ Result<SnapshotRecord> DecodeSpoolRecord(std::span<const uint8_t> bytes) {
   FieldReader reader(body);
   SnapshotRecord record;
   uint32_t title_count = 0;
-  bool ok = reader.Magic(kRecordMagic) && reader.SizedText(record.instance_id) &&
-            reader.U64(record.sequence) && reader.SizedText(record.query) &&
-            reader.U32(title_count) && title_count <= 16;
+  uint32_t agentless = 0;
+  bool ok;
+  if (reader.StartsWith(kRecordMagicV1)) {
+    ok = reader.Magic(kRecordMagicV1);
+  } else {
+    ok = reader.Magic(kRecordMagic) && reader.SizedText(record.owner.host.name) &&
+         reader.SizedText(record.owner.host.os) && reader.SizedText(record.owner.host.os_version) &&
+         reader.U32(agentless) && agentless <= 1;
+    record.owner.agentless = agentless == 1;
+  }
+  ok = ok && reader.SizedText(record.instance_id) && reader.U64(record.sequence) &&
+       reader.SizedText(record.query) && reader.U32(title_count) && title_count <= 16;
   for (uint32_t i = 0; ok && i < title_count; ++i) {
     TitleRef title;
     std::span<const uint8_t> sha;

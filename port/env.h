@@ -8,6 +8,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <memory>
 #include <span>
 #include <string>
 #include <vector>
@@ -15,6 +16,13 @@
 #include "perfdata/status.h"
 
 namespace perfhive {
+
+// An exclusive lock on a file, held until this object is destroyed or the process ends, however
+// it ends: the operating system lets go of it for a process that was killed.
+class FileLock {
+ public:
+  virtual ~FileLock() = default;
+};
 
 class Env {
  public:
@@ -40,6 +48,11 @@ class Env {
   virtual Status CreateDirectories(const std::string& dir) = 0;
   virtual Status RemoveFile(const std::string& path) = 0;
   virtual Result<uint64_t> FileSize(const std::string& path) = 0;
+
+  // Takes the exclusive lock on `path` (created if missing) and writes this process's id into
+  // it, or fails at once with FAILED_PRECONDITION naming the process that holds it. Two locks
+  // on one file exclude each other within one process too.
+  virtual Result<std::unique_ptr<FileLock>> LockFile(const std::string& path) = 0;
 };
 
 }  // namespace perfhive

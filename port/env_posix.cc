@@ -2,6 +2,7 @@
 
 #include <dirent.h>
 #include <fcntl.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -49,6 +50,17 @@ std::string DirectoryOf(const std::string& path) {
   if (slash == 0) return "/";
   return path.substr(0, slash);
 }
+
+// flock(), not fcntl(): fcntl's locks belong to the process, so a second lock taken in the same
+// process would succeed, and closing any descriptor of the file would drop them.
+class PosixFileLock : public FileLock {
+ public:
+  explicit PosixFileLock(int fd) : fd_(fd) {}
+  ~PosixFileLock() override { ::close(fd_); }
+
+ private:
+  int fd_;
+};
 
 class PosixEnv : public Env {
  public:
@@ -153,6 +165,30 @@ class PosixEnv : public Env {
     struct stat info;
     if (::stat(path.c_str(), &info) != 0) return ErrnoStatus("cannot stat", path, errno);
     return static_cast<uint64_t>(info.st_size);
+  }
+
+  Result<std::unique_ptr<FileLock>> LockFile(const std::string& path) override {
+    int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    if (fd < 0) return ErrnoStatus("cannot open", path, errno);
+    if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
+      int error = errno;
+      std::string holder;
+      char text[32];
+      ssize_t n = ::pread(fd, text, sizeof text - 1, 0);
+      ::close(fd);
+      if (error != EWOULDBLOCK) return ErrnoStatus("cannot lock", path, error);
+      if (n > 0) holder.assign(text, static_cast<size_t>(n));
+      while (!holder.empty() && (holder.back() == '\n' || holder.back() == ' ')) holder.pop_back();
+      return Status(StatusCode::kFailedPrecondition,
+                    path + " is locked by process " + (holder.empty() ? "?" : holder));
+    }
+    std::string pid = std::to_string(::getpid()) + "\n";
+    if (::ftruncate(fd, 0) != 0 || ::pwrite(fd, pid.data(), pid.size(), 0) < 0) {
+      int error = errno;
+      ::close(fd);
+      return ErrnoStatus("cannot write", path, error);
+    }
+    return std::unique_ptr<FileLock>(new PosixFileLock(fd));
   }
 };
 

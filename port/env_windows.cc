@@ -31,6 +31,19 @@ Status ErrorCodeStatus(const std::string& what, const std::string& path, std::er
   return Status::Error(std::move(message));
 }
 
+// The lock is on a byte range far past the end of the file: the file's own bytes (the holder's
+// process id) stay readable by the process that is refused.
+constexpr DWORD kLockOffsetHigh = 0x40000000;
+
+class WindowsFileLock : public FileLock {
+ public:
+  explicit WindowsFileLock(HANDLE file) : file_(file) {}
+  ~WindowsFileLock() override { CloseHandle(file_); }
+
+ private:
+  HANDLE file_;
+};
+
 class WindowsEnv : public Env {
  public:
   std::chrono::steady_clock::time_point SteadyNow() override {
@@ -105,6 +118,42 @@ class WindowsEnv : public Env {
     uintmax_t size = std::filesystem::file_size(std::filesystem::u8path(path), error);
     if (error) return ErrorCodeStatus("cannot stat", path, error);
     return static_cast<uint64_t>(size);
+  }
+
+  Result<std::unique_ptr<FileLock>> LockFile(const std::string& path) override {
+    HANDLE file = CreateFileW(Wide(path).c_str(), GENERIC_READ | GENERIC_WRITE,
+                              FILE_SHARE_READ | FILE_SHARE_WRITE, nullptr, OPEN_ALWAYS,
+                              FILE_ATTRIBUTE_NORMAL, nullptr);
+    if (file == INVALID_HANDLE_VALUE) return LastErrorStatus("cannot open", path);
+    OVERLAPPED range{};
+    range.OffsetHigh = kLockOffsetHigh;
+    if (!LockFileEx(file, LOCKFILE_EXCLUSIVE_LOCK | LOCKFILE_FAIL_IMMEDIATELY, 0, 1, 0, &range)) {
+      DWORD error = GetLastError();
+      char text[32] = {};
+      DWORD n = 0;
+      std::string holder;
+      if (::ReadFile(file, text, sizeof text - 1, &n, nullptr) && n > 0) holder.assign(text, n);
+      CloseHandle(file);
+      if (error != ERROR_LOCK_VIOLATION) {
+        SetLastError(error);
+        return LastErrorStatus("cannot lock", path);
+      }
+      while (!holder.empty() && (holder.back() == '\n' || holder.back() == '\r')) {
+        holder.pop_back();
+      }
+      return Status(StatusCode::kFailedPrecondition,
+                    path + " is locked by process " + (holder.empty() ? "?" : holder));
+    }
+    std::string pid = std::to_string(GetCurrentProcessId()) + "\r\n";
+    DWORD written = 0;
+    if (SetFilePointer(file, 0, nullptr, FILE_BEGIN) == INVALID_SET_FILE_POINTER ||
+        !SetEndOfFile(file) ||
+        !WriteFile(file, pid.data(), static_cast<DWORD>(pid.size()), &written, nullptr)) {
+      Status status = LastErrorStatus("cannot write", path);
+      CloseHandle(file);
+      return status;
+    }
+    return std::unique_ptr<FileLock>(new WindowsFileLock(file));
   }
 };
 

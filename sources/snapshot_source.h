@@ -22,6 +22,8 @@ struct HostIdentity {
   std::string name;        // the host's own name ("WEB01", "build-7"), as it reports it
   std::string os;          // "Windows", "Linux"
   std::string os_version;  // "10.0 build 17763", "6.1.0-18-amd64"; empty when unknown
+
+  bool operator==(const HostIdentity&) const = default;
 };
 
 class SnapshotSource {

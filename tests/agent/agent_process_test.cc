@@ -56,21 +56,34 @@ class AgentProcessTest : public ::testing::Test {
 };
 
 TEST_F(AgentProcessTest, ReplayExitsZeroOnceTheServerHoldsEveryFileExactly) {
-  service_.Refuse(5);  // refused counts as answered
   FakeIngestServer server(service_);
   ChildProcess agent(Args(server.address(), "20ms"), log_ / "out", log_ / "err");
   EXPECT_EQ(agent.Wait(kGenerous), 0) << testing::ReadWholeFile(log_ / "err");
 
   auto stored = service_.stored();
-  ASSERT_EQ(stored.size(), static_cast<size_t>(kFiles - 1));
+  ASSERT_EQ(stored.size(), static_cast<size_t>(kFiles));
   std::string instance = stored.begin()->first.first;
-  for (int i = 1; i <= kFiles; ++i) {
-    if (i == 5) continue;
-    EXPECT_EQ(stored.at({instance, i}), FakeRaw(i, 3000 + i)) << i;
-  }
+  for (int i = 1; i <= kFiles; ++i) EXPECT_EQ(stored.at({instance, i}), FakeRaw(i, 3000 + i)) << i;
   ASSERT_FALSE(service_.hellos().empty());
   EXPECT_EQ(service_.hellos()[0].host_name(), "REPLAYHOST");
   EXPECT_EQ(instance.size(), 32u);  // 128 bits in hex
+}
+
+// Issue 20, case 5: snapshots the server refused were deleted and the agent's final line said
+// "0 lost". A refusal is data lost: the replay says how many and why, and exits non-zero.
+TEST_F(AgentProcessTest, ARefusedSnapshotIsReportedLostAndTheReplayFails) {
+  service_.Refuse(5);
+  FakeIngestServer server(service_);
+  ChildProcess agent(Args(server.address(), "20ms"), log_ / "out", log_ / "err");
+  EXPECT_EQ(agent.Wait(kGenerous), 1);
+  std::string log = testing::ReadWholeFile(log_ / "err");
+  EXPECT_EQ(service_.stored().size(), static_cast<size_t>(kFiles - 1));
+  EXPECT_NE(log.find("ERROR lost a snapshot: the server refused instance"), std::string::npos)
+      << log;
+  EXPECT_NE(log.find("sequence 5 for good: INVALID_ARGUMENT: refused by the test"),
+            std::string::npos);
+  EXPECT_NE(log.find("ERROR stopped REPLAYHOST (agent): 8 snapshots taken"), std::string::npos);
+  EXPECT_NE(log.find("1 lost (1 refused by the server"), std::string::npos);
 }
 
 TEST_F(AgentProcessTest, ReplayExitsNonZeroWhenSomethingIsUnansweredAtTheTimeout) {
@@ -94,7 +107,8 @@ TEST_F(AgentProcessTest, SigtermLeavesTheUnansweredSnapshotsInTheSpool) {
 
   std::ostringstream log_text;
   Logger log(log_text, Env::Default());
-  Result<std::unique_ptr<Spool>> spool = Spool::Open(Env::Default(), spool_.path(), 1 << 30, log);
+  Result<std::unique_ptr<Spool>> spool =
+      Spool::Open(Env::Default(), spool_.path(), 1 << 30, testing::TestOwner("REPLAYHOST"), log);
   ASSERT_TRUE(spool.ok()) << spool.error();
   std::vector<Spool::Entry> entries = (*spool)->TakeRecovered();
   ASSERT_GE(entries.size(), 3u);

@@ -10,7 +10,15 @@
 #include <string>
 #include <vector>
 
+#include "agent/snapshot_record.h"
+
 namespace perfhive::testing {
+
+// The owner the agent's unit tests take snapshots as.
+inline SnapshotOwner TestOwner(std::string name = "TESTHOST") {
+  return SnapshotOwner{.host = {.name = std::move(name), .os = "Windows", .os_version = "10.0"},
+                       .agentless = false};
+}
 
 class TempDir {
  public:

@@ -79,16 +79,22 @@ grpc::Status FakeIngestService::Stream(
       received.titles.push_back(DigestOf(title.sha256()));
     }
     Result<std::vector<uint8_t>> raw = Status::InvalidArgument("unknown encoding");
+    bool base_missing = false;
     if (snapshot.encoding() == v1::ENCODING_ZSTD) {
       raw = DecodeDelta({}, Span(snapshot.payload()));  // a keyframe
     } else if (snapshot.encoding() == v1::ENCODING_DELTA_ZSTD) {
       auto base = bases.find({snapshot.instance_id(), snapshot.base_sequence()});
-      raw = base == bases.end() ? Result<std::vector<uint8_t>>(Status::InvalidArgument("no base"))
-                                : DecodeDelta(base->second, Span(snapshot.payload()));
+      base_missing = base == bases.end();
+      if (!base_missing) raw = DecodeDelta(base->second, Span(snapshot.payload()));
     }
     v1::ServerMessage answer;
     std::pair<std::string, uint64_t> key{snapshot.instance_id(), snapshot.sequence()};
-    if (!raw.ok() || Sha256(*raw) != DigestOf(snapshot.sha256())) {
+    if (base_missing || ask_again_.erase(snapshot.sequence()) > 0) {
+      // As the server does for a delta whose base it does not hold: not stored, asked for again.
+      answer.mutable_resend()->set_instance_id(snapshot.instance_id());
+      answer.mutable_resend()->set_sequence(snapshot.sequence());
+      answer.mutable_resend()->set_reason(base_missing ? "no base" : "asked again by the test");
+    } else if (!raw.ok() || Sha256(*raw) != DigestOf(snapshot.sha256())) {
       errors_.push_back("sequence " + std::to_string(snapshot.sequence()) + ": " +
                         (raw.ok() ? "SHA-256 mismatch" : raw.error()));
       answer.mutable_refusal()->set_code("DATA_LOSS");
@@ -105,7 +111,7 @@ grpc::Status FakeIngestService::Stream(
     if (answer.has_refusal()) {
       answer.mutable_refusal()->set_instance_id(snapshot.instance_id());
       answer.mutable_refusal()->set_sequence(snapshot.sequence());
-    } else {
+    } else if (answer.has_ack()) {
       answer.mutable_ack()->set_instance_id(snapshot.instance_id());
       answer.mutable_ack()->set_sequence(snapshot.sequence());
     }
@@ -124,6 +130,11 @@ grpc::Status FakeIngestService::Stream(
 void FakeIngestService::Refuse(uint64_t sequence) {
   std::lock_guard lock(mutex_);
   refuse_.insert(sequence);
+}
+
+void FakeIngestService::AskAgainOnce(uint64_t sequence) {
+  std::lock_guard lock(mutex_);
+  ask_again_.insert(sequence);
 }
 
 void FakeIngestService::DropStreamAfterStoring(uint64_t sequence) {

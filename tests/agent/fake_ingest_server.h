@@ -1,7 +1,8 @@
 // FakeIngestServer: a real gRPC server on 127.0.0.1 with a test implementation of the Ingest
 // service, so the agent's shipper is tested over a real stream. It restores every snapshot
 // from its frame exactly as a server must (zstd, or delta against the base it names on the same
-// stream), checks the SHA-256, keeps what it restored, and can be told to refuse a sequence,
+// stream; a delta whose base it does not hold is asked for again, as the server does), checks
+// the SHA-256, keeps what it restored, and can be told to refuse a sequence, ask for one again,
 // drop the stream after storing a snapshot (without acknowledging it), or hold acks back.
 
 #ifndef PERFHIVE_TESTS_AGENT_FAKE_INGEST_SERVER_H_
@@ -44,6 +45,7 @@ class FakeIngestService : public v1::Ingest::Service {
 
   // Test controls, set before or while the agent streams.
   void Refuse(uint64_t sequence);
+  void AskAgainOnce(uint64_t sequence);            // answers Resend the first time it comes
   void DropStreamAfterStoring(uint64_t sequence);  // once: ends the stream without its ack
   void HoldAcks(bool hold);                        // true: store, but never answer
   void AddTitles(const Sha256Digest& digest);      // as if the server held them
@@ -66,6 +68,7 @@ class FakeIngestService : public v1::Ingest::Service {
   mutable std::mutex mutex_;
   mutable std::condition_variable changed_;
   std::set<uint64_t> refuse_;
+  std::set<uint64_t> ask_again_;
   std::set<uint64_t> drop_after_;
   bool hold_acks_ = false;
   bool hold_welcome_ = false;

@@ -18,6 +18,7 @@ namespace {
 
 using std::chrono::milliseconds;
 using testing::TempDir;
+using testing::TestOwner;
 
 // Records when and for what it was asked; the first snapshot takes `first_delay`.
 class ScriptedSource : public SnapshotSource {
@@ -64,8 +65,8 @@ class ScriptedSource : public SnapshotSource {
 class SamplerTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    spool_ = std::move(Spool::Open(env_, dir_.path(), 1 << 30, log_)).value();
-    outbox_ = std::make_unique<Outbox>(*spool_, 64 << 20, log_);
+    spool_ = std::move(Spool::Open(env_, dir_.path(), 1 << 30, TestOwner(), log_)).value();
+    outbox_ = std::make_unique<Outbox>(*spool_, spool_->TakeRecovered(), 64 << 20, log_);
     ShipperOptions options;
     options.instance_id = "abc";
     shipper_ = std::make_unique<Shipper>(options, *outbox_, *spool_, log_);  // never started
@@ -73,8 +74,8 @@ class SamplerTest : public ::testing::Test {
   // Runs the sampler until the source has taken `count` snapshots.
   void Run(ScriptedSource& source, const std::vector<QuerySchedule>& queries, size_t count,
            milliseconds interval) {
-    sampler_ =
-        std::make_unique<Sampler>(io_, source, *shipper_, *outbox_, log_, "abc", queries, interval);
+    sampler_ = std::make_unique<Sampler>(io_, source, *shipper_, *outbox_, log_, TestOwner(), "abc",
+                                         queries, interval);
     asio::steady_timer check(io_);
     std::function<void()> poll = [&] {
       check.expires_after(milliseconds(5));
@@ -150,10 +151,10 @@ TEST_F(SamplerTest, AHostThatHangsDelaysNoOtherHost) {
   BlockingSource quick(milliseconds(0));
   QuerySchedule global;
   global.name = "Global";
-  Sampler hung_sampler(io_, hung, *shipper_, *outbox_, log_, "hung", {global}, milliseconds(20),
-                       &workers);
-  Sampler quick_sampler(io_, quick, *shipper_, *outbox_, log_, "quick", {global}, milliseconds(20),
-                        &workers);
+  Sampler hung_sampler(io_, hung, *shipper_, *outbox_, log_, TestOwner("hung"), "hung", {global},
+                       milliseconds(20), &workers);
+  Sampler quick_sampler(io_, quick, *shipper_, *outbox_, log_, TestOwner("quick"), "quick",
+                        {global}, milliseconds(20), &workers);
   auto started = std::chrono::steady_clock::now();
   std::chrono::steady_clock::duration quick_done{};
   asio::steady_timer check(io_);

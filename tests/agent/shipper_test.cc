@@ -22,6 +22,7 @@ using testing::FakeIngestService;
 using testing::FakeRaw;
 using testing::ReceivedSnapshot;
 using testing::TempDir;
+using testing::TestOwner;
 
 const char* kInstance = "0123456789abcdef0123456789abcdef";
 
@@ -43,15 +44,16 @@ TitleBytes Titles() {
 class ShipperTest : public ::testing::Test {
  protected:
   void StartShipper(const std::string& address, size_t window = 16, std::string token = "") {
-    Result<std::unique_ptr<Spool>> spool = Spool::Open(env_, spool_dir_.path(), 1 << 30, log_);
+    Result<std::unique_ptr<Spool>> spool =
+        Spool::Open(env_, spool_dir_.path(), 1 << 30, TestOwner(), log_);
     ASSERT_TRUE(spool.ok()) << spool.error();
     spool_ = std::move(spool).value();
-    outbox_ = std::make_unique<Outbox>(*spool_, 64 << 20, log_);
+    outbox_ = std::make_unique<Outbox>(*spool_, spool_->TakeRecovered(), 64 << 20, log_);
     ShipperOptions options;
     options.server = address;
     options.credentials = grpc::InsecureChannelCredentials();
     options.token = std::move(token);
-    options.identity = HostIdentity{.name = "TESTHOST", .os = "Windows", .os_version = "10.0"};
+    options.owner = TestOwner();
     options.agent_version = "test";
     options.instance_id = kInstance;
     options.window = window;
@@ -66,7 +68,8 @@ class ShipperTest : public ::testing::Test {
   }
 
   SnapshotRecord Record(uint64_t sequence, std::vector<uint8_t> raw, std::string query = "Global") {
-    return SnapshotRecord{.instance_id = kInstance,
+    return SnapshotRecord{.owner = TestOwner(),
+                          .instance_id = kInstance,
                           .sequence = sequence,
                           .query = std::move(query),
                           .titles = title_refs_,
@@ -179,18 +182,21 @@ TEST_F(ShipperTest, DroppedStreamIsResumedWithoutLossAndDuplicatesAreAcked) {
   ASSERT_EQ(stored.size(), 10u);
   for (int i = 1; i <= 10; ++i) EXPECT_EQ(stored.at({kInstance, i}), FakeRaw(i)) << i;
   EXPECT_EQ(service_.hellos().size(), 2u);
-  // Sequence 3 was stored and its ack lost: the server says so through Welcome's durable
-  // sequence or acks the resend as a duplicate; either way it leaves the outbox.
   ShipperStats stats = shipper_->stats();
   EXPECT_EQ(stats.connects, 2u);
   EXPECT_TRUE(service_.errors().empty());
-  // On the new stream, the first snapshot is zstd again: the old stream's bases are gone.
+  // Sequence 3 was stored and its ack lost: only an answer removes a snapshot (never Welcome's
+  // durable sequence), so it is the first sent on the new stream, and it is zstd again: the old
+  // stream's bases are gone.
   std::vector<ReceivedSnapshot> received = service_.received();
   size_t first_after_drop = 0;
-  for (size_t i = 0; i < received.size(); ++i) {
-    if (received[i].sequence == 3) first_after_drop = i + 1;
+  uint64_t highest = 0;
+  for (size_t i = 0; i < received.size() && first_after_drop == 0; ++i) {
+    if (received[i].sequence <= highest) first_after_drop = i;
+    highest = std::max(highest, received[i].sequence);
   }
-  ASSERT_LT(first_after_drop, received.size());
+  ASSERT_GT(first_after_drop, 0u);
+  EXPECT_EQ(received[first_after_drop].sequence, 3u);
   EXPECT_EQ(received[first_after_drop].encoding, v1::ENCODING_ZSTD);
 }
 
@@ -213,6 +219,30 @@ TEST_F(ShipperTest, RefusalIsCountedAndTheStreamGoesOnWithAFreshBase) {
   EXPECT_EQ(received[3].encoding, v1::ENCODING_DELTA_ZSTD);
   EXPECT_EQ(received[3].base_sequence, 3u);
   EXPECT_NE(log_text_.str().find("refused by the test"), std::string::npos);
+}
+
+// A refused or resent base made every delta sent after it against it fail ("delta against
+// sequence 283 ... send a keyframe") and be deleted. Now the server asks for them again, and they
+// are sent again as keyframes: nothing is lost and delta chains stay valid.
+TEST_F(ShipperTest, ASnapshotAskedForAgainIsResentAsAKeyframeAndNothingIsLost) {
+  service_.AskAgainOnce(2);
+  FakeIngestServer server(service_);
+  StartShipper(server.address(), /*window=*/4);
+  for (int i = 1; i <= 8; ++i) outbox_->Push(Record(static_cast<uint64_t>(i), FakeRaw(i)));
+  ASSERT_TRUE(WaitForEmptyOutbox());
+
+  auto stored = service_.stored();
+  ASSERT_EQ(stored.size(), 8u);
+  for (int i = 1; i <= 8; ++i) EXPECT_EQ(stored.at({kInstance, i}), FakeRaw(i)) << i;
+  EXPECT_EQ(outbox_->lost().total(), 0u);
+  EXPECT_GE(shipper_->stats().resent, 1u);  // 2, and the deltas already sent against it
+  EXPECT_EQ(shipper_->stats().refused, 0u);
+  EXPECT_TRUE(service_.errors().empty());
+  std::vector<ReceivedSnapshot> received = service_.received();
+  auto resent = std::find_if(received.begin() + 2, received.end(),
+                             [](const ReceivedSnapshot& r) { return r.sequence == 2; });
+  ASSERT_NE(resent, received.end());
+  EXPECT_EQ(resent->encoding, v1::ENCODING_ZSTD);
 }
 
 TEST_F(ShipperTest, SpoolFillsWhileTheServerIsDownAndDrainsInOrderWhenItComesBack) {

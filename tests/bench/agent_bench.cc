@@ -29,11 +29,13 @@ const std::vector<SnapshotRecord>& RecordedGlobals() {
       if (i > 1) std::this_thread::sleep_for(std::chrono::seconds(1));
       Result<std::vector<uint8_t>> raw = (*source)->TakeSnapshot("Global");
       if (!raw.ok()) break;
-      out->push_back(SnapshotRecord{.instance_id = "0123456789abcdef0123456789abcdef",
-                                    .sequence = i,
-                                    .query = "Global",
-                                    .titles = {TitleRef{.language = "009", .sha256 = {}}},
-                                    .raw = std::move(raw).value()});
+      out->push_back(SnapshotRecord{
+          .owner = {.host = {.name = "bench", .os = "", .os_version = ""}, .agentless = false},
+          .instance_id = "0123456789abcdef0123456789abcdef",
+          .sequence = i,
+          .query = "Global",
+          .titles = {TitleRef{.language = "009", .sha256 = {}}},
+          .raw = std::move(raw).value()});
     }
     return out;
   }();

@@ -124,7 +124,8 @@ double ProcessCpuSeconds() {
 // timers are part of the CPU counted).
 // Counters: snapshots_per_s and cpu_us_per_snapshot over 2 s of steady polling (connections
 // already up), and first_all_ms, from starting every host at once to the last one's first
-// snapshot (connect, logon, bind, titles, snapshot). Snapshots stay in memory: no shipping.
+// snapshot (connect, logon, bind, titles, snapshot). Snapshots are spooled (the agent writes each
+// ahead to disk) and kept in memory: no shipping.
 void BM_AgentPollsTargets(benchmark::State& state) {
   SambaServer* server = Server();
   if (server == nullptr) return state.SkipWithError("no Samba here (see samba_server.h)");
@@ -137,8 +138,9 @@ void BM_AgentPollsTargets(benchmark::State& state) {
   global.name = "Global";
   double snapshots_per_s = 0, cpu_us = 0, first_all_ms = 0;
   for (auto _ : state) {
-    std::unique_ptr<Spool> spool = std::move(Spool::Open(env, dir.path(), 1ull << 30, log)).value();
-    Outbox outbox(*spool, 1ull << 40, log);
+    std::unique_ptr<Spool> spool =
+        std::move(Spool::Open(env, dir.path(), 1ull << 30, std::nullopt, log)).value();
+    Outbox outbox(*spool, {}, 1ull << 40, log);
     outbox.SetConnected(true);  // keeps them in memory
     ShipperOptions options;
     options.instance_id = "bench";
@@ -150,8 +152,11 @@ void BM_AgentPollsTargets(benchmark::State& state) {
     for (int64_t i = 0; i < state.range(0); ++i) {
       sources.push_back(NewSource(*server));
       samplers.push_back(std::make_unique<Sampler>(
-          io, *sources.back(), shipper, outbox, log, "bench" + std::to_string(i),
-          std::vector<QuerySchedule>{global}, std::chrono::milliseconds(5), &workers));
+          io, *sources.back(), shipper, outbox, log,
+          SnapshotOwner{.host = {.name = "bench" + std::to_string(i), .os = "", .os_version = ""},
+                        .agentless = true},
+          "bench" + std::to_string(i), std::vector<QuerySchedule>{global},
+          std::chrono::milliseconds(5), &workers));
     }
     auto taken = [&] {
       uint64_t sum = 0;

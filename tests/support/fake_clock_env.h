@@ -40,6 +40,9 @@ class FakeClockEnv : public Env {
   Status CreateDirectories(const std::string& dir) override { return real_.CreateDirectories(dir); }
   Status RemoveFile(const std::string& path) override { return real_.RemoveFile(path); }
   Result<uint64_t> FileSize(const std::string& path) override { return real_.FileSize(path); }
+  Result<std::unique_ptr<FileLock>> LockFile(const std::string& path) override {
+    return real_.LockFile(path);
+  }
 
   void Advance(std::chrono::steady_clock::duration duration) { now_ += duration; }
   void set_system_origin(std::chrono::system_clock::time_point origin) { system_origin_ = origin; }

@@ -1,0 +1,129 @@
+// The outbox over a real spool folder: what is on disk when, what an answer removes, what is
+// counted as lost.
+
+#include "agent/outbox.h"
+
+#include <gtest/gtest.h>
+
+#include <sstream>
+
+#include "tests/agent/agent_test_util.h"
+
+namespace perfhive {
+namespace {
+
+using testing::FakeRaw;
+using testing::TempDir;
+using testing::TestOwner;
+
+SnapshotRecord Record(uint64_t sequence) {
+  return SnapshotRecord{.owner = TestOwner(),
+                        .instance_id = "feedface",
+                        .sequence = sequence,
+                        .query = "Global",
+                        .titles = {},
+                        .raw = FakeRaw(static_cast<int>(sequence), 2000)};
+}
+
+class OutboxTest : public ::testing::Test {
+ protected:
+  // A spool and an outbox over it, as an agent that starts finds them.
+  void Start() {
+    spool_ = std::move(Spool::Open(env_, dir_.path(), 1 << 30, TestOwner(), log_)).value();
+    outbox_ = std::make_unique<Outbox>(*spool_, spool_->TakeRecovered(), 64 << 20, log_);
+  }
+  // What a crash leaves: the process's memory gone, nothing written on the way out.
+  void Crash() {
+    outbox_.reset();
+    spool_.reset();
+  }
+  std::shared_ptr<const SnapshotRecord> Next() {
+    std::atomic<bool> interrupted{false};
+    return outbox_->NextToSend(16, interrupted);
+  }
+
+  Env& env_ = Env::Default();
+  std::ostringstream log_text_;
+  Logger log_{log_text_, env_};
+  TempDir dir_;
+  std::unique_ptr<Spool> spool_;
+  std::unique_ptr<Outbox> outbox_;
+};
+
+// Issue 20, case 7: while connected, snapshots not yet acknowledged were only in memory, so a
+// crash lost what was in flight. Each is on disk before the shipper can take it.
+TEST_F(OutboxTest, ASnapshotIsOnDiskBeforeItIsOnTheWire) {
+  Start();
+  outbox_->SetConnected(true);
+  for (uint64_t sequence = 1; sequence <= 3; ++sequence) {
+    outbox_->Push(Record(sequence));
+    EXPECT_EQ(spool_->size(), sequence) << "spooled when pushed, before it is sent";
+  }
+  std::shared_ptr<const SnapshotRecord> sent = Next();
+  ASSERT_NE(sent, nullptr);
+  EXPECT_EQ(*sent, Record(1));
+  outbox_->Remove("feedface", 1);  // acknowledged: gone from disk too
+  EXPECT_EQ(spool_->size(), 2u);
+  Next();  // 2 is on the wire when the agent dies
+  Crash();
+
+  Start();
+  EXPECT_EQ(outbox_->size(), 2u);
+  outbox_->SetConnected(true);
+  EXPECT_EQ(*Next(), Record(2));
+  EXPECT_EQ(*Next(), Record(3));
+}
+
+// Issue 20, case 5: refused snapshots were deleted while the final line said "0 lost". A refusal
+// is lost data, counted as such; an ack is not.
+TEST_F(OutboxTest, ARefusedSnapshotIsCountedAsLost) {
+  Start();
+  outbox_->SetConnected(true);
+  outbox_->Push(Record(1));
+  outbox_->Push(Record(2));
+  Next();
+  Next();
+  outbox_->Lose("feedface", 1);
+  outbox_->Remove("feedface", 2);
+  EXPECT_EQ(outbox_->size(), 0u);
+  EXPECT_EQ(spool_->size(), 0u);
+  EXPECT_EQ(outbox_->lost().refused, 1u);
+  EXPECT_EQ(outbox_->lost().total(), 1u);
+  outbox_->Lose("feedface", 1);  // a second answer to the same snapshot finds nothing
+  EXPECT_EQ(outbox_->lost().total(), 1u);
+}
+
+// A snapshot the server asks for again goes back in line before anything newer.
+TEST_F(OutboxTest, AResendPutsTheSnapshotBackBeforeNewerOnes) {
+  Start();
+  outbox_->SetConnected(true);
+  for (uint64_t sequence = 1; sequence <= 3; ++sequence) outbox_->Push(Record(sequence));
+  EXPECT_EQ(Next()->sequence, 1u);
+  EXPECT_EQ(Next()->sequence, 2u);
+  outbox_->Unsend("feedface", 1);
+  EXPECT_EQ(Next()->sequence, 1u);
+  EXPECT_EQ(Next()->sequence, 3u);
+  EXPECT_EQ(outbox_->lost().total(), 0u);
+}
+
+// While disconnected nothing is kept in memory: every snapshot waits in the spool, and one the
+// spool drops for its limit is counted as lost.
+TEST_F(OutboxTest, TheSpoolsLimitDropsTheOldestAsLost) {
+  size_t one = 0;
+  {
+    TempDir sizing;
+    std::unique_ptr<Spool> probe =
+        std::move(Spool::Open(env_, sizing.path(), 1 << 30, TestOwner(), log_)).value();
+    one = probe->Append(Record(1)).ok() ? probe->bytes() : 0;
+  }
+  spool_ = std::move(Spool::Open(env_, dir_.path(), 2 * one, TestOwner(), log_)).value();
+  outbox_ = std::make_unique<Outbox>(*spool_, spool_->TakeRecovered(), 64 << 20, log_);
+  for (uint64_t sequence = 1; sequence <= 3; ++sequence) outbox_->Push(Record(sequence));
+  EXPECT_EQ(outbox_->size(), 2u);
+  EXPECT_EQ(outbox_->lost().dropped, 1u);
+  outbox_->SetConnected(true);
+  EXPECT_EQ(Next()->sequence, 2u);
+}
+
+}  // namespace
+}  // namespace perfhive
