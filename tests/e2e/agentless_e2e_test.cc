@@ -96,17 +96,19 @@ TEST(AgentlessEndToEndTest, OneAgentPollsTwoLiveHostsAndReportsTheDeadOne) {
   auto started = std::chrono::steady_clock::now();
   ChildProcess agent({AgentBinary(), "run", "--server", server.address(), "--insecure", "--target",
                       samba.target() + "=WINA", "--target", samba.target() + "=WINB", "--target",
-                      dead + "=WINDEAD", "--credentials", credentials, "--interval", "200ms",
+                      dead + "=WINDEAD", "--credentials", credentials, "--interval", "1500ms",
                       "--spool-dir", scratch / "spool"},
                      scratch / "agent.out", scratch / "agent.err");
 
-  // 2 s of a 200 ms schedule: each live host has ten slots; the dead one must not eat them.
+  // Three slots of a 1.5 s schedule: the dead host must not eat them. (Not faster: smbd's
+  // emulated registry reports SystemTime in whole seconds and the PerfTime it was given, so two
+  // reads within one second are one sample to the server, and their stray padding differs.)
   std::map<std::string, nlohmann::json> hosts;
   while (std::chrono::steady_clock::now() - started < std::chrono::seconds(30)) {
     std::this_thread::sleep_for(std::chrono::milliseconds(250));
     hosts = Hosts(scratch, server);
-    if (hosts.count("WINA") && hosts["WINA"]["snapshots"] >= 5 && hosts.count("WINB") &&
-        hosts["WINB"]["snapshots"] >= 5 && hosts.count("WINDEAD") &&
+    if (hosts.count("WINA") && hosts["WINA"]["snapshots"] >= 3 && hosts.count("WINB") &&
+        hosts["WINB"]["snapshots"] >= 3 && hosts.count("WINDEAD") &&
         !hosts["WINDEAD"]["last_error"].get<std::string>().empty()) {
       break;
     }
@@ -117,7 +119,7 @@ TEST(AgentlessEndToEndTest, OneAgentPollsTwoLiveHostsAndReportsTheDeadOne) {
   ASSERT_EQ(hosts.count("WINDEAD"), 1u) << ReadWholeFile(scratch / "agent.err");
   EXPECT_LT(took, std::chrono::seconds(10)) << ReadWholeFile(scratch / "agent.err");
   for (const char* name : {"WINA", "WINB"}) {
-    EXPECT_GE(hosts[name]["snapshots"], 5) << name;
+    EXPECT_GE(hosts[name]["snapshots"], 3) << name;
     EXPECT_EQ(hosts[name]["source"], "agentless") << name;
     EXPECT_EQ(hosts[name]["os"], "Windows") << name;
     EXPECT_EQ(hosts[name]["last_error"], "") << name;

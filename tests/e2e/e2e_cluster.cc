@@ -10,11 +10,15 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <thread>
 
+#include "perfdata/byte_order.h"
 #include "perfdata/snapshot_builder.h"
+#include "perfdata/snapshot_reader.h"
 #include "perfdata/title_database.h"
 #include "perfdata/well_known_indexes.h"
 #include "port/sha256.h"
+#include "sources/procfs/procfs_source.h"
 
 namespace perfhive::testing {
 namespace {
@@ -147,6 +151,68 @@ ReplayDir WriteReplayDir(const ScratchDir& scratch, const std::string& name, int
   return dir;
 }
 
+ReplayDir WriteReplayFiles(const ScratchDir& scratch, const std::string& name,
+                           const std::vector<std::vector<uint8_t>>& snapshots,
+                           const std::vector<uint8_t>& titles) {
+  ReplayDir dir;
+  dir.path = scratch / name;
+  std::filesystem::create_directories(dir.path);
+  dir.titles = titles;
+  WriteFile(dir.path + "/titles.bin", titles);
+  for (size_t i = 0; i < snapshots.size(); ++i) {
+    char file[32];
+    std::snprintf(file, sizeof file, "/%05zu.perf", i);
+    WriteFile(dir.path + file, snapshots[i]);
+  }
+  dir.snapshots = snapshots;
+  return dir;
+}
+
+ReplayDir RecordThisHost(const ScratchDir& scratch, const std::string& name, int count,
+                         std::chrono::milliseconds spacing) {
+  Result<std::unique_ptr<ProcfsSource>> source = ProcfsSource::Create();
+  if (!source.ok()) {
+    ADD_FAILURE() << "cannot read this host: " << source.error();
+    return {};
+  }
+  Result<std::vector<TitleBytes>> titles = (*source)->ReadTitles();
+  if (!titles.ok()) {
+    ADD_FAILURE() << "cannot read this host's titles: " << titles.error();
+    return {};
+  }
+  std::vector<std::vector<uint8_t>> snapshots;
+  for (int i = 0; i < count; ++i) {
+    if (i > 0) std::this_thread::sleep_for(spacing);
+    Result<std::vector<uint8_t>> raw = (*source)->TakeSnapshot("Global");
+    if (!raw.ok()) {
+      ADD_FAILURE() << "cannot take a snapshot of this host: " << raw.error();
+      return {};
+    }
+    snapshots.push_back(std::move(raw).value());
+  }
+  return WriteReplayFiles(scratch, name, snapshots, titles->front().counters);
+}
+
+std::vector<uint8_t> WithOneValueChanged(std::vector<uint8_t> raw) {
+  Result<SnapshotReader> reader = SnapshotReader::Open(raw);
+  if (!reader.ok()) {
+    ADD_FAILURE() << reader.error();
+    return raw;
+  }
+  for (const ObjectView& object : reader->objects()) {
+    for (const InstanceView& instance : object.instances()) {
+      for (const CounterDefinitionView& counter : object.counters()) {
+        if (counter.size() < 4) continue;
+        size_t at = static_cast<size_t>(instance.counters().Bytes(counter).data() - raw.data());
+        StoreU32(raw.data() + at, LoadU32(raw.data() + at) ^ 1);
+        return raw;
+      }
+    }
+  }
+  ADD_FAILURE() << "no counter value to change";
+  return raw;
+}
+
 CommandResult RunCommand(const ScratchDir& scratch, std::vector<std::string> argv,
                          std::chrono::milliseconds timeout) {
   static int runs = 0;
@@ -161,6 +227,28 @@ CommandResult RunCommand(const ScratchDir& scratch, std::vector<std::string> arg
 }
 
 void WriteText(const std::string& path, const std::string& text) { std::ofstream(path) << text; }
+
+nlohmann::json StoredSnapshots(const ScratchDir& scratch, const ServerProcess& server,
+                               const std::string& host, std::vector<std::string> extra) {
+  std::vector<std::string> argv = {CliBinary(),      "snapshots", "\\\\" + host, "--server",
+                                   server.address(), "--format",  "json"};
+  if (extra.empty()) argv.push_back("--insecure");
+  argv.insert(argv.end(), extra.begin(), extra.end());
+  CommandResult listed = RunCommand(scratch, argv);
+  EXPECT_EQ(listed.exit_code, 0) << listed.err;
+  if (listed.exit_code != 0) return nlohmann::json::array();
+  return nlohmann::json::parse(listed.out)["snapshots"];
+}
+
+void ExpectStoredExactlyOnce(const ScratchDir& scratch, const ServerProcess& server,
+                             const std::string& host, const ReplayDir& dir) {
+  nlohmann::json stored = StoredSnapshots(scratch, server, host);
+  ASSERT_EQ(stored.size(), dir.snapshots.size()) << host << ": " << stored.dump(1);
+  for (size_t i = 0; i < dir.snapshots.size(); ++i) {
+    EXPECT_EQ(stored[i]["sha256"], Sha256Hex(dir.snapshots[i])) << host << " snapshot " << i;
+    EXPECT_EQ(stored[i]["bytes"], dir.snapshots[i].size());
+  }
+}
 
 bool MakeCertificates(const ScratchDir& scratch) {
   std::string script =
@@ -182,9 +270,18 @@ bool MakeCertificates(const ScratchDir& scratch) {
   return made.exit_code == 0;
 }
 
-std::string ServerBinary() { return PERFHIVE_SERVER_BINARY; }
-std::string AgentBinary() { return PERFHIVE_AGENT_BINARY; }
-std::string CliBinary() { return PERFHIVE_CLI_BINARY; }
+namespace {
+
+std::string BinaryOr(const char* variable, const char* built) {
+  const char* other = std::getenv(variable);
+  return other != nullptr && *other != '\0' ? other : built;
+}
+
+}  // namespace
+
+std::string ServerBinary() { return BinaryOr("PERFHIVE_E2E_SERVER", PERFHIVE_SERVER_BINARY); }
+std::string AgentBinary() { return BinaryOr("PERFHIVE_E2E_AGENT", PERFHIVE_AGENT_BINARY); }
+std::string CliBinary() { return BinaryOr("PERFHIVE_E2E_CLI", PERFHIVE_CLI_BINARY); }
 
 std::string Sha256Hex(const std::vector<uint8_t>& bytes) { return ToHex(Sha256(bytes)); }
 

@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
@@ -65,6 +66,21 @@ ReplayDir WriteReplayDir(const ScratchDir& scratch, const std::string& name, int
                          int first_second = 0, const std::string& title_suffix = "",
                          int first_app_exits_at = -1);
 
+// A real recording of this host for `perfhive-agent run --source replay`: `count` Global
+// snapshots of its /proc and /sys taken by the procfs source, `spacing` apart, and the title
+// database they were taken with. File names continue from `first_file`.
+ReplayDir RecordThisHost(const ScratchDir& scratch, const std::string& name, int count,
+                         std::chrono::milliseconds spacing = std::chrono::milliseconds(20));
+
+// A replay directory holding `snapshots` (as files 00000.perf, ...) and `titles`.
+ReplayDir WriteReplayFiles(const ScratchDir& scratch, const std::string& name,
+                           const std::vector<std::vector<uint8_t>>& snapshots,
+                           const std::vector<uint8_t>& titles);
+
+// `raw` with one counter value changed (the first instance's first counter of its first object
+// that has instances): the same sample to the server (SystemTime, PerfTime), other bytes.
+std::vector<uint8_t> WithOneValueChanged(std::vector<uint8_t> raw);
+
 // Runs a program to its end and returns its exit code and standard output.
 struct CommandResult {
   int exit_code = -1;
@@ -76,12 +92,23 @@ CommandResult RunCommand(const ScratchDir& scratch, std::vector<std::string> arg
 
 void WriteText(const std::string& path, const std::string& text);
 
+// The stored snapshots of `host`, as `perfhive snapshots --format json` lists them, oldest
+// first; `extra` replaces --insecure (e.g. TLS and token flags).
+nlohmann::json StoredSnapshots(const ScratchDir& scratch, const ServerProcess& server,
+                               const std::string& host, std::vector<std::string> extra = {});
+// Every file of `dir` is stored for `host` exactly once, in order, with its exact bytes, and
+// nothing else is.
+void ExpectStoredExactlyOnce(const ScratchDir& scratch, const ServerProcess& server,
+                             const std::string& host, const ReplayDir& dir);
+
 // A CA (ca.pem), a server certificate for 127.0.0.1 (server.pem, server.key) and a client
 // certificate (client.pem, client.key) in `scratch`, made with openssl; false (and a test
 // failure) if openssl fails.
 bool MakeCertificates(const ScratchDir& scratch);
 
-// The paths of the built programs (compile definitions from CMake).
+// The paths of the programs under test: this build's (compile definitions from CMake), or
+// another build's where PERFHIVE_E2E_SERVER, PERFHIVE_E2E_AGENT or PERFHIVE_E2E_CLI name one,
+// so the suite can be run against an older release to show what a regression test pins.
 std::string ServerBinary();
 std::string AgentBinary();
 std::string CliBinary();

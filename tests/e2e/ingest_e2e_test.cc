@@ -32,30 +32,6 @@ std::vector<std::string> ReplayAgent(const ServerProcess& server, const ReplayDi
   return argv;
 }
 
-// The stored snapshots of `host`, as `perfhive snapshots --format json` lists them.
-nlohmann::json StoredSnapshots(const ScratchDir& scratch, const ServerProcess& server,
-                               const std::string& host, std::vector<std::string> extra = {}) {
-  std::vector<std::string> argv = {CliBinary(),      "snapshots", "\\\\" + host, "--server",
-                                   server.address(), "--format",  "json"};
-  if (extra.empty()) argv.push_back("--insecure");
-  argv.insert(argv.end(), extra.begin(), extra.end());
-  CommandResult listed = RunCommand(scratch, argv);
-  EXPECT_EQ(listed.exit_code, 0) << listed.err;
-  if (listed.exit_code != 0) return nlohmann::json::array();
-  return nlohmann::json::parse(listed.out)["snapshots"];
-}
-
-// Every file of `dir` is stored exactly once, in order, with its exact bytes.
-void ExpectStoredExactlyOnce(const ScratchDir& scratch, const ServerProcess& server,
-                             const std::string& host, const ReplayDir& dir) {
-  nlohmann::json stored = StoredSnapshots(scratch, server, host);
-  ASSERT_EQ(stored.size(), dir.snapshots.size()) << stored.dump(1);
-  for (size_t i = 0; i < dir.snapshots.size(); ++i) {
-    EXPECT_EQ(stored[i]["sha256"], Sha256Hex(dir.snapshots[i])) << host << " snapshot " << i;
-    EXPECT_EQ(stored[i]["bytes"], dir.snapshots[i].size());
-  }
-}
-
 // Proves: several agents (procfs, and replays with their own title databases under other host
 // names) stream to one server, which stores every snapshot exactly once and bit for bit, with
 // the title database each was taken with; `perfhive raw` gives back the exact bytes.
@@ -171,7 +147,8 @@ TEST(IngestEndToEndTest, TheSpoolKeepsTheNewestWhileTheServerIsDown) {
 }
 
 // Proves: malformed and oversized snapshots among good ones are refused with the reader's
-// message, counted per host, and everything else is stored; the agent finishes normally.
+// message, counted per host, and everything else is stored; the agent finishes, saying it lost
+// two and why, and exits 1 (a replay that lost data did not succeed).
 TEST(IngestEndToEndTest, MalformedAndOversizedSnapshotsAreRefusedAndTheRestStored) {
   ScratchDir scratch("malformed");
   ServerProcess server(scratch, {"--insecure", "--max-snapshot-bytes", "6000"});
@@ -191,7 +168,9 @@ TEST(IngestEndToEndTest, MalformedAndOversizedSnapshotsAreRefusedAndTheRestStore
   }
   ChildProcess agent(ReplayAgent(server, dir, "WINM", scratch), scratch / "agent.out",
                      scratch / "agent.err");
-  EXPECT_EQ(agent.Wait(std::chrono::seconds(60)), 0) << ReadWholeFile(scratch / "agent.err");
+  EXPECT_EQ(agent.Wait(std::chrono::seconds(60)), 1) << ReadWholeFile(scratch / "agent.err");
+  EXPECT_THAT(ReadWholeFile(scratch / "agent.err"),
+              HasSubstr("; 2 lost (2 refused by the server, 0 dropped"));
   nlohmann::json stored = StoredSnapshots(scratch, server, "WINM");
   ASSERT_EQ(stored.size(), 4u);
   for (int i : {0, 1, 3, 5}) {
