@@ -34,7 +34,9 @@ cmake --build "$build" -j "$(nproc)"
 wineserver -p
 trap 'wineserver -k || true' EXIT
 wine cmd.exe /c exit </dev/null >/dev/null 2>&1
-ctest --test-dir "$build" --output-on-failure -j "$(nproc)" --timeout 300
+# scripts/test.sh counts the runs' JUnit reports (PERFHIVE_JUNIT_DIR), skips apart from passes.
+junit() { [[ -z ${PERFHIVE_JUNIT_DIR:-} ]] || echo "--output-junit $PERFHIVE_JUNIT_DIR/windows-$1.xml"; }
+ctest --test-dir "$build" --output-on-failure -j "$(nproc)" --timeout 300 $(junit unit)
 
 echo "== the Windows agent under Wine streaming to a Linux perfhive-server"
 linux=build/release
@@ -42,5 +44,5 @@ linux=build/release
   -DPERFHIVE_WERROR=ON >/dev/null
 cmake --build "$linux" -j "$(nproc)" --target wine_e2e_tests perfhive-server perfhive
 PERFHIVE_WINDOWS_AGENT="$PWD/$build/agent/perfhive-agent.exe" \
-  ctest --test-dir "$linux" --output-on-failure --label-regex wine --timeout 600
+  ctest --test-dir "$linux" --output-on-failure --label-regex wine --timeout 600 $(junit e2e)
 echo "== Windows build and tests: ${SECONDS} s"
