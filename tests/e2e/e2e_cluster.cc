@@ -17,6 +17,7 @@
 #include "perfdata/snapshot_reader.h"
 #include "perfdata/title_database.h"
 #include "perfdata/well_known_indexes.h"
+#include "perfdata/winperf.h"
 #include "port/sha256.h"
 #include "sources/procfs/procfs_source.h"
 
@@ -210,6 +211,37 @@ std::vector<uint8_t> WithOneValueChanged(std::vector<uint8_t> raw) {
     }
   }
   ADD_FAILURE() << "no counter value to change";
+  return raw;
+}
+
+std::vector<uint8_t> WithWallClockShifted(std::vector<uint8_t> raw,
+                                          std::chrono::milliseconds shift) {
+  namespace db = winperf::data_block;
+  Result<SnapshotReader> reader = SnapshotReader::Open(raw);
+  if (!reader.ok()) {
+    ADD_FAILURE() << reader.error();
+    return raw;
+  }
+  const SystemTime was = reader->system_time();
+  tm utc{};
+  utc.tm_year = was.year - 1900;
+  utc.tm_mon = was.month - 1;
+  utc.tm_mday = was.day;
+  utc.tm_hour = was.hour;
+  utc.tm_min = was.minute;
+  utc.tm_sec = was.second;
+  int64_t ms = static_cast<int64_t>(timegm(&utc)) * 1000 + was.milliseconds + shift.count();
+  time_t seconds = static_cast<time_t>(ms / 1000);
+  gmtime_r(&seconds, &utc);
+  const uint16_t fields[] = {
+      static_cast<uint16_t>(utc.tm_year + 1900), static_cast<uint16_t>(utc.tm_mon + 1),
+      static_cast<uint16_t>(utc.tm_wday),        static_cast<uint16_t>(utc.tm_mday),
+      static_cast<uint16_t>(utc.tm_hour),        static_cast<uint16_t>(utc.tm_min),
+      static_cast<uint16_t>(utc.tm_sec),         static_cast<uint16_t>(ms % 1000)};
+  for (size_t i = 0; i < std::size(fields); ++i) {
+    StoreU16(raw.data() + db::kSystemTime + 2 * i, fields[i]);
+  }
+  StoreI64(raw.data() + db::kPerfTime100nSec, reader->perf_time_100ns() + shift.count() * 10'000);
   return raw;
 }
 
