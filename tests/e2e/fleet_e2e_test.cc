@@ -277,6 +277,51 @@ TEST_F(FleetTest, AnAgentKilledWhileConnectedLosesNothingItTook) {
   }
 }
 
+// A host whose wall clock steps (NTP, a VM resumed) loses nothing: stepped back, SystemTimes
+// repeat but PerfTime does not, so the samples after the step are new ones, stored beside those
+// before; stepped forward, the series has a gap and its rates, from PerfTime, stay valid.
+TEST_F(FleetTest, AHostWhoseWallClockStepsLosesNothing) {
+  ServerProcess server(*scratch_);
+  ASSERT_TRUE(server.Start());
+  for (auto [name, shift] : {std::pair{"stepped-back", std::chrono::milliseconds(-400)},
+                             std::pair{"stepped-forward", std::chrono::milliseconds(3'600'000)}}) {
+    SCOPED_TRACE(name);
+    ReplayDir recording =
+        RecordThisHost(*scratch_, std::string(name) + "-rec", 30, std::chrono::milliseconds(10));
+    std::vector<std::vector<uint8_t>> stepped = recording.snapshots;
+    for (size_t i = 15; i < stepped.size(); ++i)
+      stepped[i] = WithWallClockShifted(stepped[i], shift);
+    ReplayDir dir = WriteReplayFiles(*scratch_, name, stepped, recording.titles);
+    CommandResult replayed = RunCommand(*scratch_, Replay(server, dir, name));
+    EXPECT_EQ(replayed.exit_code, 0) << replayed.err;
+    nlohmann::json stored = StoredSnapshots(*scratch_, server, name);
+    std::set<std::string> expected, got;
+    for (const auto& raw : stepped) expected.insert(Sha256Hex(raw));
+    for (const auto& snapshot : stored) got.insert(snapshot["sha256"]);
+    EXPECT_EQ(stored.size(), stepped.size());
+    EXPECT_EQ(got, expected);
+    // The host's total CPU time: one series, every point valid but the first and, after a
+    // step back, where samples of before and after the step meet.
+    CommandResult query =
+        RunCommand(*scratch_, {CliBinary(), "query",
+                               "\\\\" + std::string(name) + "\\Processor(_Total)\\% Processor Time",
+                               "--server", server.address(), "--insecure", "--format", "json"});
+    ASSERT_EQ(query.exit_code, 0) << query.err;
+    nlohmann::json series = nlohmann::json::parse(query.out)["series"];
+    ASSERT_EQ(series.size(), 1u);
+    size_t invalid = 0;
+    for (const auto& point : series[0]["points"])
+      invalid += point["status"] != "PDH_CSTATUS_VALID_DATA";
+    EXPECT_EQ(series[0]["points"].size(), stepped.size());
+    if (shift.count() > 0) {
+      EXPECT_EQ(invalid, 1u);
+    } else {
+      EXPECT_GE(invalid, 2u);
+      EXPECT_LE(invalid, stepped.size() / 2);
+    }
+  }
+}
+
 // Case 9, the agent's side: a name that is not a computer name is refused before anything is
 // sampled, saying what is wrong.
 TEST_F(FleetTest, AnAgentRefusesAHostNameThatIsNotOne) {
