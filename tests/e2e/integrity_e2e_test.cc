@@ -339,7 +339,8 @@ class IntegrityTest : public ::testing::TestWithParam<uint32_t> {
         EXPECT_TRUE(samples.insert(snapshot["sha256"]).second) << "a sample stored twice";
       }
       std::map<std::string, int> series_by_process;
-      for (const auto& series : Query("\\\\" + name + "\\Process(*)\\% Processor Time")["series"]) {
+      nlohmann::json answer = Query("\\\\" + name + "\\Process(*)\\% Processor Time");
+      for (const auto& series : answer["series"]) {
         if (!series.contains("pid") || series["pid"] == 0) continue;
         std::string instance = series["instance"];
         instance = instance.substr(0, instance.find('#'));
