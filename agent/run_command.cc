@@ -1,7 +1,6 @@
 #include "agent/run_command.h"
 
 #include <asio.hpp>
-#include <cctype>
 #include <csignal>
 #include <iostream>
 #include <memory>

@@ -272,6 +272,17 @@ nlohmann::json StoredSnapshots(const ScratchDir& scratch, const ServerProcess& s
   return nlohmann::json::parse(listed.out)["snapshots"];
 }
 
+std::vector<std::string> HostNames(const ScratchDir& scratch, const ServerProcess& server) {
+  CommandResult hosts = RunCommand(scratch, {CliBinary(), "hosts", "--server", server.address(),
+                                             "--insecure", "--format", "json"});
+  EXPECT_EQ(hosts.exit_code, 0) << hosts.err;
+  std::vector<std::string> names;
+  if (hosts.exit_code != 0) return names;
+  nlohmann::json listed = nlohmann::json::parse(hosts.out)["hosts"];
+  for (const auto& host : listed) names.push_back(host["name"]);
+  return names;
+}
+
 void ExpectStoredExactlyOnce(const ScratchDir& scratch, const ServerProcess& server,
                              const std::string& host, const ReplayDir& dir) {
   nlohmann::json stored = StoredSnapshots(scratch, server, host);

@@ -102,6 +102,8 @@ void WriteText(const std::string& path, const std::string& text);
 // first; `extra` replaces --insecure (e.g. TLS and token flags).
 nlohmann::json StoredSnapshots(const ScratchDir& scratch, const ServerProcess& server,
                                const std::string& host, std::vector<std::string> extra = {});
+// The names of the hosts the server knows, as `perfhive hosts --format json` lists them.
+std::vector<std::string> HostNames(const ScratchDir& scratch, const ServerProcess& server);
 // Every file of `dir` is stored for `host` exactly once, in order, with its exact bytes, and
 // nothing else is.
 void ExpectStoredExactlyOnce(const ScratchDir& scratch, const ServerProcess& server,

@@ -61,16 +61,6 @@ class FleetTest : public ::testing::Test {
     }
     return files;
   }
-  std::vector<std::string> HostNames(const ServerProcess& server) {
-    CommandResult hosts = RunCommand(*scratch_, {CliBinary(), "hosts", "--server", server.address(),
-                                                 "--insecure", "--format", "json"});
-    EXPECT_EQ(hosts.exit_code, 0) << hosts.err;
-    std::vector<std::string> names;
-    if (hosts.exit_code != 0) return names;
-    nlohmann::json listed = nlohmann::json::parse(hosts.out)["hosts"];
-    for (const auto& host : listed) names.push_back(host["name"]);
-    return names;
-  }
   std::string Log(const std::string& name) const { return ReadWholeFile(*scratch_ / name); }
 
   std::unique_ptr<ScratchDir> scratch_;
@@ -111,7 +101,7 @@ TEST_F(FleetTest, AgentsWithDefaultSettingsOnOneMachineEachShipTheirOwn) {
     for (const auto& raw : recording.snapshots) recorded.insert(Sha256Hex(raw));
     EXPECT_THAT(Log(name + ".err"), AllOf(Not(HasSubstr("not at hand")), HasSubstr("0 lost")));
   }
-  std::vector<std::string> names = HostNames(server);
+  std::vector<std::string> names = HostNames(*scratch_, server);
   ASSERT_EQ(names.size(), 4u) << ::testing::PrintToString(names);
   for (const std::string& name : names) {
     if (name.starts_with("rec-")) continue;
@@ -164,7 +154,7 @@ TEST_F(FleetTest, ASpoolIsShippedOnlyUnderTheNameItWasTakenAs) {
   EXPECT_THAT(hosty.err, AllOf(HasSubstr("8 snapshots taken as hostx (agent), are kept aside"),
                                HasSubstr("perfhive-agent drain --spool-dir " + shared)));
   ExpectStoredExactlyOnce(*scratch_, server, "hosty", y);
-  EXPECT_THAT(HostNames(server), ::testing::ElementsAre("hosty"));
+  EXPECT_THAT(HostNames(*scratch_, server), ::testing::ElementsAre("hosty"));
 
   CommandResult drained =
       RunCommand(*scratch_, {AgentBinary(), "drain", "--server", server.address(), "--insecure",

@@ -241,18 +241,6 @@ class IntegrityTest : public ::testing::TestWithParam<uint32_t> {
     EXPECT_EQ(drained.exit_code, 0) << drained.err;
   }
 
-  std::vector<std::string> HostNames() {
-    CommandResult hosts = RunCommand(
-        *scratch_,
-        {CliBinary(), "hosts", "--server", server_->address(), "--insecure", "--format", "json"});
-    EXPECT_EQ(hosts.exit_code, 0) << hosts.err;
-    std::vector<std::string> names;
-    if (hosts.exit_code != 0) return names;
-    nlohmann::json listed = nlohmann::json::parse(hosts.out)["hosts"];
-    for (const auto& host : listed) names.push_back(host["name"]);
-    return names;
-  }
-
   nlohmann::json Query(const std::string& path, std::vector<std::string> extra = {}) {
     std::vector<std::string> argv = {CliBinary(),        "query",      path,       "--server",
                                      server_->address(), "--insecure", "--format", "json"};
@@ -331,7 +319,7 @@ class IntegrityTest : public ::testing::TestWithParam<uint32_t> {
   void CheckProcfsHost() {
     std::set<std::string> fleet;
     for (const FleetHost& host : hosts_) fleet.insert(host.names.begin(), host.names.end());
-    for (const std::string& name : HostNames()) {
+    for (const std::string& name : HostNames(*scratch_, *server_)) {
       if (fleet.contains(name)) continue;
       SCOPED_TRACE("procfs host " + name);
       std::set<std::string> samples;
@@ -370,7 +358,7 @@ TEST_P(IntegrityTest, EverySampleIsStoredOnceUnderItsOwnHost) {
   for (int step = Uniform(14, 20); step > 0; --step) schedule += Step() + "; ";
   SCOPED_TRACE("schedule: " + schedule);
   Finish();
-  std::vector<std::string> known = HostNames();
+  std::vector<std::string> known = HostNames(*scratch_, *server_);
   for (const FleetHost& host : hosts_) CheckStored(host, known);
   std::set<std::string> names;
   for (const FleetHost& host : hosts_) names.insert(host.names.begin(), host.names.end());
