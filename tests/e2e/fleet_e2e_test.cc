@@ -90,6 +90,12 @@ TEST_F(FleetTest, AgentsWithDefaultSettingsOnOneMachineEachShipTheirOwn) {
   for (size_t i = 0; i < replays.size(); ++i) {
     EXPECT_EQ(replays[i]->Wait(kGenerous), 0) << Log("rec-" + std::string(1, 'a' + i) + ".err");
   }
+  // The procfs agent reconnects on its own backoff: let it ship before it is stopped.
+  for (int i = 0; i < 150; ++i) {
+    std::vector<std::string> names = HostNames(*scratch_, server);
+    if (names.size() == 4) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  }
   std::this_thread::sleep_for(std::chrono::milliseconds(500));
   procfs.Signal(SIGTERM);
   EXPECT_EQ(procfs.Wait(std::chrono::seconds(30)), 0) << Log("procfs.err");

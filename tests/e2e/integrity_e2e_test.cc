@@ -39,6 +39,7 @@ constexpr std::chrono::seconds kGenerous{120};
 struct RecordedFile {
   size_t position = 0;
   int64_t perf_time = 0;
+  int64_t perf_time_100ns = 0;
 };
 
 // One host of the fleet: the recording its agent replays, the names it has had (a rename starts
@@ -120,8 +121,9 @@ class IntegrityTest : public ::testing::TestWithParam<uint32_t> {
       }
       host.recording = WriteReplayFiles(*scratch_, host.base, snapshots, recorded.titles);
       for (size_t i = 0; i < snapshots.size(); ++i) {
+        Result<SnapshotReader> reader = SnapshotReader::Open(snapshots[i]);
         host.files[Sha256Hex(snapshots[i])] =
-            RecordedFile{i, SnapshotReader::Open(snapshots[i])->perf_time()};
+            RecordedFile{i, reader->perf_time(), reader->perf_time_100ns()};
       }
       host.small_spool = h == 3;
       hosts_.push_back(std::move(host));
@@ -282,8 +284,9 @@ class IntegrityTest : public ::testing::TestWithParam<uint32_t> {
 
   // One series per process identity in the raw data, and invalid points only where the raw data
   // says why: a series' first point, a raw value lower than the one before (_Total loses an
-  // exited process's time), and a sample after one whose PerfTime is later (a wall clock stepped
-  // back interleaves samples by time).
+  // exited process's time), and a sample after one with a later clock (a wall clock stepped back
+  // interleaves samples by time; two samples within one millisecond of SystemTime are in the
+  // order they arrived, whatever PerfTime100nSec says).
   void CheckSeries(const FleetHost& host) {
     SCOPED_TRACE(host.name());
     nlohmann::json answer =
@@ -291,12 +294,13 @@ class IntegrityTest : public ::testing::TestWithParam<uint32_t> {
     std::set<std::string> expected = ProcessIdentities(host.recording.snapshots);
     size_t series_with_pids = 0;
     // The times of samples that follow, in the server's order (sample time, then arrival), a
-    // sample with a later PerfTime.
+    // sample with a later PerfTime or PerfTime100nSec.
     nlohmann::json stored = StoredSnapshots(*scratch_, *server_, host.name());
     std::set<std::string> after_a_step_back;
     for (size_t i = 1; i < stored.size(); ++i) {
-      if (host.files.at(stored[i]["sha256"]).perf_time <
-          host.files.at(stored[i - 1]["sha256"]).perf_time) {
+      const RecordedFile& now = host.files.at(stored[i]["sha256"]);
+      const RecordedFile& before = host.files.at(stored[i - 1]["sha256"]);
+      if (now.perf_time < before.perf_time || now.perf_time_100ns < before.perf_time_100ns) {
         after_a_step_back.insert(stored[i]["time"].get<std::string>());
       }
     }
