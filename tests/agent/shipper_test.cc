@@ -185,9 +185,10 @@ TEST_F(ShipperTest, DroppedStreamIsResumedWithoutLossAndDuplicatesAreAcked) {
   ShipperStats stats = shipper_->stats();
   EXPECT_EQ(stats.connects, 2u);
   EXPECT_TRUE(service_.errors().empty());
-  // Sequence 3 was stored and its ack lost: only an answer removes a snapshot (never Welcome's
-  // durable sequence), so it is the first sent on the new stream, and it is zstd again: the old
-  // stream's bases are gone.
+  // Sequence 3 was stored and its ack lost (and 2's too, if the stream broke before the shipper
+  // read it): only an answer removes a snapshot (never Welcome's durable sequence), so the first
+  // sent on the new stream is one of those again, and it is zstd: the old stream's bases are
+  // gone.
   std::vector<ReceivedSnapshot> received = service_.received();
   size_t first_after_drop = 0;
   uint64_t highest = 0;
@@ -196,7 +197,7 @@ TEST_F(ShipperTest, DroppedStreamIsResumedWithoutLossAndDuplicatesAreAcked) {
     highest = std::max(highest, received[i].sequence);
   }
   ASSERT_GT(first_after_drop, 0u);
-  EXPECT_EQ(received[first_after_drop].sequence, 3u);
+  EXPECT_LE(received[first_after_drop].sequence, 3u);
   EXPECT_EQ(received[first_after_drop].encoding, v1::ENCODING_ZSTD);
 }
 
