@@ -16,6 +16,7 @@
 #include "agent/remote_source.h"
 #include "perfdata/display_text.h"
 #include "perfdata/status.h"
+#include "perfhive/version.h"
 #include "sources/object_names_query.h"
 #include "sources/snapshot_source.h"
 
@@ -318,6 +319,7 @@ int RunServiceCommand(const ServiceCommands& commands) {
 
 int main(int argc, char** argv) {
   CLI::App app{"perfhive-agent: reads this host's performance data"};
+  app.set_version_flag("--version", std::string("perfhive-agent ") + perfhive::kPerfhiveVersion);
   app.require_subcommand(1);
 
   perfhive::SnapshotOptions options;

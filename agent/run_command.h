@@ -7,11 +7,12 @@
 #include "agent/agent_config.h"
 #include "agent/host_pipeline.h"
 #include "agent/logger.h"
+#include "perfhive/version.h"
 #include "port/env.h"
 
 namespace perfhive {
 
-inline constexpr const char* kAgentVersion = "0.1.0";
+inline constexpr const char* kAgentVersion = kPerfhiveVersion;
 
 // The server, TLS and token settings of `config`, checked and read.
 Result<ServerConnection> ConnectionFromConfig(const AgentConfig& config, Env& env, Logger& log);

@@ -9,6 +9,7 @@
 #include "cli/query_commands.h"
 #include "cli/server_connection.h"
 #include "cli/stored_snapshot_commands.h"
+#include "perfhive/version.h"
 
 namespace {
 
@@ -55,6 +56,7 @@ int main(int argc, char** argv) {
   // gRPC's own log lines would repeat, less clearly, the errors this program explains.
   setenv("GRPC_VERBOSITY", "NONE", /*overwrite=*/0);
   CLI::App app{"perfhive: Windows performance counters for a whole fleet"};
+  app.set_version_flag("--version", std::string("perfhive ") + perfhive::kPerfhiveVersion);
   app.require_subcommand(1);
 
   perfhive::cli::DecodeOptions decode;

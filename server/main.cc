@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "export/metrics_http_server.h"
+#include "perfhive/version.h"
 #include "server/export_selection.h"
 #include "server/ingest_service.h"
 #include "server/prometheus_exporter.h"
@@ -269,6 +270,7 @@ int main(int argc, char** argv) {
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
 
   CLI::App app{"perfhive-server: receives raw snapshots from agents, stores them, answers queries"};
+  app.set_version_flag("--version", std::string("perfhive-server ") + perfhive::kPerfhiveVersion);
   perfhive::ServerOptions options;
   app.add_option("--listen", options.listen, "HOST:PORT to listen on (port 0: any free port)")
       ->capture_default_str();
