@@ -20,9 +20,12 @@ while (($#)); do
   shift
 done
 
-scripts/install-deps.sh
+# What building and running needs, and no more: the tests' peers (smbd, Prometheus) are not
+# installed for a demo.
+scripts/install-deps.sh build
 echo "== building perfhive-server, perfhive-agent and perfhive (build/release)"
-cmake -S . -B build/release -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+cmake -S . -B build/release -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+  -DPERFHIVE_BUILD_TESTS=OFF >/dev/null
 cmake --build build/release -j "$(nproc)" --target perfhive-server perfhive-agent perfhive
 bin=build/release
 

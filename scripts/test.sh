@@ -22,7 +22,8 @@ run_ctest() {
 }
 
 echo "== normal build (g++, RelWithDebInfo, -Werror)"
-cmake -S . -B build/release -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPERFHIVE_WERROR=ON >/dev/null
+cmake -S . -B build/release -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPERFHIVE_WERROR=ON \
+  -DPERFHIVE_BUILD_TESTS=ON >/dev/null
 cmake --build build/release -j "$jobs"
 # Tests labelled wine drive the Windows agent and run in test-windows.sh, once it is built.
 run_ctest --test-dir build/release --output-on-failure -j "$jobs" --label-exclude 'fuzz|wine'
