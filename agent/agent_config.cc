@@ -6,7 +6,17 @@
 #include <cstdlib>
 #include <map>
 
+#ifdef _WIN32
+// clang-format off
+#include <windows.h>
+#include <shlobj.h>
+// clang-format on
+
+#include <filesystem>
+#endif
+
 #include "agent/duration.h"
+#include "config/toml_settings.h"
 #include "perfdata/case_folding.h"
 
 namespace perfhive {
@@ -94,24 +104,13 @@ Result<RemoteHostConfig> ParseTargetFlag(std::string_view text) {
 
 namespace {
 
-std::string Where(std::string_view origin, const toml::node& node) {
-  const toml::source_region& source = node.source();
-  return std::string(origin) + ":" + std::to_string(source.begin.line) + ": ";
-}
-
-Result<std::string> StringValue(std::string_view origin, const toml::node& node,
-                                std::string_view key) {
-  if (const auto* value = node.as_string()) return value->get();
-  return Status::InvalidArgument(Where(origin, node) + std::string(key) + " must be a string");
-}
-
 Result<std::chrono::milliseconds> DurationValue(std::string_view origin, const toml::node& node,
                                                 std::string_view key) {
-  Result<std::string> text = StringValue(origin, node, key);
+  Result<std::string> text = TomlString(origin, node, key);
   if (!text.ok()) return text.status();
   Result<std::chrono::milliseconds> duration = ParseDuration(*text);
   if (!duration.ok()) {
-    return duration.status().Prefixed(Where(origin, node) + std::string(key) + ": ");
+    return duration.status().Prefixed(TomlWhere(origin, node) + std::string(key) + ": ");
   }
   return duration;
 }
@@ -119,21 +118,21 @@ Result<std::chrono::milliseconds> DurationValue(std::string_view origin, const t
 Result<QuerySchedule> QueryValue(std::string_view origin, const toml::node& node) {
   const toml::table* table = node.as_table();
   if (table == nullptr) {
-    return Status::InvalidArgument(Where(origin, node) + "each [[query]] must be a table");
+    return Status::InvalidArgument(TomlWhere(origin, node) + "each [[query]] must be a table");
   }
   QuerySchedule query;
   for (const auto& [key, value] : *table) {
     if (key == "name") {
-      Result<std::string> name = StringValue(origin, value, "name");
+      Result<std::string> name = TomlString(origin, value, "name");
       if (!name.ok()) return name.status();
       query.name = *name;
     } else if (key == "objects") {
       const toml::array* objects = value.as_array();
       if (objects == nullptr) {
-        return Status::InvalidArgument(Where(origin, value) + "objects must be a list of names");
+        return Status::InvalidArgument(TomlWhere(origin, value) + "objects must be a list of names");
       }
       for (const toml::node& object : *objects) {
-        Result<std::string> name = StringValue(origin, object, "objects");
+        Result<std::string> name = TomlString(origin, object, "objects");
         if (!name.ok()) return name.status();
         query.objects.push_back(*name);
       }
@@ -142,14 +141,14 @@ Result<QuerySchedule> QueryValue(std::string_view origin, const toml::node& node
       if (!every.ok()) return every.status();
       query.every = *every;
     } else {
-      return Status::InvalidArgument(Where(origin, value) + "unknown key \"" +
+      return Status::InvalidArgument(TomlWhere(origin, value) + "unknown key \"" +
                                      std::string(key.str()) +
                                      "\" in [[query]] (name, objects, every)");
     }
   }
   bool named = query.name == "Global" || query.name == "Costly";
   if (named == !query.objects.empty() || (!named && !query.name.empty())) {
-    return Status::InvalidArgument(Where(origin, node) +
+    return Status::InvalidArgument(TomlWhere(origin, node) +
                                    "a [[query]] has either name = \"Global\" or \"Costly\", or "
                                    "objects = [\"Processor\", ...]");
   }
@@ -159,7 +158,7 @@ Result<QuerySchedule> QueryValue(std::string_view origin, const toml::node& node
 Result<RemoteHostConfig> TargetValue(std::string_view origin, const toml::node& node) {
   const toml::table* table = node.as_table();
   if (table == nullptr) {
-    return Status::InvalidArgument(Where(origin, node) + "each [[target]] must be a table");
+    return Status::InvalidArgument(TomlWhere(origin, node) + "each [[target]] must be a table");
   }
   RemoteHostConfig target;
   const std::map<std::string_view, std::string*> strings = {
@@ -169,7 +168,7 @@ Result<RemoteHostConfig> TargetValue(std::string_view origin, const toml::node& 
   };
   for (const auto& [key, value] : *table) {
     if (auto field = strings.find(key.str()); field != strings.end()) {
-      Result<std::string> text = StringValue(origin, value, key.str());
+      Result<std::string> text = TomlString(origin, value, key.str());
       if (!text.ok()) return text.status();
       *field->second = *text;
     } else if (key == "interval" || key == "call_timeout") {
@@ -178,15 +177,15 @@ Result<RemoteHostConfig> TargetValue(std::string_view origin, const toml::node& 
       (key == "interval" ? target.interval : target.call_timeout) = *duration;
     } else {
       return Status::InvalidArgument(
-          Where(origin, value) + "unknown key \"" + std::string(key.str()) +
+          TomlWhere(origin, value) + "unknown key \"" + std::string(key.str()) +
           "\" in [[target]] (address, host_name, credentials, interval, call_timeout)");
     }
   }
   if (target.address.empty()) {
-    return Status::InvalidArgument(Where(origin, node) +
+    return Status::InvalidArgument(TomlWhere(origin, node) +
                                    "a [[target]] needs address = '\\\\HOST' or '\\\\HOST:PORT'");
   }
-  if (Status status = CheckHostName(target.Name(), Where(origin, node) + "[[target]]");
+  if (Status status = CheckHostName(target.Name(), TomlWhere(origin, node) + "[[target]]");
       !status.ok()) {
     return status;
   }
@@ -198,7 +197,7 @@ Result<int64_t> PositiveInteger(std::string_view origin, const toml::node& node,
   const auto* number = node.as_integer();
   if (number == nullptr || number->get() <= 0 || number->get() > max) {
     return Status::InvalidArgument(
-        Where(origin, node) + std::string(key) + " must be a positive integer" +
+        TomlWhere(origin, node) + std::string(key) + " must be a positive integer" +
         (max == INT64_MAX ? std::string() : " up to " + std::to_string(max)));
   }
   return number->get();
@@ -210,7 +209,7 @@ Status TableList(std::string_view origin, const toml::node& value, std::string_v
                  Result<T> (*parse)(std::string_view, const toml::node&), std::vector<T>& out) {
   const toml::array* tables = value.as_array();
   if (tables == nullptr) {
-    return Status::InvalidArgument(Where(origin, value) + std::string(key) + " must be [[" +
+    return Status::InvalidArgument(TomlWhere(origin, value) + std::string(key) + " must be [[" +
                                    std::string(key) + "]] tables");
   }
   out.clear();
@@ -222,17 +221,8 @@ Status TableList(std::string_view origin, const toml::node& value, std::string_v
   return Status();
 }
 
-}  // namespace
-
-Status LoadConfigText(std::string_view text, std::string_view origin, AgentConfig& config) {
-  toml::table root;
-  try {
-    root = toml::parse(text, origin);
-  } catch (const toml::parse_error& error) {
-    return Status::InvalidArgument(std::string(origin) + ":" +
-                                   std::to_string(error.source().begin.line) + ": " +
-                                   std::string(error.description()));
-  }
+// The settings of a parsed file.
+Status LoadTable(const toml::table& root, std::string_view origin, AgentConfig& config) {
   const std::map<std::string_view, std::string*> strings = {
       {"server", &config.server},         {"ca", &config.ca_file},
       {"cert", &config.cert_file},        {"key", &config.key_file},
@@ -243,13 +233,13 @@ Status LoadConfigText(std::string_view text, std::string_view origin, AgentConfi
   };
   for (const auto& [key, value] : root) {
     if (auto field = strings.find(key.str()); field != strings.end()) {
-      Result<std::string> text_value = StringValue(origin, value, key.str());
+      Result<std::string> text_value = TomlString(origin, value, key.str());
       if (!text_value.ok()) return text_value.status();
       *field->second = *text_value;
     } else if (key == "insecure") {
       const auto* flag = value.as_boolean();
       if (flag == nullptr) {
-        return Status::InvalidArgument(Where(origin, value) + "insecure must be true or false");
+        return Status::InvalidArgument(TomlWhere(origin, value) + "insecure must be true or false");
       }
       config.insecure = flag->get();
     } else if (key == "interval" || key == "timeout") {
@@ -279,25 +269,55 @@ Status LoadConfigText(std::string_view text, std::string_view origin, AgentConfi
         return status;
       }
     } else {
-      return Status::InvalidArgument(Where(origin, value) + "unknown setting \"" +
+      return Status::InvalidArgument(TomlWhere(origin, value) + "unknown setting \"" +
                                      std::string(key.str()) + "\"");
     }
   }
   return Status();
 }
 
+}  // namespace
+
+Status LoadConfigText(std::string_view text, std::string_view origin, AgentConfig& config) {
+  Result<toml::table> root = ParseTomlSettings(text, origin);
+  if (!root.ok()) return root.status();
+  return LoadTable(*root, origin, config);
+}
+
 Status LoadConfigFile(Env& env, const std::string& path, AgentConfig& config) {
-  Result<std::vector<uint8_t>> bytes = env.ReadFile(path);
-  if (!bytes.ok()) return bytes.status().Prefixed("config file: ");
-  std::string_view text(reinterpret_cast<const char*>(bytes->data()), bytes->size());
-  return LoadConfigText(text, path, config);
+  Result<toml::table> root = ReadTomlSettings(env, path);
+  if (!root.ok()) return root.status();
+  return LoadTable(*root, path, config);
+}
+
+std::string AgentConfigDirectory() {
+#ifdef _WIN32
+  // The folder the MSI's CommonAppDataFolder names, asked for as the MSI asks: %ProgramData%
+  // is another's to set (Wine's services see C:\users\Public there).
+  std::string base = "C:\\ProgramData";
+  wchar_t* folder = nullptr;
+  if (SHGetKnownFolderPath(FOLDERID_ProgramData, 0, nullptr, &folder) == S_OK) {
+    std::u8string utf8 = std::filesystem::path(folder).u8string();
+    base.assign(utf8.begin(), utf8.end());
+  }
+  CoTaskMemFree(folder);
+  return base + "\\perfhive";
+#else
+  return "/etc/perfhive";
+#endif
+}
+
+std::string DefaultConfigFile() {
+#ifdef _WIN32
+  return AgentConfigDirectory() + "\\agent.toml";
+#else
+  return AgentConfigDirectory() + "/agent.toml";
+#endif
 }
 
 std::string AgentStateDirectory() {
 #ifdef _WIN32
-  const char* program_data = std::getenv("ProgramData");
-  std::string base = program_data != nullptr ? program_data : "C:\\ProgramData";
-  return base + "\\perfhive\\agent";
+  return AgentConfigDirectory() + "\\agent";
 #else
   // systemd's StateDirectory= sets $STATE_DIRECTORY (several paths are separated by ':').
   if (const char* state = std::getenv("STATE_DIRECTORY"); state != nullptr && *state != '\0') {

@@ -86,6 +86,12 @@ Status LoadConfigFile(Env& env, const std::string& path, AgentConfig& config);
 // The same, from the text of a file (`origin` names it in errors).
 Status LoadConfigText(std::string_view text, std::string_view origin, AgentConfig& config);
 
+// Where the agent's settings live unless told: %ProgramData%\perfhive on Windows (agent.toml, the
+// token, the CA, the service's log), /etc/perfhive on Linux; DefaultConfigFile is agent.toml in
+// it, which the MSI writes and the service reads.
+std::string AgentConfigDirectory();
+std::string DefaultConfigFile();
+
 // Where the agent keeps its state unless told: %ProgramData%\perfhive\agent on Windows;
 // systemd's $STATE_DIRECTORY, else /var/lib/perfhive-agent, on Linux. Spools live in its "spool"
 // folder, one folder per host (SpoolFolderName).

@@ -6,6 +6,8 @@
 #include <fstream>
 #include <sstream>
 
+#include "config/toml_settings.h"
+
 namespace perfhive::cli {
 namespace {
 
@@ -40,13 +42,9 @@ Result<ConnectionOptions> FromConfigFile(ConnectionOptions options) {
   }
   Result<std::string> text = ReadText(path, "config file");
   if (!text.ok()) return text.status();
-  toml::table config;
-  try {
-    config = toml::parse(*text, path);
-  } catch (const toml::parse_error& error) {
-    return Status::InvalidArgument(path + ":" + std::to_string(error.source().begin.line) + ": " +
-                                   std::string(error.description()));
-  }
+  Result<toml::table> parsed = ParseTomlSettings(*text, path);
+  if (!parsed.ok()) return parsed.status();
+  const toml::table& config = *parsed;
   auto fill = [&](std::string& field, const char* key, const char* variable) {
     if (field.empty() && std::getenv(variable) == nullptr) {
       field = config[key].value_or(std::string());

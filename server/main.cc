@@ -27,6 +27,7 @@
 #include "server/prometheus_exporter.h"
 #include "server/query_service.h"
 #include "server/sample_loader.h"
+#include "server/server_config.h"
 #include "server/server_log.h"
 #include "server/server_metrics.h"
 #include "server/token_table.h"
@@ -34,28 +35,6 @@
 
 namespace perfhive {
 namespace {
-
-struct ServerOptions {
-  std::string listen = "127.0.0.1:7470";
-  std::string data;
-  std::string tls_cert;
-  std::string tls_key;
-  std::string client_ca;
-  std::string tokens;
-  bool insecure = false;
-  size_t max_snapshot_bytes = 64 << 20;
-  double max_snapshots_per_second = 50;
-  int64_t retention_age_seconds = 0;
-  int64_t retention_bytes = 0;
-  std::vector<std::string> remote_write;
-  std::string remote_write_bearer_token_file;
-  std::string remote_write_user;
-  std::string remote_write_password_file;
-  std::string remote_write_ca;
-  std::vector<std::string> export_include;
-  std::vector<std::string> export_exclude;
-  std::string metrics_listen;
-};
 
 bool IsLoopback(const std::string& address) {
   std::string host = address.substr(0, address.rfind(':'));
@@ -70,18 +49,19 @@ Result<std::string> ReadText(const std::string& path, const char* what) {
   return text.str();
 }
 
-Result<std::shared_ptr<grpc::ServerCredentials>> Credentials(const ServerOptions& options) {
+Result<std::shared_ptr<grpc::ServerCredentials>> Credentials(const ServerConfig& options) {
   if (options.insecure) {
     if (!IsLoopback(options.listen)) {
       return Status::InvalidArgument(
           "--insecure listens on loopback only (127.0.0.1, localhost, [::1]); for " +
-          options.listen + " give --tls-cert and --tls-key");
+          options.listen + " give --tls-cert and --tls-key (tls_cert, tls_key in the config file)");
     }
     return grpc::InsecureServerCredentials();
   }
   if (options.tls_cert.empty() || options.tls_key.empty()) {
     return Status::InvalidArgument(
-        "give --tls-cert and --tls-key (and --tokens), or --insecure for plain text on loopback");
+        "give --tls-cert and --tls-key (and --tokens), or --insecure for plain text on loopback "
+        "(in the config file: tls_cert, tls_key, tokens, insecure)");
   }
   Result<std::string> cert = ReadText(options.tls_cert, "TLS certificate");
   if (!cert.ok()) return cert.status();
@@ -106,7 +86,7 @@ Result<std::string> ReadSecret(const std::string& path, const char* what) {
   return text;
 }
 
-Result<HttpClientOptions> RemoteWriteHttp(const ServerOptions& options) {
+Result<HttpClientOptions> RemoteWriteHttp(const ServerConfig& options) {
   HttpClientOptions http;
   if (!options.remote_write_bearer_token_file.empty()) {
     Result<std::string> token =
@@ -151,21 +131,22 @@ int64_t NowNanos() {
       .count();
 }
 
-Status Run(const ServerOptions& options) {
+Status Run(const ServerConfig& options) {
   Result<std::shared_ptr<grpc::ServerCredentials>> credentials = Credentials(options);
   if (!credentials.ok()) return credentials.status();
   Result<TokenTable> tokens = TokenTable::AllowAll();
   if (!options.tokens.empty()) {
     tokens = TokenTable::Load(options.tokens);
   } else if (!options.insecure) {
-    return Status::InvalidArgument("give --tokens FILE: without it anyone could write and read");
+    return Status::InvalidArgument(
+        "give --tokens FILE (tokens in the config file): without it anyone could write and read");
   }
   if (!tokens.ok()) return tokens.status();
   Result<std::unique_ptr<Store>> store = Store::Open(options.data);
   if (!store.ok()) return store.status().Prefixed("cannot open the store: ");
 
   ServerLog log;
-  IngestLimits limits{.max_snapshot_bytes = options.max_snapshot_bytes,
+  IngestLimits limits{.max_snapshot_bytes = static_cast<size_t>(options.max_snapshot_bytes),
                       .max_snapshots_per_second = options.max_snapshots_per_second};
   IngestService ingest(**store, *tokens, limits, log);
   SampleLoader loader(**store);
@@ -271,55 +252,21 @@ int main(int argc, char** argv) {
 
   CLI::App app{"perfhive-server: receives raw snapshots from agents, stores them, answers queries"};
   app.set_version_flag("--version", std::string("perfhive-server ") + perfhive::kPerfhiveVersion);
-  perfhive::ServerOptions options;
-  app.add_option("--listen", options.listen, "HOST:PORT to listen on (port 0: any free port)")
-      ->capture_default_str();
-  app.add_option("--data", options.data, "Directory of the embedded store")->required();
-  app.add_option("--tls-cert", options.tls_cert, "Server certificate (PEM)");
-  app.add_option("--tls-key", options.tls_key, "Server private key (PEM)");
-  app.add_option("--client-ca", options.client_ca,
-                 "CA (PEM) that client certificates must chain to: mutual TLS");
-  app.add_option("--tokens", options.tokens,
-                 "Token file (TOML): who may write as which hosts, "
-                 "who may read");
-  app.add_flag("--insecure", options.insecure,
-               "Plain text without tokens, on a loopback address only (demos and tests)");
-  app.add_option("--max-snapshot-bytes", options.max_snapshot_bytes,
-                 "Largest raw snapshot accepted; larger ones are refused")
-      ->transform(CLI::AsSizeValue(false))
-      ->capture_default_str();
-  app.add_option("--max-snapshots-per-second", options.max_snapshots_per_second,
-                 "Per stream; more are refused")
-      ->capture_default_str();
-  app.add_option("--retention-age", options.retention_age_seconds,
-                 "Delete snapshots older than this (e.g. 30d, 12h; default: keep)")
-      ->transform(CLI::AsNumberWithUnit(
-          std::map<std::string, int64_t>{{"s", 1}, {"m", 60}, {"h", 3600}, {"d", 86400}},
-          CLI::AsNumberWithUnit::CASE_SENSITIVE));
-  app.add_option("--retention-size", options.retention_bytes,
-                 "Delete the oldest snapshots while the store holds more (e.g. 50GB)")
-      ->transform(CLI::AsSizeValue(false));
-  app.add_option("--remote-write", options.remote_write,
-                 "Push computed values to this Prometheus remote-write URL (repeatable), e.g. "
-                 "http://prometheus:9090/api/v1/write");
-  app.add_option("--remote-write-bearer-token-file", options.remote_write_bearer_token_file,
-                 "File holding the bearer token sent to the receivers");
-  app.add_option("--remote-write-basic-auth-user", options.remote_write_user,
-                 "User for basic authentication at the receivers");
-  app.add_option("--remote-write-basic-auth-password-file", options.remote_write_password_file,
-                 "File holding the basic-authentication password");
-  app.add_option("--remote-write-ca", options.remote_write_ca,
-                 "CA bundle (PEM) to verify https receivers with, instead of the system's");
-  app.add_option("--export-include", options.export_include,
-                 "PDH path pattern of counters to export (repeatable; default every counter: "
-                 "\\*(*)\\* and \\*\\*)");
-  app.add_option("--export-exclude", options.export_exclude,
-                 "PDH path pattern of counters not to export (repeatable), e.g. \\Thread(*)\\*");
-  app.add_option("--metrics-listen", options.metrics_listen,
-                 "HOST:PORT to serve /metrics on (Prometheus text format)");
-  CLI11_PARSE(app, argc, argv);
+  perfhive::ServerFlags flags(app);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& error) {
+    // --help and --version end here with 0; a bad flag is bad usage, 2, as a bad config file is
+    // (the unit does not restart on 2).
+    return app.exit(error) == 0 ? 0 : 2;
+  }
 
-  perfhive::Status status = perfhive::Run(options);
+  perfhive::Result<perfhive::ServerConfig> config = flags.Resolve(perfhive::Env::Default());
+  if (!config.ok()) {
+    std::cerr << "perfhive-server: " << config.error() << "\n";
+    return 2;
+  }
+  perfhive::Status status = perfhive::Run(*config);
   if (!status.ok()) {
     std::cerr << "perfhive-server: " << status.message() << "\n";
     return 1;

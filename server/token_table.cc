@@ -5,6 +5,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "config/toml_settings.h"
 #include "perfdata/counter_path.h"
 #include "perfdata/name_pattern.h"
 
@@ -65,15 +66,9 @@ Result<TokenTable> TokenTable::Load(const std::string& path) {
 }
 
 Result<TokenTable> TokenTable::Parse(std::string_view text, const std::string& origin) {
-  toml::table document;
-  try {
-    document = toml::parse(text, origin);
-  } catch (const toml::parse_error& error) {
-    std::ostringstream message;
-    message << origin << ":" << error.source().begin.line << ":" << error.source().begin.column
-            << ": " << error.description();
-    return Status::InvalidArgument(message.str());
-  }
+  Result<toml::table> file = ParseTomlSettings(text, origin);
+  if (!file.ok()) return file.status();
+  const toml::table& document = *file;
   const toml::array* tokens = document["token"].as_array();
   if (tokens == nullptr || tokens->empty()) {
     return Status::InvalidArgument(origin + ": no [[token]] entries");

@@ -1,0 +1,33 @@
+// What every reader of a TOML settings file shares (agent.toml, server.toml, tokens.toml, the
+// CLI's config): parsing, and errors that name the file and the line of what is wrong, so that
+// an administrator goes straight to it.
+
+#ifndef PERFHIVE_CONFIG_TOML_SETTINGS_H_
+#define PERFHIVE_CONFIG_TOML_SETTINGS_H_
+
+#include <toml++/toml.h>
+
+#include <string>
+#include <string_view>
+
+#include "perfdata/status.h"
+#include "port/env.h"
+
+namespace perfhive {
+
+// `text` as a TOML table; a syntax error is INVALID_ARGUMENT "ORIGIN:LINE: what is wrong".
+Result<toml::table> ParseTomlSettings(std::string_view text, std::string_view origin);
+
+// The file at `path`, parsed; a file that cannot be read is an error prefixed "config file: ".
+Result<toml::table> ReadTomlSettings(Env& env, const std::string& path);
+
+// "ORIGIN:LINE: ", the prefix of an error about `node`.
+std::string TomlWhere(std::string_view origin, const toml::node& node);
+
+// `node` as a string, or INVALID_ARGUMENT "ORIGIN:LINE: KEY must be a string".
+Result<std::string> TomlString(std::string_view origin, const toml::node& node,
+                               std::string_view key);
+
+}  // namespace perfhive
+
+#endif  // PERFHIVE_CONFIG_TOML_SETTINGS_H_
