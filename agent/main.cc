@@ -1,12 +1,12 @@
 // perfhive-agent: reads this host's performance data. `run` samples it on schedule and streams
 // it to a perfhive-server (docs/agent.md); `snapshot` writes one raw PERF_DATA_BLOCK (and the
-// title database) to files, for offline use and for checking a source by hand.
+// title database) to files, for offline use and for checking a source by hand; `configure`
+// writes the settings file (what the MSI runs); `service` is the agent as a Windows service.
 
 #include <CLI/CLI.hpp>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
-#include <fstream>
 #include <iostream>
 #include <memory>
 #include <span>
@@ -22,9 +22,11 @@
 
 #ifdef PERFHIVE_AGENT_RUN
 #include "agent/agent_config.h"
+#include "agent/configure_command.h"
 #include "agent/drain_command.h"
 #include "agent/duration.h"
 #include "agent/logger.h"
+#include "agent/rotating_log_file.h"
 #include "agent/run_command.h"
 #ifdef _WIN32
 #include "agent/windows_service.h"
@@ -264,12 +266,38 @@ void AddServiceCommands(CLI::App& app, ServiceCommands& commands) {
   for (CLI::App* command : {commands.install, commands.uninstall, commands.run}) {
     command->add_option("--name", installation.name, "The service's name")->capture_default_str();
   }
+  installation.config_file = DefaultConfigFile();
   for (CLI::App* command : {commands.install, commands.run}) {
     command->add_option("--config", installation.config_file, "The agent's TOML settings")
-        ->required();
+        ->capture_default_str();
     command->add_option("--log-file", installation.log_file,
-                        "Where the service logs (default: agent.log in %ProgramData%\\perfhive\\"
-                        "agent)");
+                        "Where the service logs, rotated at 10 MiB, four older files kept "
+                        "(default: agent.log in %ProgramData%\\perfhive)");
+  }
+}
+
+// Points std::cerr at another buffer for as long as it lives: a service has no console, and the
+// logs of polled hosts write to std::cerr.
+class RedirectedCerr {
+ public:
+  explicit RedirectedCerr(std::streambuf* to) : previous_(std::cerr.rdbuf(to)) {}
+  ~RedirectedCerr() { std::cerr.rdbuf(previous_); }
+  RedirectedCerr(const RedirectedCerr&) = delete;
+  RedirectedCerr& operator=(const RedirectedCerr&) = delete;
+
+ private:
+  std::streambuf* previous_;
+};
+
+// The service's log file unless --log-file names another.
+std::string ServiceLogFile(const std::string& log_file) {
+  return log_file.empty() ? AgentConfigDirectory() + "\\agent.log" : log_file;
+}
+
+// Warns about the recovery settings the service manager refused.
+void WarnRefused(Logger& log, const std::string& name, const std::vector<std::string>& refused) {
+  for (const std::string& setting : refused) {
+    log.Warning("service " + name + ": the service manager refused " + setting);
   }
 }
 
@@ -277,14 +305,11 @@ int RunServiceCommand(const ServiceCommands& commands) {
   const ServiceInstallation& installation = commands.installation;
   if (commands.run->parsed()) {
     Env& env = Env::Default();
-    std::string log_file = installation.log_file;
-    if (log_file.empty()) {
-      log_file = AgentStateDirectory() + "\\agent.log";
-      (void)env.CreateDirectories(AgentStateDirectory());
-    }
-    std::ofstream log_stream(log_file, std::ios::app);
-    log_stream << std::unitbuf;
-    Logger log(log_stream.is_open() ? static_cast<std::ostream&>(log_stream) : std::cerr, env);
+    std::string log_path = ServiceLogFile(installation.log_file);
+    if (installation.log_file.empty()) (void)env.CreateDirectories(AgentConfigDirectory());
+    RotatingLogFile log_file({.path = log_path});
+    RedirectedCerr to_log(log_file.is_open() ? &log_file : std::cerr.rdbuf());
+    Logger log(std::cerr, env);
     Result<int> exit_code = RunAsService(installation.name, [&] {
       RunFlags flags;
       flags.config_file = installation.config_file;
@@ -309,9 +334,107 @@ int RunServiceCommand(const ServiceCommands& commands) {
   }
   std::cout << (commands.install->parsed() ? "installed service " : "removed service ")
             << installation.name << "\n";
+  if (commands.install->parsed()) {
+    Result<std::vector<std::string>> refused = SetServiceRecovery(installation.name);
+    if (!refused.ok()) {
+      std::cerr << "perfhive-agent: " << refused.error() << "\n";
+      return 1;
+    }
+    Logger log(std::cerr, Env::Default());
+    WarnRefused(log, installation.name, *refused);
+  }
   return 0;
 }
 #endif
+
+// `configure`: the settings to write, and where the outcome is logged; on Windows, the service
+// they are for.
+struct ConfigureFlags {
+  ConfigureOptions options;
+  std::string log_file;
+  std::string service;
+};
+
+void AddConfigureFlags(CLI::App& configure, ConfigureFlags& flags) {
+  ConfigureOptions& o = flags.options;
+  o.file = DefaultConfigFile();
+  configure.add_option("--file", o.file, "The settings file to update")->capture_default_str();
+  configure.add_option("--server", o.server, "The perfhive-server, HOST:PORT");
+  configure.add_option("--token", o.token,
+                       "This agent's token, written to the file token_file names (default: "
+                       "agent.token beside the settings), which only the system and "
+                       "administrators may read; - reads it from standard input");
+  configure.add_option("--ca", o.ca_file,
+                       "PEM file of the server's CA, copied to ca.pem beside the settings");
+  configure.add_option("--host-name", o.host_name, "The name to file snapshots under");
+  configure.add_option("--queries", o.queries,
+                       "Queries and their schedules separated by ';', e.g. Global@10s;Costly@5m; "
+                       "replaces every [[query]]");
+  configure.add_option("--interval", o.interval, "Default time between snapshots, e.g. 10s");
+  configure.add_option("--targets", o.targets,
+                       "Hosts without an agent separated by ';', e.g. "
+                       "\\\\web01;\\\\10.0.0.7=DB01; replaces every [[target]]");
+  configure.add_option("--insecure", o.insecure,
+                       "1: plain text, for a server on this host only; 0: TLS");
+  configure.add_option("--source", o.source,
+                       "procfs, hkpd or replay (tests, and replaying recordings)");
+  configure.add_option("--replay", o.replay_dir, "replay: the directory of snapshot files");
+  configure.add_option("--log-file", flags.log_file,
+                       "Log the outcome there, not on the console (what an installer, which has "
+                       "none, reads); rotated as the service's log is");
+#ifdef _WIN32
+  configure.add_option("--service", flags.service,
+                       "The service these settings are for: it is set to restart after a "
+                       "failure and to start delayed, and restarted when it runs and a file "
+                       "changed");
+#endif
+}
+
+// Every option is an empty string unless given, and an empty string changes nothing: the MSI
+// passes each of its properties, given or not.
+int RunConfigure(ConfigureFlags flags) {
+  Env& env = Env::Default();
+  std::unique_ptr<RotatingLogFile> log_file;
+  if (!flags.log_file.empty()) {
+    size_t slash = flags.log_file.find_last_of("/\\");
+    if (slash != std::string::npos) (void)env.CreateDirectories(flags.log_file.substr(0, slash));
+    log_file = std::make_unique<RotatingLogFile>(RotatingLogFile::Options{.path = flags.log_file});
+  }
+  std::ostream log_stream(log_file != nullptr && log_file->is_open() ? log_file.get()
+                                                                     : std::cerr.rdbuf());
+  Logger log(log_stream, env);
+  ConfigureOptions& options = flags.options;
+  if (options.token == "-") std::getline(std::cin, options.token);
+  Result<ConfigureOutcome> outcome = Configure(env, options);
+  if (!outcome.ok()) {
+    log.Error("configure " + options.file + ": " + outcome.error());
+    return outcome.status().code() == StatusCode::kInvalidArgument ? 2 : 1;
+  }
+  std::string given;
+  for (const std::string& change : outcome->changes) given += (given.empty() ? "" : ", ") + change;
+  log.Info("configure " + options.file + ": " +
+           (given.empty() ? std::string("no settings given") : given + " given") +
+           (outcome->changed ? "; written" : "; the files held them already"));
+#ifdef _WIN32
+  if (!flags.service.empty()) {
+    Result<std::vector<std::string>> refused = SetServiceRecovery(flags.service);
+    if (!refused.ok()) {
+      log.Error("configure: " + refused.error());
+      return 1;
+    }
+    WarnRefused(log, flags.service, *refused);
+    if (outcome->changed) {
+      Result<bool> restarted = RestartServiceIfRunning(flags.service);
+      if (!restarted.ok()) {
+        log.Error("configure: " + restarted.error());
+        return 1;
+      }
+      if (*restarted) log.Info("restarted service " + flags.service + " to read its settings");
+    }
+  }
+#endif
+  return 0;
+}
 #endif
 
 }  // namespace
@@ -366,6 +489,12 @@ int main(int argc, char** argv) {
       "agent before). Takes run's server and spool settings; --host-name names the host of "
       "snapshots spooled by agents that did not record it");
   perfhive::AddRunFlags(*drain, drain_flags);
+  perfhive::ConfigureFlags configure_flags;
+  CLI::App* configure = app.add_subcommand(
+      "configure",
+      "Change settings in the settings file (created when missing; the MSI runs this with its "
+      "properties): the settings given change, every other one stays");
+  perfhive::AddConfigureFlags(*configure, configure_flags);
 #ifdef _WIN32
   perfhive::ServiceCommands service_commands;
   perfhive::AddServiceCommands(app, service_commands);
@@ -394,6 +523,7 @@ int main(int argc, char** argv) {
     }
     return perfhive::DrainSpools(*config, env, log);
   }
+  if (configure->parsed()) return perfhive::RunConfigure(std::move(configure_flags));
 #ifdef _WIN32
   if (service_commands.install->parsed() || service_commands.uninstall->parsed() ||
       service_commands.run->parsed()) {

@@ -8,6 +8,7 @@
 
 #include <csignal>
 #include <filesystem>
+#include <iterator>
 #include <system_error>
 #include <utility>
 
@@ -95,6 +96,21 @@ void WINAPI ServiceMain(DWORD, LPWSTR*) {
   Report(SERVICE_STOPPED, static_cast<DWORD>(running->exit_code));
 }
 
+// Asks a running service to stop and waits (at most 30 s: the agent spools what is unanswered
+// first) until it has. False when it could not be asked; a service already stopped is fine.
+bool StopAndWait(SC_HANDLE service) {
+  SERVICE_STATUS status = {};
+  if (!ControlService(service, SERVICE_CONTROL_STOP, &status)) {
+    return GetLastError() == ERROR_SERVICE_NOT_ACTIVE;
+  }
+  for (int waited_ms = 0; status.dwCurrentState != SERVICE_STOPPED && waited_ms < 30'000;
+       waited_ms += 250) {
+    Sleep(250);
+    if (!QueryServiceStatus(service, &status)) break;
+  }
+  return true;
+}
+
 }  // namespace
 
 Status InstallService(const ServiceInstallation& installation) {
@@ -126,22 +142,61 @@ Status InstallService(const ServiceInstallation& installation) {
   return Status();
 }
 
+Result<std::vector<std::string>> SetServiceRecovery(const std::string& name) {
+  ScHandle manager(OpenSCManagerW(nullptr, nullptr, SC_MANAGER_CONNECT));
+  if (!manager) return LastError("cannot open the service control manager");
+  // Restart actions need SERVICE_START besides SERVICE_CHANGE_CONFIG.
+  ScHandle service(
+      OpenServiceW(manager.get(), Wide(name).c_str(), SERVICE_CHANGE_CONFIG | SERVICE_START));
+  if (!service) return LastError("cannot open service " + name);
+  std::vector<std::string> refused;
+  auto change = [&](DWORD level, void* info, const std::string& what) {
+    if (!ChangeServiceConfig2W(service.get(), level, info)) {
+      DWORD error = GetLastError();
+      refused.push_back(what + ": " + std::to_string(error) + " (" +
+                        std::system_category().message(error) + ")");
+    }
+  };
+  SC_ACTION actions[] = {
+      {SC_ACTION_RESTART, 10'000}, {SC_ACTION_RESTART, 30'000}, {SC_ACTION_RESTART, 60'000}};
+  SERVICE_FAILURE_ACTIONSW failure = {};
+  failure.dwResetPeriod = 24 * 60 * 60;
+  failure.cActions = std::size(actions);
+  failure.lpsaActions = actions;
+  change(SERVICE_CONFIG_FAILURE_ACTIONS, &failure, "restart after a failure");
+  SERVICE_FAILURE_ACTIONS_FLAG on_error_exit = {TRUE};
+  change(SERVICE_CONFIG_FAILURE_ACTIONS_FLAG, &on_error_exit,
+         "restart after a stop with an error code");
+  SERVICE_DELAYED_AUTO_START_INFO delayed = {TRUE};
+  change(SERVICE_CONFIG_DELAYED_AUTO_START_INFO, &delayed, "delayed automatic start");
+  return refused;
+}
+
 Status UninstallService(const std::string& name) {
   ScHandle manager(OpenSCManagerW(nullptr, nullptr, SC_MANAGER_CONNECT));
   if (!manager) return LastError("cannot open the service control manager");
   ScHandle service(OpenServiceW(manager.get(), Wide(name).c_str(),
                                 SERVICE_STOP | SERVICE_QUERY_STATUS | DELETE));
   if (!service) return LastError("cannot open service " + name);
-  SERVICE_STATUS status = {};
-  if (ControlService(service.get(), SERVICE_CONTROL_STOP, &status)) {
-    for (int waited_ms = 0; status.dwCurrentState != SERVICE_STOPPED && waited_ms < 30'000;
-         waited_ms += 250) {
-      Sleep(250);
-      if (!QueryServiceStatus(service.get(), &status)) break;
-    }
-  }
+  StopAndWait(service.get());
   if (!DeleteService(service.get())) return LastError("cannot delete service " + name);
   return Status();
+}
+
+Result<bool> RestartServiceIfRunning(const std::string& name) {
+  ScHandle manager(OpenSCManagerW(nullptr, nullptr, SC_MANAGER_CONNECT));
+  if (!manager) return LastError("cannot open the service control manager");
+  ScHandle service(OpenServiceW(manager.get(), Wide(name).c_str(),
+                                SERVICE_STOP | SERVICE_START | SERVICE_QUERY_STATUS));
+  if (!service) return LastError("cannot open service " + name);
+  SERVICE_STATUS status = {};
+  if (!QueryServiceStatus(service.get(), &status)) {
+    return LastError("cannot query service " + name);
+  }
+  if (status.dwCurrentState != SERVICE_RUNNING) return false;
+  if (!StopAndWait(service.get())) return LastError("cannot stop service " + name);
+  if (!StartServiceW(service.get(), 0, nullptr)) return LastError("cannot start service " + name);
+  return true;
 }
 
 Result<int> RunAsService(const std::string& name, std::function<int()> run_agent) {

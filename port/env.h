@@ -41,6 +41,12 @@ class Env {
   // or the new, never a mix: a temporary file beside it, flushed to disk, renamed over `path`,
   // and the directory flushed so the rename itself survives.
   virtual Status WriteFileAtomically(const std::string& path, std::span<const uint8_t> bytes) = 0;
+  // WriteFileAtomically for a file that holds a secret (an agent's token): only the system and
+  // its administrators may read it, whatever the folder allows. On POSIX mode 0600 (its owner:
+  // root, or the service's own user); on Windows a protected DACL of its own, nothing inherited,
+  // granting SYSTEM and Administrators full control and nobody else anything.
+  virtual Status WriteSecretFileAtomically(const std::string& path,
+                                           std::span<const uint8_t> bytes) = 0;
   virtual Result<std::vector<uint8_t>> ReadFile(const std::string& path) = 0;
   // The names (not paths) of the entries of `dir`, "." and ".." left out, in no order.
   virtual Result<std::vector<std::string>> ListDirectory(const std::string& dir) = 0;

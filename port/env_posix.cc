@@ -62,6 +62,49 @@ class PosixFileLock : public FileLock {
   int fd_;
 };
 
+// The temporary file beside `path`, flushed, renamed over it, and the directory flushed. A
+// secret's temporary is made 0600 before a byte is written: a leftover of a crash (O_TRUNC keeps
+// its mode) or the umask never decide who may read it.
+Status WriteAtomically(const std::string& path, std::span<const uint8_t> bytes, bool secret) {
+  std::string temp = path + ".tmp";
+  {
+    FileDescriptor fd(
+        ::open(temp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, secret ? 0600 : 0644));
+    if (fd.get() < 0) return ErrnoStatus("cannot create", temp, errno);
+    if (secret && ::fchmod(fd.get(), 0600) != 0) {
+      int error = errno;
+      ::unlink(temp.c_str());
+      return ErrnoStatus("cannot restrict", temp, error);
+    }
+    size_t written = 0;
+    while (written < bytes.size()) {
+      ssize_t n = ::write(fd.get(), bytes.data() + written, bytes.size() - written);
+      if (n < 0 && errno == EINTR) continue;
+      if (n < 0) {
+        int error = errno;
+        ::unlink(temp.c_str());
+        return ErrnoStatus("cannot write", temp, error);
+      }
+      written += static_cast<size_t>(n);
+    }
+    if (::fsync(fd.get()) != 0 || fd.Close() != 0) {
+      int error = errno;
+      ::unlink(temp.c_str());
+      return ErrnoStatus("cannot flush", temp, error);
+    }
+  }
+  if (::rename(temp.c_str(), path.c_str()) != 0) {
+    int error = errno;
+    ::unlink(temp.c_str());
+    return ErrnoStatus("cannot rename to", path, error);
+  }
+  std::string dir = DirectoryOf(path);
+  FileDescriptor dir_fd(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  if (dir_fd.get() < 0) return ErrnoStatus("cannot open directory", dir, errno);
+  if (::fsync(dir_fd.get()) != 0) return ErrnoStatus("cannot flush directory", dir, errno);
+  return Status();
+}
+
 class PosixEnv : public Env {
  public:
   std::chrono::steady_clock::time_point SteadyNow() override {
@@ -75,37 +118,12 @@ class PosixEnv : public Env {
   }
 
   Status WriteFileAtomically(const std::string& path, std::span<const uint8_t> bytes) override {
-    std::string temp = path + ".tmp";
-    {
-      FileDescriptor fd(::open(temp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644));
-      if (fd.get() < 0) return ErrnoStatus("cannot create", temp, errno);
-      size_t written = 0;
-      while (written < bytes.size()) {
-        ssize_t n = ::write(fd.get(), bytes.data() + written, bytes.size() - written);
-        if (n < 0 && errno == EINTR) continue;
-        if (n < 0) {
-          int error = errno;
-          ::unlink(temp.c_str());
-          return ErrnoStatus("cannot write", temp, error);
-        }
-        written += static_cast<size_t>(n);
-      }
-      if (::fsync(fd.get()) != 0 || fd.Close() != 0) {
-        int error = errno;
-        ::unlink(temp.c_str());
-        return ErrnoStatus("cannot flush", temp, error);
-      }
-    }
-    if (::rename(temp.c_str(), path.c_str()) != 0) {
-      int error = errno;
-      ::unlink(temp.c_str());
-      return ErrnoStatus("cannot rename to", path, error);
-    }
-    std::string dir = DirectoryOf(path);
-    FileDescriptor dir_fd(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
-    if (dir_fd.get() < 0) return ErrnoStatus("cannot open directory", dir, errno);
-    if (::fsync(dir_fd.get()) != 0) return ErrnoStatus("cannot flush directory", dir, errno);
-    return Status();
+    return WriteAtomically(path, bytes, false);
+  }
+
+  Status WriteSecretFileAtomically(const std::string& path,
+                                   std::span<const uint8_t> bytes) override {
+    return WriteAtomically(path, bytes, true);
   }
 
   Result<std::vector<uint8_t>> ReadFile(const std::string& path) override {

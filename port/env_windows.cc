@@ -1,7 +1,11 @@
 // Env on Windows: files through CreateFileW/FlushFileBuffers/MoveFileExW, so the spool's writes
-// are durable (MOVEFILE_WRITE_THROUGH returns once the rename is on disk).
+// are durable (MOVEFILE_WRITE_THROUGH returns once the rename is on disk); secrets get a DACL of
+// their own (an SDDL string: sddl.h, which needs windows.h first).
 
+// clang-format off
 #include <windows.h>
+#include <sddl.h>
+// clang-format on
 
 #include <filesystem>
 #include <fstream>
@@ -44,6 +48,36 @@ class WindowsFileLock : public FileLock {
   HANDLE file_;
 };
 
+// The temporary file beside `path`, flushed, then renamed over it (a rename keeps the file's own
+// security descriptor). With `security`, a leftover temporary is removed first: CreateFileW
+// ignores the descriptor it is given when the file already exists.
+Status WriteAtomically(const std::string& path, std::span<const uint8_t> bytes,
+                       SECURITY_ATTRIBUTES* security) {
+  std::string temp = path + ".tmp";
+  if (security != nullptr) DeleteFileW(Wide(temp).c_str());
+  HANDLE file =
+      CreateFileW(Wide(temp).c_str(), GENERIC_WRITE, 0, security,
+                  security != nullptr ? CREATE_NEW : CREATE_ALWAYS, FILE_ATTRIBUTE_NORMAL, nullptr);
+  if (file == INVALID_HANDLE_VALUE) return LastErrorStatus("cannot create", temp);
+  size_t written = 0;
+  bool ok = true;
+  while (ok && written < bytes.size()) {
+    DWORD chunk = static_cast<DWORD>(std::min<size_t>(bytes.size() - written, 1 << 30));
+    DWORD n = 0;
+    ok = WriteFile(file, bytes.data() + written, chunk, &n, nullptr) != 0;
+    written += n;
+  }
+  if (ok) ok = FlushFileBuffers(file) != 0;
+  Status status = ok ? Status() : LastErrorStatus("cannot write", temp);
+  CloseHandle(file);
+  if (ok && !MoveFileExW(Wide(temp).c_str(), Wide(path).c_str(),
+                         MOVEFILE_REPLACE_EXISTING | MOVEFILE_WRITE_THROUGH)) {
+    status = LastErrorStatus("cannot rename to", path);
+  }
+  if (!status.ok()) DeleteFileW(Wide(temp).c_str());
+  return status;
+}
+
 class WindowsEnv : public Env {
  public:
   std::chrono::steady_clock::time_point SteadyNow() override {
@@ -57,26 +91,20 @@ class WindowsEnv : public Env {
   }
 
   Status WriteFileAtomically(const std::string& path, std::span<const uint8_t> bytes) override {
-    std::string temp = path + ".tmp";
-    HANDLE file = CreateFileW(Wide(temp).c_str(), GENERIC_WRITE, 0, nullptr, CREATE_ALWAYS,
-                              FILE_ATTRIBUTE_NORMAL, nullptr);
-    if (file == INVALID_HANDLE_VALUE) return LastErrorStatus("cannot create", temp);
-    size_t written = 0;
-    bool ok = true;
-    while (ok && written < bytes.size()) {
-      DWORD chunk = static_cast<DWORD>(std::min<size_t>(bytes.size() - written, 1 << 30));
-      DWORD n = 0;
-      ok = WriteFile(file, bytes.data() + written, chunk, &n, nullptr) != 0;
-      written += n;
+    return WriteAtomically(path, bytes, nullptr);
+  }
+
+  Status WriteSecretFileAtomically(const std::string& path,
+                                   std::span<const uint8_t> bytes) override {
+    // Protected (P): nothing inherited from the folder, which in %ProgramData% lets Users read.
+    PSECURITY_DESCRIPTOR descriptor = nullptr;
+    if (!ConvertStringSecurityDescriptorToSecurityDescriptorW(
+            L"D:P(A;;FA;;;SY)(A;;FA;;;BA)", SDDL_REVISION_1, &descriptor, nullptr)) {
+      return LastErrorStatus("cannot make the security descriptor of", path);
     }
-    if (ok) ok = FlushFileBuffers(file) != 0;
-    Status status = ok ? Status() : LastErrorStatus("cannot write", temp);
-    CloseHandle(file);
-    if (ok && !MoveFileExW(Wide(temp).c_str(), Wide(path).c_str(),
-                           MOVEFILE_REPLACE_EXISTING | MOVEFILE_WRITE_THROUGH)) {
-      status = LastErrorStatus("cannot rename to", path);
-    }
-    if (!status.ok()) DeleteFileW(Wide(temp).c_str());
+    SECURITY_ATTRIBUTES attributes = {sizeof attributes, descriptor, FALSE};
+    Status status = WriteAtomically(path, bytes, &attributes);
+    LocalFree(descriptor);
     return status;
   }
 

@@ -1,15 +1,17 @@
 #!/usr/bin/env bash
 # The Windows build and its tests: cross-compiles perfdata, the agent (perfhive-agent.exe, with
 # gRPC, Protobuf and zstd built for MinGW from Debian's sources by build-windows-deps.sh) and the
-# test executables with MinGW-w64, and runs them under Wine through CTest; then runs the
-# end-to-end tests where the Windows agent, under Wine, streams to a Linux perfhive-server.
-# Installs MinGW-w64 and Wine when missing. The Wine prefix lives in the build directory
-# (build/mingw).
+# test executables with MinGW-w64, and runs them under Wine through CTest; builds the agent's MSI
+# (and a second one with a higher version, to upgrade to); then runs the end-to-end tests where
+# the Windows agent, under Wine, streams to a Linux perfhive-server, run by hand, as a service,
+# and installed, upgraded and removed by msiexec. Installs MinGW-w64 and Wine when missing. The
+# Wine prefix lives in the build directory (build/mingw; PERFHIVE_WINDOWS_BUILD_DIR and
+# PERFHIVE_LINUX_BUILD_DIR name others, relative to the repository).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 scripts/install-deps.sh core windows
-build=build/mingw
+build=${PERFHIVE_WINDOWS_BUILD_DIR:-build/mingw}
 export WINEPREFIX="$PWD/$build/wineprefix" WINEDEBUG=-all WINEDLLOVERRIDES="mscoree,mshtml="
 mkdir -p "$build"
 if [[ ! -f $WINEPREFIX/system.reg ]]; then
@@ -28,6 +30,14 @@ cmake -S . -B "$build" -G Ninja -DCMAKE_TOOLCHAIN_FILE=cmake/mingw-w64-x86_64.cm
   -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPERFHIVE_WERROR=ON -DPERFHIVE_WINDOWS_DEPS="$deps" >/dev/null
 cmake --build "$build" -j "$(nproc)"
 
+echo "== the agent's MSI (wixl), and one with a higher version to upgrade to"
+cmake --build "$build" --target msi
+version=$(sed -n 's/^CMAKE_PROJECT_VERSION:STATIC=//p' "$build/CMakeCache.txt")
+IFS=. read -r major minor patch <<<"$version"
+next="$major.$minor.$((patch + 1))"
+scripts/build-msi.sh --exe "$build/agent/perfhive-agent.exe" --version "$next" \
+  --output-dir "$build/msi-upgrade"
+
 # One persistent wineserver for all tests (each test .exe then starts in ~0.1 s, not ~2.7 s),
 # with Wine's helper services started here, just before CTest: started by a test, they would
 # hold CTest's output pipe open and CTest would wait for them until its timeout.
@@ -38,11 +48,13 @@ wine cmd.exe /c exit </dev/null >/dev/null 2>&1
 junit() { [[ -z ${PERFHIVE_JUNIT_DIR:-} ]] || echo "--output-junit $PERFHIVE_JUNIT_DIR/windows-$1.xml"; }
 ctest --test-dir "$build" --output-on-failure -j "$(nproc)" --timeout 300 $(junit unit)
 
-echo "== the Windows agent under Wine streaming to a Linux perfhive-server"
-linux=build/release
+echo "== the Windows agent and its MSI under Wine, shipping to a Linux perfhive-server"
+linux=${PERFHIVE_LINUX_BUILD_DIR:-build/release}
 [[ -f $linux/build.ninja ]] || cmake -S . -B "$linux" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DPERFHIVE_WERROR=ON >/dev/null
 cmake --build "$linux" -j "$(nproc)" --target wine_e2e_tests perfhive-server perfhive
 PERFHIVE_WINDOWS_AGENT="$PWD/$build/agent/perfhive-agent.exe" \
+  PERFHIVE_WINDOWS_MSI="$PWD/$build/perfhive-agent-$version-x64.msi" \
+  PERFHIVE_WINDOWS_MSI_UPGRADE="$PWD/$build/msi-upgrade/perfhive-agent-$next-x64.msi" \
   ctest --test-dir "$linux" --output-on-failure --label-regex wine --timeout 600 $(junit e2e)
 echo "== Windows build and tests: ${SECONDS} s"

@@ -16,9 +16,9 @@
 #include <fstream>
 #include <iterator>
 #include <nlohmann/json.hpp>
-#include <thread>
 
 #include "tests/e2e/e2e_cluster.h"
+#include "tests/e2e/wine.h"
 
 namespace perfhive::testing {
 namespace {
@@ -27,18 +27,6 @@ using ::testing::HasSubstr;
 
 constexpr char kAgentSecret[] = "windows-agent-secret-000000001";
 constexpr char kReaderSecret[] = "windows-reader-secret-00000001";
-
-// A Linux path as the Windows agent under Wine names it (Wine maps / to drive Z:).
-std::string WinePath(const std::string& path) {
-  std::string windows = "Z:" + path;
-  for (char& c : windows) {
-    if (c == '/') c = '\\';
-  }
-  return windows;
-}
-
-// Debian's wine (package wine), where tests/support finds smbd and prometheus too.
-constexpr char kWine[] = "/usr/bin/wine";
 
 class WindowsAgentEndToEndTest : public ::testing::Test {
  protected:
@@ -195,17 +183,11 @@ TEST_F(WindowsAgentEndToEndTest, TheServiceStartsShipsAndStopsCleanly) {
 
   CommandResult started = RunCommand(*scratch_, {kWine, "net", "start", name});
   EXPECT_EQ(started.exit_code, 0) << started.out << started.err;
-  // The host is unknown to the server (exit code 3) until its first snapshot arrives.
-  size_t shipped = 0;
-  for (int i = 0; i < 60 && shipped < 3; ++i) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(500));
-    CommandResult listed =
-        RunCommand(*scratch_, {CliBinary(), "snapshots", "\\\\WINESVC", "--server",
-                               server_->address(), "--ca", *scratch_ / "ca.pem", "--token-file",
-                               *scratch_ / "reader.token", "--format", "json"});
-    if (listed.exit_code == 0) shipped = nlohmann::json::parse(listed.out)["snapshots"].size();
-  }
-  EXPECT_GE(shipped, 3u);
+  EXPECT_GE(
+      WaitForSnapshots(*scratch_, *server_, "WINESVC", 3,
+                       {"--ca", *scratch_ / "ca.pem", "--token-file", *scratch_ / "reader.token"})
+          .size(),
+      3u);
 
   CommandResult stopped = RunCommand(*scratch_, {kWine, "net", "stop", name});
   EXPECT_EQ(stopped.exit_code, 0) << stopped.out << stopped.err;

@@ -31,6 +31,10 @@ class FakeClockEnv : public Env {
   Status WriteFileAtomically(const std::string& path, std::span<const uint8_t> bytes) override {
     return real_.WriteFileAtomically(path, bytes);
   }
+  Status WriteSecretFileAtomically(const std::string& path,
+                                   std::span<const uint8_t> bytes) override {
+    return real_.WriteSecretFileAtomically(path, bytes);
+  }
   Result<std::vector<uint8_t>> ReadFile(const std::string& path) override {
     return real_.ReadFile(path);
   }
