@@ -25,6 +25,7 @@ test_packages=(
   libgtest-dev libgmock-dev libbenchmark-dev googletest
   prometheus                                 # export/'s end-to-end tests (prometheus, promtool)
   samba libnss-wrapper libtdb-dev            # msrrp e2e tests: a private smbd with test data
+  dpkg-dev help2man lintian iproute2         # the Debian packages (scripts/test-packages.sh)
 )
 # The system services the packages above would start, by package.
 declare -A services=([samba]="smbd nmbd samba-ad-dc" [prometheus]="prometheus")

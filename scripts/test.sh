@@ -28,6 +28,9 @@ cmake --build build/release -j "$jobs"
 # Tests labelled wine drive the Windows agent and run in test-windows.sh, once it is built.
 run_ctest --test-dir build/release --output-on-failure -j "$jobs" --label-exclude 'fuzz|wine'
 
+echo "== Debian packages from build/release: lintian, install, run, remove, reinstall, purge"
+scripts/test-packages.sh build/release
+
 echo "== sanitizer build (clang, ASan+UBSan, fuzz targets)"
 CC=clang CXX=clang++ cmake -S . -B build/sanitize -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DPERFHIVE_WERROR=ON -DPERFHIVE_SANITIZE=ON -DPERFHIVE_FUZZ=ON \
