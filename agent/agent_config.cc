@@ -129,7 +129,8 @@ Result<QuerySchedule> QueryValue(std::string_view origin, const toml::node& node
     } else if (key == "objects") {
       const toml::array* objects = value.as_array();
       if (objects == nullptr) {
-        return Status::InvalidArgument(TomlWhere(origin, value) + "objects must be a list of names");
+        return Status::InvalidArgument(TomlWhere(origin, value) +
+                                       "objects must be a list of names");
       }
       for (const toml::node& object : *objects) {
         Result<std::string> name = TomlString(origin, object, "objects");

@@ -70,8 +70,8 @@ Result<std::string> ApplyConfigUpdate(std::string_view text, std::string_view or
   // Tables flush left: [[query]] tables read as lists of settings, not as nested code.
   std::ostringstream out;
   out << kHeader
-      << toml::toml_formatter(root,
-                              toml::toml_formatter::default_flags & ~toml::format_flags::indentation)
+      << toml::toml_formatter(
+             root, toml::toml_formatter::default_flags & ~toml::format_flags::indentation)
       << "\n";
   return out.str();
 }

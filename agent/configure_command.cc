@@ -118,8 +118,9 @@ Result<ConfigUpdate> UpdateFromOptions(const ConfigureOptions& options) {
 // cross the network readable by anyone on the way, so plain text is for this host only.
 Status CheckResult(const AgentConfig& config, const std::string& file) {
   if (config.server.empty()) {
-    return Status::InvalidArgument(file + " names no server: give one (SERVER=HOST:PORT to the "
-                                          "MSI, --server HOST:PORT to configure)");
+    return Status::InvalidArgument(file +
+                                   " names no server: give one (SERVER=HOST:PORT to the "
+                                   "MSI, --server HOST:PORT to configure)");
   }
   if (!config.insecure) return Status();
   if (!IsLoopbackServer(config.server)) {
@@ -144,11 +145,11 @@ std::vector<uint8_t> Bytes(std::string_view text) {
 
 Result<ConfigureOutcome> Configure(Env& env, const ConfigureOptions& options) {
   const std::pair<std::string_view, const std::string*> given[] = {
-      {"file", &options.file},         {"server", &options.server},
-      {"token", &options.token},       {"ca", &options.ca_file},
+      {"file", &options.file},           {"server", &options.server},
+      {"token", &options.token},         {"ca", &options.ca_file},
       {"host_name", &options.host_name}, {"query", &options.queries},
-      {"interval", &options.interval}, {"target", &options.targets},
-      {"insecure", &options.insecure}, {"source", &options.source},
+      {"interval", &options.interval},   {"target", &options.targets},
+      {"insecure", &options.insecure},   {"source", &options.source},
       {"replay", &options.replay_dir},
   };
   ConfigureOutcome outcome;
@@ -212,8 +213,8 @@ Result<ConfigureOutcome> Configure(Env& env, const ConfigureOptions& options) {
     Result<std::vector<uint8_t>> old = env.ReadFile(path);
     if (!old.ok() || *old != bytes) outcome.changed = true;
     // A secret is written even when unchanged, so that its file has the secret's permissions.
-    Status status = secret ? env.WriteSecretFileAtomically(path, bytes)
-                           : env.WriteFileAtomically(path, bytes);
+    Status status =
+        secret ? env.WriteSecretFileAtomically(path, bytes) : env.WriteFileAtomically(path, bytes);
     if (!status.ok()) return status;
   }
   return outcome;

@@ -29,9 +29,9 @@ class RotatingLogFile : public std::streambuf {
 #endif
 
   struct Options {
-    std::string path;                    // agent.log
-    uint64_t max_bytes = 10ull << 20;    // of one file
-    int keep = 4;                        // older files: agent.1.log .. agent.4.log
+    std::string path;                  // agent.log
+    uint64_t max_bytes = 10ull << 20;  // of one file
+    int keep = 4;                      // older files: agent.1.log .. agent.4.log
   };
 
   // Appends to `path` (created when missing; its folder must exist).

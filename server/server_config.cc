@@ -60,12 +60,14 @@ Result<int64_t> QuantityValue(std::string_view origin, const toml::node& node, s
   }
   int64_t value = 0;
   if (refused) {
-    return Status::InvalidArgument(TomlWhere(origin, node) + error + ", not \"" + text->get() + "\"");
+    return Status::InvalidArgument(TomlWhere(origin, node) + error + ", not \"" + text->get() +
+                                   "\"");
   }
   auto [end, status] =
       std::from_chars(converted.data(), converted.data() + converted.size(), value);
   if (status != std::errc() || end != converted.data() + converted.size() || value < 0) {
-    return Status::InvalidArgument(TomlWhere(origin, node) + error + ", not \"" + text->get() + "\"");
+    return Status::InvalidArgument(TomlWhere(origin, node) + error + ", not \"" + text->get() +
+                                   "\"");
   }
   return value;
 }
@@ -111,7 +113,8 @@ Status LoadTable(const toml::table& root, std::string_view origin, ServerConfig&
       if (key == "retention_size") {
         config.retention_bytes = *bytes;
       } else if (*bytes == 0) {
-        return Status::InvalidArgument(TomlWhere(origin, value) + "max_snapshot_bytes must be above 0");
+        return Status::InvalidArgument(TomlWhere(origin, value) +
+                                       "max_snapshot_bytes must be above 0");
       } else {
         config.max_snapshot_bytes = static_cast<uint64_t>(*bytes);
       }

@@ -110,7 +110,8 @@ TEST(ConfigUpdateTest, QueriesAndTargetsReplaceTheirTables) {
 TEST(ConfigUpdateTest, RefusesTextThatIsNotToml) {
   ConfigUpdate update;
   update.server = "a:1";
-  Result<std::string> after = ApplyConfigUpdate("server = \"a:1\"\nnot toml\n", "agent.toml", update);
+  Result<std::string> after =
+      ApplyConfigUpdate("server = \"a:1\"\nnot toml\n", "agent.toml", update);
   ASSERT_FALSE(after.ok());
   EXPECT_EQ(after.status().code(), StatusCode::kInvalidArgument);
   EXPECT_EQ(after.error().rfind("agent.toml:2: ", 0), 0u) << after.error();

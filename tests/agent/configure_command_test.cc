@@ -74,16 +74,15 @@ TEST_F(ConfigureTest, CreatesTheFolderTheSettingsAndTheTokenFile) {
   ASSERT_TRUE(outcome.ok()) << outcome.error();
   EXPECT_TRUE(outcome->changed);
   EXPECT_EQ(outcome->changes, (std::vector<std::string>{"server", "token", "host_name", "query",
-                                                         "interval", "target"}));
+                                                        "interval", "target"}));
 
   AgentConfig config = Load(file_);
   EXPECT_EQ(config.server, "collector.example:7443");
   EXPECT_EQ(config.host_name, "WEB01");
   EXPECT_EQ(config.interval, milliseconds(30000));
-  EXPECT_EQ(config.queries,
-            (std::vector<QuerySchedule>{*ParseQueryFlag("Global@10s"),
-                                        *ParseQueryFlag("Processor,Memory@1m"),
-                                        *ParseQueryFlag("Costly")}));
+  EXPECT_EQ(config.queries, (std::vector<QuerySchedule>{*ParseQueryFlag("Global@10s"),
+                                                        *ParseQueryFlag("Processor,Memory@1m"),
+                                                        *ParseQueryFlag("Costly")}));
   ASSERT_EQ(config.targets.size(), 2u);
   EXPECT_EQ(config.targets[0].address, "\\\\web02");
   EXPECT_EQ(config.targets[1].Name(), "DB01");
@@ -106,8 +105,8 @@ TEST_F(ConfigureTest, ChangesOnlyTheSettingsGivenAndNothingWhenGivenNothing) {
   const std::string before =
       "# kept while nothing is given\nserver = \"old:7443\"\nhost_name = \"WEB01\"\n"
       "spool_max_bytes = 4096\n";
-  ASSERT_TRUE(env_.WriteFileAtomically(file_, std::vector<uint8_t>(before.begin(), before.end()))
-                  .ok());
+  ASSERT_TRUE(
+      env_.WriteFileAtomically(file_, std::vector<uint8_t>(before.begin(), before.end())).ok());
 
   Result<ConfigureOutcome> nothing = Configure(env_, Given());
   ASSERT_TRUE(nothing.ok()) << nothing.error();
@@ -147,8 +146,8 @@ TEST_F(ConfigureTest, ANewTokenGoesWhereTokenFileSays) {
 // certificate is refused.
 TEST_F(ConfigureTest, TheCaIsCopiedBesideTheSettings) {
   std::string source = dir_ / "share-ca.pem";
-  ASSERT_TRUE(env_.WriteFileAtomically(source, std::vector<uint8_t>(kPem, kPem + sizeof kPem - 1))
-                  .ok());
+  ASSERT_TRUE(
+      env_.WriteFileAtomically(source, std::vector<uint8_t>(kPem, kPem + sizeof kPem - 1)).ok());
   Result<ConfigureOutcome> outcome = Run([&](ConfigureOptions& o) {
     o.server = "a:1";
     o.ca_file = source;
@@ -161,8 +160,7 @@ TEST_F(ConfigureTest, TheCaIsCopiedBesideTheSettings) {
   ASSERT_TRUE(env_.WriteFileAtomically(not_pem, std::vector<uint8_t>{'x'}).ok());
   Result<ConfigureOutcome> refused = Run([&](ConfigureOptions& o) { o.ca_file = not_pem; });
   ASSERT_FALSE(refused.ok());
-  EXPECT_NE(refused.error().find("holds no PEM certificate"), std::string::npos)
-      << refused.error();
+  EXPECT_NE(refused.error().find("holds no PEM certificate"), std::string::npos) << refused.error();
 }
 
 // Proves: plain text is allowed to a server on this host only, and not beside TLS settings; a
@@ -188,8 +186,8 @@ TEST_F(ConfigureTest, PlainTextIsOnlyForAServerOnThisHost) {
     EXPECT_TRUE(Load(file_).insecure);
   }
   std::string source = dir_ / "ca.source.pem";
-  ASSERT_TRUE(env_.WriteFileAtomically(source, std::vector<uint8_t>(kPem, kPem + sizeof kPem - 1))
-                  .ok());
+  ASSERT_TRUE(
+      env_.WriteFileAtomically(source, std::vector<uint8_t>(kPem, kPem + sizeof kPem - 1)).ok());
   Result<ConfigureOutcome> with_ca = Run([&](ConfigureOptions& o) { o.ca_file = source; });
   ASSERT_FALSE(with_ca.ok());
   EXPECT_NE(with_ca.error().find("cannot go with ca"), std::string::npos) << with_ca.error();
@@ -237,8 +235,8 @@ TEST_F(ConfigureTest, RefusesMalformedSettingsWritingNothing) {
 TEST_F(ConfigureTest, RefusesToMergeIntoAFileTheAgentWouldNotRead) {
   ASSERT_TRUE(env_.CreateDirectories(dir_ / "perfhive").ok());
   const std::string broken = "server = \"a:1\"\nservr = \"typo:1\"\n";
-  ASSERT_TRUE(env_.WriteFileAtomically(file_, std::vector<uint8_t>(broken.begin(), broken.end()))
-                  .ok());
+  ASSERT_TRUE(
+      env_.WriteFileAtomically(file_, std::vector<uint8_t>(broken.begin(), broken.end())).ok());
   Result<ConfigureOutcome> outcome = Run([](ConfigureOptions& o) { o.server = "b:1"; });
   ASSERT_FALSE(outcome.ok());
   EXPECT_EQ(outcome.error(), file_ + ":2: unknown setting \"servr\"");

@@ -125,7 +125,9 @@ class WindowsMsiEndToEndTest : public ::testing::Test {
   }
 
   std::string ProgramData() const { return drive_c_ + "/ProgramData/perfhive"; }
-  std::string InstalledAgent() const { return drive_c_ + "/Program Files/perfhive/perfhive-agent.exe"; }
+  std::string InstalledAgent() const {
+    return drive_c_ + "/Program Files/perfhive/perfhive-agent.exe";
+  }
   AgentConfig Settings() {
     AgentConfig config;
     Status status = LoadConfigFile(Env::Default(), ProgramData() + "/agent.toml", config);
@@ -173,11 +175,11 @@ TEST_F(WindowsMsiEndToEndTest, InstallsUpgradesReconfiguresAndRemovesTheService)
 
   // Install.
   std::string install_log = *scratch_ / "install.log";
-  CommandResult installed = Msiexec(
-      {"/i", WinePath(msi_), "/qn", "/l*v", WinePath(install_log),
-       "SERVER=" + server_->address(), std::string("TOKEN=") + kAgentSecret,
-       "CA_FILE=" + WinePath(*scratch_ / "ca.pem"), "HOST_NAME=WINEMSI", "QUERIES=Global",
-       "INTERVAL=250ms", "SOURCE=replay", "REPLAY=" + WinePath(dir.path)});
+  CommandResult installed =
+      Msiexec({"/i", WinePath(msi_), "/qn", "/l*v", WinePath(install_log),
+               "SERVER=" + server_->address(), std::string("TOKEN=") + kAgentSecret,
+               "CA_FILE=" + WinePath(*scratch_ / "ca.pem"), "HOST_NAME=WINEMSI", "QUERIES=Global",
+               "INTERVAL=250ms", "SOURCE=replay", "REPLAY=" + WinePath(dir.path)});
   ASSERT_EQ(installed.exit_code, 0) << installed.out << installed.err << ReadText(install_log);
   std::string log = ReadText(install_log);
   EXPECT_THAT(log, HasSubstr("Configure"));  // the log is the whole install's
@@ -221,7 +223,8 @@ TEST_F(WindowsMsiEndToEndTest, InstallsUpgradesReconfiguresAndRemovesTheService)
   // Upgrade, no property given.
   std::string settings_before = ReadText(ProgramData() + "/agent.toml");
   std::string upgrade_log = *scratch_ / "upgrade.log";
-  CommandResult upgraded = Msiexec({"/i", WinePath(upgrade_), "/qn", "/l*v", WinePath(upgrade_log)});
+  CommandResult upgraded =
+      Msiexec({"/i", WinePath(upgrade_), "/qn", "/l*v", WinePath(upgrade_log)});
   ASSERT_EQ(upgraded.exit_code, 0) << upgraded.out << upgraded.err << ReadText(upgrade_log);
   EXPECT_EQ(InstalledVersion(upgrade_), MsiProperty(upgrade_, "ProductVersion"));
   EXPECT_EQ(InstalledVersion(msi_), std::nullopt) << "the old product was not removed";
@@ -286,9 +289,8 @@ TEST_F(WindowsMsiEndToEndTest, PlainTextIsRefusedForAServerElsewhereAndWorksOnLo
   EXPECT_THAT(AgentLog(), HasSubstr("only for a server on this host (127.0.0.1, localhost, "
                                     "[::1]), not perfhive.example:7400"));
 
-  CommandResult installed =
-      Msiexec({"/i", WinePath(msi_), "/qn", "SERVER=" + server_->address(), "INSECURE=1",
-               "HOST_NAME=WINEPLAIN", "INTERVAL=500ms"});
+  CommandResult installed = Msiexec({"/i", WinePath(msi_), "/qn", "SERVER=" + server_->address(),
+                                     "INSECURE=1", "HOST_NAME=WINEPLAIN", "INTERVAL=500ms"});
   ASSERT_EQ(installed.exit_code, 0) << installed.out << installed.err << AgentLog();
   EXPECT_GE(WaitForSnapshots(*scratch_, *server_, "WINEPLAIN", 3, {"--insecure"}).size(), 3u)
       << AgentLog();
