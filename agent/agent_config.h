@@ -57,6 +57,7 @@ Result<RemoteHostConfig> ParseTargetFlag(std::string_view text);
 struct AgentConfig {
   std::string server;  // HOST:PORT
   std::string ca_file;
+  std::string ca_sha256;  // the server's CA by fingerprint (pki/fingerprint.h), not by file
   std::string cert_file;
   std::string key_file;
   bool insecure = false;

@@ -50,6 +50,16 @@ void Set(toml::table& root, std::string_view key, const std::optional<std::strin
   if (value) root.insert_or_assign(key, *value);
 }
 
+// The server's CA is given one way: a file or a fingerprint. Setting one removes the other.
+void SetOrRemove(toml::table& root, std::string_view key, const std::optional<std::string>& value) {
+  if (!value) return;
+  if (value->empty()) {
+    root.erase(key);
+  } else {
+    root.insert_or_assign(key, *value);
+  }
+}
+
 }  // namespace
 
 Result<std::string> ApplyConfigUpdate(std::string_view text, std::string_view origin,
@@ -58,7 +68,8 @@ Result<std::string> ApplyConfigUpdate(std::string_view text, std::string_view or
   if (!parsed.ok()) return parsed.status();
   toml::table& root = *parsed;
   Set(root, "server", update.server);
-  Set(root, "ca", update.ca_file);
+  SetOrRemove(root, "ca", update.ca_file);
+  SetOrRemove(root, "ca_sha256", update.ca_sha256);
   Set(root, "token_file", update.token_file);
   Set(root, "host_name", update.host_name);
   Set(root, "source", update.source);

@@ -10,6 +10,7 @@
 #include "agent/config_update.h"
 #include "agent/duration.h"
 #include "perfdata/host_name.h"
+#include "pki/fingerprint.h"
 
 namespace perfhive {
 namespace {
@@ -60,6 +61,17 @@ Result<ConfigUpdate> UpdateFromOptions(const ConfigureOptions& options) {
     return value.empty() ? std::nullopt : std::optional<std::string>(value);
   };
   update.server = text(options.server);
+  if (!options.ca_sha256.empty()) {
+    if (!options.ca_file.empty()) {
+      return Status::InvalidArgument(
+          "give the server's CA as a file (CA_FILE, --ca) or as a fingerprint (CA_SHA256, "
+          "--ca-sha256), not both");
+    }
+    Result<std::string> pin = ParseSha256Fingerprint(options.ca_sha256);
+    if (!pin.ok()) return pin.status();
+    update.ca_sha256 = FormatSha256Fingerprint(*pin);
+    update.ca_file = "";
+  }
   update.source = text(options.source);
   update.replay_dir = text(options.replay_dir);
   if (!options.host_name.empty()) {
@@ -129,9 +141,10 @@ Status CheckResult(const AgentConfig& config, const std::string& file) {
         "(127.0.0.1, localhost, [::1]), not " +
         config.server + ": give the server's CA for TLS instead (CA_FILE, --ca) and insecure 0");
   }
-  if (!config.ca_file.empty() || !config.cert_file.empty() || !config.key_file.empty()) {
+  if (!config.ca_file.empty() || !config.ca_sha256.empty() || !config.cert_file.empty() ||
+      !config.key_file.empty()) {
     return Status::InvalidArgument(
-        "insecure (plain text) cannot go with ca, cert or key (TLS) in " + file +
+        "insecure (plain text) cannot go with ca, ca_sha256, cert or key (TLS) in " + file +
         ": give insecure 0 for TLS, or remove them");
   }
   return Status();
@@ -147,10 +160,10 @@ Result<ConfigureOutcome> Configure(Env& env, const ConfigureOptions& options) {
   const std::pair<std::string_view, const std::string*> given[] = {
       {"file", &options.file},           {"server", &options.server},
       {"token", &options.token},         {"ca", &options.ca_file},
-      {"host_name", &options.host_name}, {"query", &options.queries},
-      {"interval", &options.interval},   {"target", &options.targets},
-      {"insecure", &options.insecure},   {"source", &options.source},
-      {"replay", &options.replay_dir},
+      {"ca_sha256", &options.ca_sha256}, {"host_name", &options.host_name},
+      {"query", &options.queries},       {"interval", &options.interval},
+      {"target", &options.targets},      {"insecure", &options.insecure},
+      {"source", &options.source},       {"replay", &options.replay_dir},
   };
   ConfigureOutcome outcome;
   for (const auto& [name, value] : given) {
@@ -199,6 +212,7 @@ Result<ConfigureOutcome> Configure(Env& env, const ConfigureOptions& options) {
                                      " holds no PEM certificate (-----BEGIN CERTIFICATE-----)");
     }
     update->ca_file = BesideFile(options.file, "ca.pem");
+    update->ca_sha256 = "";
     files.emplace_back(*update->ca_file, std::move(ca).value(), false);
   }
   Result<std::string> text = ApplyConfigUpdate(old_text, options.file, *update);

@@ -21,6 +21,7 @@ struct ConfigureOptions {
   std::string server;     // HOST:PORT
   std::string token;      // written to the token file, never to agent.toml or a log
   std::string ca_file;    // copied to ca.pem beside the config file, which `ca` then names
+  std::string ca_sha256;  // the CA's fingerprint, instead of ca_file
   std::string host_name;  // the name snapshots are filed under
   std::string queries;    // "Global@10s;Costly@5m": replaces every [[query]]
   std::string interval;   // "10s"

@@ -141,6 +141,10 @@ void AddRunFlags(CLI::App& run, RunFlags& flags) {
       [&v](AgentConfig& c) { c.server = v.server; });
   add(run.add_option("--ca", v.ca_file, "PEM file of the CA that signed the server's certificate"),
       [&v](AgentConfig& c) { c.ca_file = v.ca_file; });
+  add(run.add_option("--ca-sha256", v.ca_sha256,
+                     "Trust the server's CA by its SHA-256 fingerprint, as perfhive-server init "
+                     "printed it (sha256:...), instead of a --ca file"),
+      [&v](AgentConfig& c) { c.ca_sha256 = v.ca_sha256; });
   add(run.add_option("--cert", v.cert_file, "PEM client certificate, for mutual TLS"),
       [&v](AgentConfig& c) { c.cert_file = v.cert_file; });
   add(run.add_option("--key", v.key_file, "PEM private key of --cert"),
@@ -366,6 +370,9 @@ void AddConfigureFlags(CLI::App& configure, ConfigureFlags& flags) {
                        "administrators may read; - reads it from standard input");
   configure.add_option("--ca", o.ca_file,
                        "PEM file of the server's CA, copied to ca.pem beside the settings");
+  configure.add_option("--ca-sha256", o.ca_sha256,
+                       "The server's CA by fingerprint (sha256:..., from perfhive-server init), "
+                       "instead of --ca");
   configure.add_option("--host-name", o.host_name, "The name to file snapshots under");
   configure.add_option("--queries", o.queries,
                        "Queries and their schedules separated by ';', e.g. Global@10s;Costly@5m; "

@@ -6,11 +6,13 @@
 #include <memory>
 #include <mutex>
 #include <set>
+#include <tuple>
 
 #include "agent/host_log_stream.h"
 #include "agent/host_pipeline.h"
 #include "agent/remote_source.h"
 #include "perfdata/host_name.h"
+#include "pki/pinned_ca.h"
 #include "sources/replay/replay_source.h"
 
 #ifdef _WIN32
@@ -130,14 +132,40 @@ Status AddRemotePipelines(const AgentConfig& config, const ServerConnection& ser
   return Status();
 }
 
+// Channel credentials from the agent's TLS settings: plain text when `insecure`, else TLS
+// trusting the server's CA (`ca_file`, or the pinned `ca_sha256`, or the system's roots) and,
+// with `cert_file` and `key_file`, a client certificate for mutual TLS.
+Result<std::shared_ptr<grpc::ChannelCredentials>> MakeChannelCredentials(
+    Env& env, const AgentConfig& config) {
+  if (config.insecure) {
+    if (!config.ca_file.empty() || !config.ca_sha256.empty() || !config.cert_file.empty() ||
+        !config.key_file.empty()) {
+      return Status::InvalidArgument(
+          "--insecure cannot go with --ca, --ca-sha256, --cert or --key");
+    }
+    return grpc::InsecureChannelCredentials();
+  }
+  ClientTls tls;
+  tls.ca_sha256 = config.ca_sha256;
+  for (auto [path, text, flag] : {std::tuple{&config.ca_file, &tls.ca_pem, "--ca: "},
+                                  std::tuple{&config.cert_file, &tls.certificate_pem, "--cert: "},
+                                  std::tuple{&config.key_file, &tls.key_pem, "--key: "}}) {
+    if (path->empty()) continue;
+    Result<std::vector<uint8_t>> bytes = env.ReadFile(*path);
+    if (!bytes.ok()) return bytes.status().Prefixed(flag);
+    text->assign(bytes->begin(), bytes->end());
+  }
+  return ClientChannelCredentials(tls);
+}
+
 }  // namespace
 
 Result<ServerConnection> ConnectionFromConfig(const AgentConfig& config, Env& env, Logger& log) {
   if (config.server.empty()) {
     return Status::InvalidArgument("no server: give --server HOST:PORT");
   }
-  Result<std::shared_ptr<grpc::ChannelCredentials>> credentials = MakeChannelCredentials(
-      env, config.insecure, config.ca_file, config.cert_file, config.key_file);
+  Result<std::shared_ptr<grpc::ChannelCredentials>> credentials =
+      MakeChannelCredentials(env, config);
   if (!credentials.ok()) return credentials.status();
   if (config.insecure) {
     log.Warning("--insecure: snapshots travel to " + config.server +

@@ -324,38 +324,4 @@ v1::AgentMessage Shipper::Frame(const std::shared_ptr<const SnapshotRecord>& rec
   return message;
 }
 
-Result<std::shared_ptr<grpc::ChannelCredentials>> MakeChannelCredentials(
-    Env& env, bool insecure, const std::string& ca_file, const std::string& cert_file,
-    const std::string& key_file) {
-  if (insecure) {
-    if (!ca_file.empty() || !cert_file.empty() || !key_file.empty()) {
-      return Status::InvalidArgument("--insecure cannot go with --ca, --cert or --key");
-    }
-    return grpc::InsecureChannelCredentials();
-  }
-  if (cert_file.empty() != key_file.empty()) {
-    return Status::InvalidArgument("mutual TLS needs both --cert and --key");
-  }
-  auto read = [&](const std::string& path) -> Result<std::string> {
-    Result<std::vector<uint8_t>> bytes = env.ReadFile(path);
-    if (!bytes.ok()) return bytes.status();
-    return std::string(bytes->begin(), bytes->end());
-  };
-  grpc::SslCredentialsOptions ssl;
-  if (!ca_file.empty()) {
-    Result<std::string> ca = read(ca_file);
-    if (!ca.ok()) return ca.status().Prefixed("--ca: ");
-    ssl.pem_root_certs = *ca;
-  }
-  if (!cert_file.empty()) {
-    Result<std::string> cert = read(cert_file);
-    if (!cert.ok()) return cert.status().Prefixed("--cert: ");
-    Result<std::string> key = read(key_file);
-    if (!key.ok()) return key.status().Prefixed("--key: ");
-    ssl.pem_cert_chain = *cert;
-    ssl.pem_private_key = *key;
-  }
-  return grpc::SslCredentials(ssl);
-}
-
 }  // namespace perfhive

@@ -120,13 +120,6 @@ class Shipper {
   ShipperStats stats_;
 };
 
-// Channel credentials from the agent's TLS flags: plain text when `insecure`, else TLS with the
-// server's CA (`ca_file`, or the system's roots when empty) and, with `cert_file` and
-// `key_file`, a client certificate for mutual TLS.
-Result<std::shared_ptr<grpc::ChannelCredentials>> MakeChannelCredentials(
-    Env& env, bool insecure, const std::string& ca_file, const std::string& cert_file,
-    const std::string& key_file);
-
 }  // namespace perfhive
 
 #endif  // PERFHIVE_AGENT_SHIPPER_H_

@@ -22,6 +22,9 @@ void AddConnectionOptions(CLI::App* command, perfhive::cli::ConnectionOptions& o
   command->add_option("--ca", options.ca,
                       "CA certificate (PEM) of the server's certificate (default: $PERFHIVE_CA, "
                       "else the system's)");
+  command->add_option("--ca-sha256", options.ca_sha256,
+                      "Trust the server's CA by its fingerprint, as perfhive-server init printed "
+                      "it, instead of --ca (default: $PERFHIVE_CA_SHA256)");
   command->add_option("--cert", options.cert, "Client certificate (PEM) for mutual TLS");
   command->add_option("--key", options.key, "Client key (PEM) for mutual TLS");
   command->add_option("--token-file", options.token_file,

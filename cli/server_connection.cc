@@ -5,8 +5,10 @@
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
+#include <tuple>
 
 #include "config/toml_settings.h"
+#include "pki/pinned_ca.h"
 
 namespace perfhive::cli {
 namespace {
@@ -52,6 +54,7 @@ Result<ConnectionOptions> FromConfigFile(ConnectionOptions options) {
   };
   fill(options.server, "server", "PERFHIVE_SERVER");
   fill(options.ca, "ca", "PERFHIVE_CA");
+  fill(options.ca_sha256, "ca_sha256", "PERFHIVE_CA_SHA256");
   fill(options.token_file, "token_file", "PERFHIVE_TOKEN_FILE");
   if (options.cert.empty()) options.cert = config["cert"].value_or(std::string());
   if (options.key.empty()) options.key = config["key"].value_or(std::string());
@@ -83,22 +86,22 @@ Result<ServerConnection> ServerConnection::Open(const ConnectionOptions& given) 
   if (options.insecure) {
     credentials = grpc::InsecureChannelCredentials();
   } else {
-    grpc::SslCredentialsOptions ssl;
-    std::string ca = FromEnvironment(options.ca, "PERFHIVE_CA");
-    if (!ca.empty()) {
-      Result<std::string> pem = ReadText(ca, "CA file");
+    ClientTls tls;
+    tls.ca_sha256 = FromEnvironment(options.ca_sha256, "PERFHIVE_CA_SHA256");
+    const std::string ca = FromEnvironment(options.ca, "PERFHIVE_CA");
+    for (auto [path, text, what] :
+         {std::tuple{&ca, &tls.ca_pem, "CA file"},
+          std::tuple{&options.cert, &tls.certificate_pem, "client certificate"},
+          std::tuple{&options.key, &tls.key_pem, "client key"}}) {
+      if (path->empty()) continue;
+      Result<std::string> pem = ReadText(*path, what);
       if (!pem.ok()) return pem.status();
-      ssl.pem_root_certs = *pem;
+      *text = std::move(pem).value();
     }
-    if (!options.cert.empty()) {
-      Result<std::string> cert = ReadText(options.cert, "client certificate");
-      if (!cert.ok()) return cert.status();
-      Result<std::string> key = ReadText(options.key, "client key");
-      if (!key.ok()) return key.status();
-      ssl.pem_cert_chain = *cert;
-      ssl.pem_private_key = *key;
-    }
-    credentials = grpc::SslCredentials(ssl);
+    Result<std::shared_ptr<grpc::ChannelCredentials>> tls_credentials =
+        ClientChannelCredentials(tls);
+    if (!tls_credentials.ok()) return tls_credentials.status();
+    credentials = std::move(tls_credentials).value();
   }
   grpc::ChannelArguments arguments;
   arguments.SetMaxReceiveMessageSize(1 << 30);

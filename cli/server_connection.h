@@ -23,6 +23,7 @@ struct ConnectionOptions {
   std::string server;  // HOST:PORT; empty: $PERFHIVE_SERVER, else 127.0.0.1:7470
   bool insecure = false;
   std::string ca;          // PEM of the CA the server's certificate chains to
+  std::string ca_sha256;   // or that CA's fingerprint (pki/fingerprint.h)
   std::string cert;        // client certificate for mutual TLS
   std::string key;         // its key
   std::string token_file;  // empty: $PERFHIVE_TOKEN_FILE, else no token

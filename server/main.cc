@@ -30,6 +30,7 @@
 #include "server/server_config.h"
 #include "server/server_log.h"
 #include "server/server_metrics.h"
+#include "server/server_pki.h"
 #include "server/token_table.h"
 #include "store/store.h"
 
@@ -60,8 +61,9 @@ Result<std::shared_ptr<grpc::ServerCredentials>> Credentials(const ServerConfig&
   }
   if (options.tls_cert.empty() || options.tls_key.empty()) {
     return Status::InvalidArgument(
-        "give --tls-cert and --tls-key (and --tokens), or --insecure for plain text on loopback "
-        "(in the config file: tls_cert, tls_key, tokens, insecure)");
+        "no TLS certificate: run perfhive-server init --data " + options.data +
+        " --name NAME once (or give --tls-cert and --tls-key), and --tokens; or --insecure for "
+        "plain text on loopback (in the config file: tls_cert, tls_key, tokens, insecure)");
   }
   Result<std::string> cert = ReadText(options.tls_cert, "TLS certificate");
   if (!cert.ok()) return cert.status();
@@ -253,6 +255,17 @@ int main(int argc, char** argv) {
   CLI::App app{"perfhive-server: receives raw snapshots from agents, stores them, answers queries"};
   app.set_version_flag("--version", std::string("perfhive-server ") + perfhive::kPerfhiveVersion);
   perfhive::ServerFlags flags(app);
+  perfhive::InitOptions init_options;
+  CLI::App* init = app.add_subcommand(
+      "init",
+      "Make this server's certificate authority and TLS certificate in DIR/pki, and print the "
+      "fingerprint agents pin (--ca-sha256); run again to change names or renew the "
+      "certificate, keeping the CA");
+  init->add_option("--data", init_options.data_dir, "The server's data directory")->required();
+  init->add_option("--name", init_options.names,
+                   "A DNS name agents dial (repeatable); localhost is always added");
+  init->add_option("--address", init_options.addresses,
+                   "An IP address agents dial (repeatable); 127.0.0.1 and ::1 are always added");
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& error) {
@@ -261,6 +274,15 @@ int main(int argc, char** argv) {
     return app.exit(error) == 0 ? 0 : 2;
   }
 
+  if (init->parsed()) {
+    perfhive::Status made =
+        perfhive::InitServerPki(perfhive::Env::Default(), init_options, std::cout);
+    if (!made.ok()) {
+      std::cerr << "perfhive-server init: " << made.message() << "\n";
+      return made.code() == perfhive::StatusCode::kInvalidArgument ? 2 : 1;
+    }
+    return 0;
+  }
   perfhive::Result<perfhive::ServerConfig> config = flags.Resolve(perfhive::Env::Default());
   if (!config.ok()) {
     std::cerr << "perfhive-server: " << config.error() << "\n";

@@ -7,6 +7,7 @@
 #include <map>
 
 #include "config/toml_settings.h"
+#include "server/server_pki.h"
 
 namespace perfhive {
 namespace {
@@ -236,6 +237,14 @@ Result<ServerConfig> ServerFlags::Resolve(Env& env) const {
   }
   if (config.data.empty()) {
     return Status::InvalidArgument("give --data DIR, or data = \"DIR\" in the --config file");
+  }
+  // What `perfhive-server init` made, unless told otherwise.
+  if (!config.insecure && config.tls_cert.empty() && config.tls_key.empty()) {
+    ServerPkiPaths pki = PkiPaths(config.data);
+    if (env.FileSize(pki.certificate).ok() && env.FileSize(pki.key).ok()) {
+      config.tls_cert = pki.certificate;
+      config.tls_key = pki.key;
+    }
   }
   return config;
 }

@@ -163,6 +163,48 @@ TEST_F(ConfigureTest, TheCaIsCopiedBesideTheSettings) {
   EXPECT_NE(refused.error().find("holds no PEM certificate"), std::string::npos) << refused.error();
 }
 
+// Proves: the server's CA is given one way: a fingerprint replaces a CA file (and the other way
+// round), is kept as perfhive prints it whatever form it was given in, and both at once, or a
+// malformed fingerprint, are refused writing nothing.
+TEST_F(ConfigureTest, ACaFingerprintReplacesACaFileAndTheOtherWayRound) {
+  std::string source = dir_ / "share-ca.pem";
+  ASSERT_TRUE(
+      env_.WriteFileAtomically(source, std::vector<uint8_t>(kPem, kPem + sizeof kPem - 1)).ok());
+  ASSERT_TRUE(Run([&](ConfigureOptions& o) {
+                o.server = "a:1";
+                o.ca_file = source;
+              }).ok());
+  const std::string copied =
+      "0C:4E:9B:0B:49:B5:A9:E6:68:DA:9D:86:35:6C:AA:78:4F:83:50:CA:CD:D1:03:3F:85:48:C8:3F:EF:A9:"
+      "21:C6";
+  const std::string printed =
+      "sha256:0c4e9b0b49b5a9e668da9d86356caa784f8350cacdd1033f8548c83fefa921c6";
+  Result<ConfigureOutcome> pinned = Run([&](ConfigureOptions& o) { o.ca_sha256 = copied; });
+  ASSERT_TRUE(pinned.ok()) << pinned.error();
+  AgentConfig config = Load(file_);
+  EXPECT_EQ(config.ca_sha256, printed);
+  EXPECT_EQ(config.ca_file, "");
+  EXPECT_EQ(config.server, "a:1");
+
+  ASSERT_TRUE(Run([&](ConfigureOptions& o) { o.ca_file = source; }).ok());
+  config = Load(file_);
+  EXPECT_EQ(config.ca_file, dir_ / "perfhive/ca.pem");
+  EXPECT_EQ(config.ca_sha256, "");
+
+  std::string before = Text(file_);
+  Result<ConfigureOutcome> both = Run([&](ConfigureOptions& o) {
+    o.ca_file = source;
+    o.ca_sha256 = printed;
+  });
+  ASSERT_FALSE(both.ok());
+  EXPECT_NE(both.error().find("not both"), std::string::npos) << both.error();
+  Result<ConfigureOutcome> malformed =
+      Run([&](ConfigureOptions& o) { o.ca_sha256 = "sha256:abc"; });
+  ASSERT_FALSE(malformed.ok());
+  EXPECT_NE(malformed.error().find("is not a SHA-256 fingerprint"), std::string::npos);
+  EXPECT_EQ(Text(file_), before);
+}
+
 // Proves: plain text is allowed to a server on this host only, and not beside TLS settings; a
 // refusal writes nothing.
 TEST_F(ConfigureTest, PlainTextIsOnlyForAServerOnThisHost) {

@@ -201,5 +201,54 @@ TEST_F(WindowsAgentEndToEndTest, TheServiceStartsShipsAndStopsCleanly) {
   EXPECT_THAT(log_text, HasSubstr("stopped WINESVC (agent): "));
 }
 
+// Proves: the Windows agent trusts a server made by `perfhive-server init` by the printed
+// fingerprint alone (the pin checked by OpenSSL inside the MinGW build), shipping every replayed
+// snapshot byte for byte; pinned to another fingerprint it ships nothing and says why.
+TEST(WindowsPinnedAgentEndToEndTest, TheFingerprintAloneReachesAServerMadeByInit) {
+  const char* agent = std::getenv("PERFHIVE_WINDOWS_AGENT");
+  if (agent == nullptr || *agent == '\0') {
+    GTEST_SKIP() << "PERFHIVE_WINDOWS_AGENT is not set; scripts/test-windows.sh runs this test";
+  }
+  ScratchDir scratch("windows-pinned");
+  CommandResult made = RunCommand(scratch, {ServerBinary(), "init", "--data",
+                                            scratch / "server-data", "--name", "central.example"});
+  ASSERT_EQ(made.exit_code, 0) << made.err;
+  std::string pin = made.out.substr(made.out.find("sha256:"), 7 + 64);
+  WriteText(scratch / "tokens.toml", std::string("[[token]]\nname = \"windows\"\nsecret = \"") +
+                                         kAgentSecret + "\"\nwrite = [\"WINEPIN*\"]\n\n" +
+                                         "[[token]]\nname = \"cli\"\nsecret = \"" + kReaderSecret +
+                                         "\"\nread = true\n");
+  WriteText(scratch / "agent.token", kAgentSecret);
+  WriteText(scratch / "reader.token", kReaderSecret);
+  ServerProcess server(scratch, {"--tokens", scratch / "tokens.toml"});
+  ASSERT_TRUE(server.Start());
+  auto run = [&](const std::string& host, const ReplayDir& dir, const std::string& fingerprint,
+                 const char* timeout) {
+    std::vector<std::string> argv = {
+        kWine,        agent,  "run",       "--source", "replay", "--replay", WinePath(dir.path),
+        "--interval", "50ms", "--timeout", timeout};
+    argv.insert(argv.end(), {"--server", server.address(), "--ca-sha256", fingerprint,
+                             "--token-file", WinePath(scratch / "agent.token"), "--host-name", host,
+                             "--spool-dir", WinePath(scratch / ("spool-" + host))});
+    return RunCommand(scratch, argv, std::chrono::seconds(180));
+  };
+  ReplayDir dir = WriteReplayDir(scratch, "WINEPIN1", 4);
+  CommandResult ran = run("WINEPIN1", dir, pin, "120s");
+  ASSERT_EQ(ran.exit_code, 0) << ran.err;
+  nlohmann::json stored =
+      WaitForSnapshots(scratch, server, "WINEPIN1", dir.snapshots.size(),
+                       {"--ca-sha256", pin, "--token-file", scratch / "reader.token"});
+  ASSERT_EQ(stored.size(), dir.snapshots.size()) << stored.dump(1);
+  for (size_t i = 0; i < stored.size(); ++i) {
+    EXPECT_EQ(stored[i]["sha256"], Sha256Hex(dir.snapshots[i])) << i;
+  }
+
+  std::string wrong = "sha256:" + std::string(64, 'a');
+  CommandResult refused = run("WINEPIN2", WriteReplayDir(scratch, "WINEPIN2", 2), wrong, "3s");
+  EXPECT_NE(refused.exit_code, 0);
+  EXPECT_THAT(refused.err, HasSubstr("include no CA with the pinned " + wrong));
+  EXPECT_EQ(server.Stop(), 0);
+}
+
 }  // namespace
 }  // namespace perfhive::testing
