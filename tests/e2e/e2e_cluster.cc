@@ -214,13 +214,11 @@ std::vector<uint8_t> WithOneValueChanged(std::vector<uint8_t> raw) {
   return raw;
 }
 
-std::vector<uint8_t> WithWallClockShifted(std::vector<uint8_t> raw,
-                                          std::chrono::milliseconds shift) {
-  namespace db = winperf::data_block;
+int64_t WallClockMilliseconds(const std::vector<uint8_t>& raw) {
   Result<SnapshotReader> reader = SnapshotReader::Open(raw);
   if (!reader.ok()) {
     ADD_FAILURE() << reader.error();
-    return raw;
+    return 0;
   }
   const SystemTime was = reader->system_time();
   tm utc{};
@@ -230,7 +228,20 @@ std::vector<uint8_t> WithWallClockShifted(std::vector<uint8_t> raw,
   utc.tm_hour = was.hour;
   utc.tm_min = was.minute;
   utc.tm_sec = was.second;
-  int64_t ms = static_cast<int64_t>(timegm(&utc)) * 1000 + was.milliseconds + shift.count();
+  return static_cast<int64_t>(timegm(&utc)) * 1000 + was.milliseconds;
+}
+
+std::vector<uint8_t> WithWallClockShifted(std::vector<uint8_t> raw,
+                                          std::chrono::milliseconds shift) {
+  namespace db = winperf::data_block;
+  Result<SnapshotReader> reader = SnapshotReader::Open(raw);
+  if (!reader.ok()) {
+    ADD_FAILURE() << reader.error();
+    return raw;
+  }
+  const int64_t perf_time_100ns = reader->perf_time_100ns();
+  int64_t ms = WallClockMilliseconds(raw) + shift.count();
+  tm utc{};
   time_t seconds = static_cast<time_t>(ms / 1000);
   gmtime_r(&seconds, &utc);
   const uint16_t fields[] = {
@@ -241,7 +252,7 @@ std::vector<uint8_t> WithWallClockShifted(std::vector<uint8_t> raw,
   for (size_t i = 0; i < std::size(fields); ++i) {
     StoreU16(raw.data() + db::kSystemTime + 2 * i, fields[i]);
   }
-  StoreI64(raw.data() + db::kPerfTime100nSec, reader->perf_time_100ns() + shift.count() * 10'000);
+  StoreI64(raw.data() + db::kPerfTime100nSec, perf_time_100ns + shift.count() * 10'000);
   return raw;
 }
 

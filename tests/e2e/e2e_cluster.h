@@ -81,6 +81,9 @@ ReplayDir WriteReplayFiles(const ScratchDir& scratch, const std::string& name,
 // that has instances): the same sample to the server (SystemTime, PerfTime), other bytes.
 std::vector<uint8_t> WithOneValueChanged(std::vector<uint8_t> raw);
 
+// A snapshot's SystemTime, in milliseconds since the Unix epoch.
+int64_t WallClockMilliseconds(const std::vector<uint8_t>& raw);
+
 // `raw` as its host would have written it had its wall clock stood `shift` off: SystemTime and
 // PerfTime100nSec moved, PerfTime (the host's monotonic clock) as it was. What an NTP step or a
 // resumed VM makes of a real sample.

@@ -279,11 +279,17 @@ TEST_F(FleetTest, AnAgentKilledWhileConnectedLosesNothingItTook) {
 TEST_F(FleetTest, AHostWhoseWallClockStepsLosesNothing) {
   ServerProcess server(*scratch_);
   ASSERT_TRUE(server.Start());
-  for (auto [name, shift] : {std::pair{"stepped-back", std::chrono::milliseconds(-400)},
-                             std::pair{"stepped-forward", std::chrono::milliseconds(3'600'000)}}) {
+  for (auto [name, step_back] :
+       {std::pair{"stepped-back", true}, std::pair{"stepped-forward", false}}) {
     SCOPED_TRACE(name);
     ReplayDir recording =
         RecordThisHost(*scratch_, std::string(name) + "-rec", 30, std::chrono::milliseconds(10));
+    // Back: sample 15 lands on sample 5's time, so that the samples after the step repeat the
+    // SystemTimes of those before, however long the recording took (regression: a fixed 400 ms
+    // fell behind sample 14 on a loaded machine, and nothing repeated). Forward: an hour.
+    std::chrono::milliseconds shift(step_back ? WallClockMilliseconds(recording.snapshots[5]) -
+                                                    WallClockMilliseconds(recording.snapshots[15])
+                                              : 3'600'000);
     std::vector<std::vector<uint8_t>> stepped = recording.snapshots;
     for (size_t i = 15; i < stepped.size(); ++i)
       stepped[i] = WithWallClockShifted(stepped[i], shift);
