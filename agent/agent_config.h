@@ -57,7 +57,9 @@ Result<RemoteHostConfig> ParseTargetFlag(std::string_view text);
 struct AgentConfig {
   std::string server;  // HOST:PORT
   std::string ca_file;
-  std::string ca_sha256;  // the server's CA by fingerprint (pki/fingerprint.h), not by file
+  std::string ca_sha256;     // the server's CA by fingerprint (pki/fingerprint.h), not by file
+  std::string enroll_token;  // key `enroll`: exchanged once for a client certificate
+  std::string config_file;   // where the settings came from (not a key): enrolling edits it
   std::string cert_file;
   std::string key_file;
   bool insecure = false;

@@ -50,7 +50,8 @@ void Set(toml::table& root, std::string_view key, const std::optional<std::strin
   if (value) root.insert_or_assign(key, *value);
 }
 
-// The server's CA is given one way: a file or a fingerprint. Setting one removes the other.
+// For keys an update may remove: the server's CA, given one way (a file or a fingerprint, each
+// removing the other), and an enrollment token once spent.
 void SetOrRemove(toml::table& root, std::string_view key, const std::optional<std::string>& value) {
   if (!value) return;
   if (value->empty()) {
@@ -70,6 +71,7 @@ Result<std::string> ApplyConfigUpdate(std::string_view text, std::string_view or
   Set(root, "server", update.server);
   SetOrRemove(root, "ca", update.ca_file);
   SetOrRemove(root, "ca_sha256", update.ca_sha256);
+  SetOrRemove(root, "enroll", update.enroll_token);
   Set(root, "token_file", update.token_file);
   Set(root, "host_name", update.host_name);
   Set(root, "source", update.source);

@@ -20,9 +20,10 @@ namespace perfhive {
 // Each set member replaces its key; unset members leave theirs as they are.
 struct ConfigUpdate {
   std::optional<std::string> server;
-  std::optional<std::string> ca_file;     // key `ca`; empty: the key removed
-  std::optional<std::string> ca_sha256;   // key `ca_sha256`; empty: the key removed
-  std::optional<std::string> token_file;  // key `token_file`
+  std::optional<std::string> ca_file;       // key `ca`; empty: the key removed
+  std::optional<std::string> ca_sha256;     // key `ca_sha256`; empty: the key removed
+  std::optional<std::string> enroll_token;  // key `enroll`; empty: the key removed
+  std::optional<std::string> token_file;    // key `token_file`
   std::optional<std::string> host_name;
   std::optional<std::string> source;
   std::optional<std::string> replay_dir;  // key `replay`

@@ -145,6 +145,11 @@ void AddRunFlags(CLI::App& run, RunFlags& flags) {
                      "Trust the server's CA by its SHA-256 fingerprint, as perfhive-server init "
                      "printed it (sha256:...), instead of a --ca file"),
       [&v](AgentConfig& c) { c.ca_sha256 = v.ca_sha256; });
+  add(run.add_option("--enroll", v.enroll_token,
+                     "An enrollment token (perfhive-server enroll create): exchanged once for a "
+                     "client certificate of this host, kept in the state directory; needs "
+                     "--ca-sha256 or --ca"),
+      [&v](AgentConfig& c) { c.enroll_token = v.enroll_token; });
   add(run.add_option("--cert", v.cert_file, "PEM client certificate, for mutual TLS"),
       [&v](AgentConfig& c) { c.cert_file = v.cert_file; });
   add(run.add_option("--key", v.key_file, "PEM private key of --cert"),
@@ -208,6 +213,7 @@ Result<AgentConfig> ResolveRunConfig(Env& env, const RunFlags& flags) {
     if (Status status = LoadConfigFile(env, flags.config_file, config); !status.ok()) {
       return status;
     }
+    config.config_file = flags.config_file;
   }
   for (const std::string* duration : {&flags.interval, &flags.timeout}) {
     if (duration->empty()) continue;

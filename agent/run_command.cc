@@ -6,8 +6,11 @@
 #include <memory>
 #include <mutex>
 #include <set>
+#include <span>
 #include <tuple>
 
+#include "agent/config_update.h"
+#include "agent/enrollment.h"
 #include "agent/host_log_stream.h"
 #include "agent/host_pipeline.h"
 #include "agent/remote_source.h"
@@ -136,7 +139,7 @@ Status AddRemotePipelines(const AgentConfig& config, const ServerConnection& ser
 // trusting the server's CA (`ca_file`, or the pinned `ca_sha256`, or the system's roots) and,
 // with `cert_file` and `key_file`, a client certificate for mutual TLS.
 Result<std::shared_ptr<grpc::ChannelCredentials>> MakeChannelCredentials(
-    Env& env, const AgentConfig& config) {
+    Env& env, const AgentConfig& config, const AgentCredential* enrolled = nullptr) {
   if (config.insecure) {
     if (!config.ca_file.empty() || !config.ca_sha256.empty() || !config.cert_file.empty() ||
         !config.key_file.empty()) {
@@ -147,6 +150,15 @@ Result<std::shared_ptr<grpc::ChannelCredentials>> MakeChannelCredentials(
   }
   ClientTls tls;
   tls.ca_sha256 = config.ca_sha256;
+  if (enrolled != nullptr) {
+    if (!config.cert_file.empty() || !config.key_file.empty()) {
+      return Status::InvalidArgument("this host is enrolled (a certificate in " +
+                                     CredentialDirectory(config.host_name) +
+                                     "): --cert and --key cannot go with it");
+    }
+    tls.certificate_pem = enrolled->certificate_pem;
+    tls.key_pem = enrolled->key_pem;
+  }
   for (auto [path, text, flag] : {std::tuple{&config.ca_file, &tls.ca_pem, "--ca: "},
                                   std::tuple{&config.cert_file, &tls.certificate_pem, "--cert: "},
                                   std::tuple{&config.key_file, &tls.key_pem, "--key: "}}) {
@@ -156,6 +168,75 @@ Result<std::shared_ptr<grpc::ChannelCredentials>> MakeChannelCredentials(
     text->assign(bytes->begin(), bytes->end());
   }
   return ClientChannelCredentials(tls);
+}
+
+// Removes the spent enrollment token from the settings file it came from, so that it does not
+// lie in the file for anyone to read; a token given on the command line is the caller's.
+void ForgetEnrollmentToken(const AgentConfig& config, Env& env, Logger& log) {
+  if (config.config_file.empty()) return;
+  Result<std::vector<uint8_t>> bytes = env.ReadFile(config.config_file);
+  if (!bytes.ok()) return;
+  std::string text(bytes->begin(), bytes->end());
+  AgentConfig in_file;
+  if (!LoadConfigText(text, config.config_file, in_file).ok() || in_file.enroll_token.empty()) {
+    return;
+  }
+  ConfigUpdate update;
+  update.enroll_token = "";
+  Result<std::string> without = ApplyConfigUpdate(text, config.config_file, update);
+  Status written = without.ok() ? env.WriteFileAtomically(config.config_file, TextBytes(*without))
+                                : without.status();
+  if (written.ok()) {
+    log.Info("removed the spent enrollment token from " + config.config_file);
+  } else {
+    log.Warning("could not remove the spent enrollment token from " + config.config_file + ": " +
+                written.message());
+  }
+}
+
+// The connection of an enrolled host: its own certificate for mutual TLS, enrolling first when
+// it has none yet and was given an enrollment token. Other hosts keep `plain`.
+Result<ServerConnection> WithEnrolledCredential(const AgentConfig& config,
+                                                const std::string& host_name,
+                                                const ServerConnection& plain, Env& env,
+                                                Logger& log) {
+  if (config.insecure) {
+    if (!config.enroll_token.empty()) {
+      return Status::InvalidArgument(
+          "--enroll needs TLS: give --ca-sha256 (or --ca), not --insecure");
+    }
+    return plain;
+  }
+  std::string dir = CredentialDirectory(host_name);
+  Result<std::optional<AgentCredential>> loaded = LoadCredential(env, dir);
+  if (!loaded.ok()) return loaded.status();
+  std::optional<AgentCredential> credential = std::move(loaded).value();
+  if (credential && credential->expires <= std::chrono::system_clock::now()) {
+    log.Warning("the certificate of " + host_name + " in " + dir + " has expired");
+    credential.reset();
+  }
+  if (!credential) {
+    if (config.enroll_token.empty()) return plain;
+    if (config.ca_sha256.empty() && config.ca_file.empty()) {
+      return Status::InvalidArgument(
+          "--enroll needs the server's CA: give --ca-sha256 with the fingerprint perfhive-server "
+          "init printed");
+    }
+    log.Info("enrolling " + host_name + " at " + config.server);
+    Result<AgentCredential> enrolled = EnrollAgent(env, config.server, plain.credentials,
+                                                   config.enroll_token, host_name, dir, log);
+    if (!enrolled.ok()) return enrolled.status();
+    credential = std::move(enrolled).value();
+    log.Info("enrolled " + host_name + ": its certificate is in " + dir);
+    ForgetEnrollmentToken(config, env, log);
+  }
+  AgentConfig with_host = config;
+  with_host.host_name = host_name;
+  Result<std::shared_ptr<grpc::ChannelCredentials>> credentials =
+      MakeChannelCredentials(env, with_host, &*credential);
+  if (!credentials.ok()) return credentials.status();
+  return ServerConnection{
+      .server = plain.server, .credentials = *credentials, .token = plain.token};
 }
 
 }  // namespace
@@ -207,6 +288,16 @@ int RunAgent(const AgentConfig& config, Env& env, Logger& log) {
                                      ? "this host's name cannot be used, give --host-name: "
                                      : "--host-name: "));
     }
+    Result<ServerConnection> connection_of_host =
+        WithEnrolledCredential(config, identity->name, server, env, log);
+    if (!connection_of_host.ok()) {
+      log.Error(connection_of_host.error());
+      // A refused enrollment is settled: exit 2, which the units do not restart on.
+      return connection_of_host.status().code() == StatusCode::kUnauthenticated ||
+                     connection_of_host.status().code() == StatusCode::kInvalidArgument
+                 ? 2
+                 : 1;
+    }
     std::string spool_dir = config.spool_dir.empty()
                                 ? spool_root + "/" + SpoolFolderName(identity->name)
                                 : config.spool_dir;
@@ -217,7 +308,7 @@ int RunAgent(const AgentConfig& config, Env& env, Logger& log) {
                                                  .spool_max_bytes = config.spool_max_bytes,
                                                  .queries = Queries(config, replay),
                                                  .interval = config.interval},
-                             server, env, log);
+                             *connection_of_host, env, log);
     if (!pipeline.ok()) return fail(pipeline.status());
     pipelines.push_back(std::move(pipeline).value());
   } else if (Status status = AddRemotePipelines(config, server, spool_root, io, workers, env,

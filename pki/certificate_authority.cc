@@ -2,6 +2,7 @@
 
 #include <openssl/bn.h>
 #include <openssl/err.h>
+#include <openssl/pem.h>
 #include <openssl/x509v3.h>
 
 #include <cctype>
@@ -128,6 +129,38 @@ std::string CertificateAuthority::CertificatePem() const {
 std::string CertificateAuthority::KeyPem() const { return PrivateKeyPem(key_.get()); }
 
 std::string CertificateAuthority::Sha256() const { return CertificateSha256(certificate_.get()); }
+
+Result<IssuedCertificate> CertificateAuthority::IssueClientCertificate(
+    std::string_view request_pem, std::string_view host_name, std::chrono::seconds valid) const {
+  if (request_pem.size() > (64 << 10)) {
+    return Status::InvalidArgument("the certificate request is over 64 KiB");
+  }
+  BioPtr bio(BIO_new_mem_buf(request_pem.data(), static_cast<int>(request_pem.size())));
+  std::unique_ptr<X509_REQ, decltype(&X509_REQ_free)> request(
+      PEM_read_bio_X509_REQ(bio.get(), nullptr, nullptr, nullptr), X509_REQ_free);
+  if (request == nullptr) {
+    return Status::InvalidArgument(OpenSslError("no readable certificate request (PEM)"));
+  }
+  EVP_PKEY* requester_key = X509_REQ_get0_pubkey(request.get());
+  if (requester_key == nullptr || X509_REQ_verify(request.get(), requester_key) != 1) {
+    ERR_clear_error();
+    return Status::InvalidArgument("the certificate request is not signed by its own key");
+  }
+  Result<X509Ptr> certificate = NewCertificate(requester_key, host_name, certificate_.get(), valid);
+  if (!certificate.ok()) return certificate.status();
+  X509* client = certificate->get();
+  for (auto [nid, value] : {std::pair{NID_basic_constraints, "critical,CA:FALSE"},
+                            std::pair{NID_key_usage, "critical,digitalSignature"},
+                            std::pair{NID_ext_key_usage, "clientAuth"},
+                            std::pair{NID_authority_key_identifier, "keyid:always"}}) {
+    if (Status status = AddExtension(client, certificate_.get(), nid, value); !status.ok()) {
+      return status;
+    }
+  }
+  if (Status status = Sign(client, key_.get()); !status.ok()) return status;
+  return IssuedCertificate{.certificate_pem = perfhive::CertificatePem(client) + CertificatePem(),
+                           .key_pem = ""};
+}
 
 Result<IssuedCertificate> CertificateAuthority::IssueServerCertificate(
     const std::vector<std::string>& dns_names, const std::vector<std::string>& ip_addresses,

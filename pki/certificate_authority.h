@@ -39,6 +39,14 @@ class CertificateAuthority {
   // A server certificate for the names and addresses clients dial (subjectAltName; the first
   // DNS name, else address, is its CN), with a new EC P-256 key, valid for `valid`. A malformed
   // address or name is INVALID_ARGUMENT naming it.
+  // A client certificate for `host_name` (its CN, whatever the request's subject says) for the
+  // key of a certificate signing request (PEM), whose signature must be the key's own; valid
+  // for `valid`, for TLS clients only. INVALID_ARGUMENT for a request that is damaged or not
+  // signed by its key. Its key_pem is empty: the key stays with the requester.
+  Result<IssuedCertificate> IssueClientCertificate(std::string_view request_pem,
+                                                   std::string_view host_name,
+                                                   std::chrono::seconds valid) const;
+
   Result<IssuedCertificate> IssueServerCertificate(const std::vector<std::string>& dns_names,
                                                    const std::vector<std::string>& ip_addresses,
                                                    std::chrono::seconds valid) const;

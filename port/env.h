@@ -11,6 +11,7 @@
 #include <memory>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "perfdata/status.h"
@@ -60,6 +61,16 @@ class Env {
   // on one file exclude each other within one process too.
   virtual Result<std::unique_ptr<FileLock>> LockFile(const std::string& path) = 0;
 };
+
+// Text files (PEM, TOML) through an Env: the bytes of `text`, and a file's bytes as text.
+inline std::span<const uint8_t> TextBytes(std::string_view text) {
+  return {reinterpret_cast<const uint8_t*>(text.data()), text.size()};
+}
+inline Result<std::string> ReadTextFile(Env& env, const std::string& path) {
+  Result<std::vector<uint8_t>> bytes = env.ReadFile(path);
+  if (!bytes.ok()) return bytes.status();
+  return std::string(bytes->begin(), bytes->end());
+}
 
 }  // namespace perfhive
 

@@ -1,20 +1,32 @@
-// The principal of a gRPC call, from its "authorization" metadata.
+// The principal of a gRPC call: from its "authorization" metadata (a token of the token table),
+// or, without one, from the client certificate an enrolled agent presents.
 
 #ifndef PERFHIVE_SERVER_CALL_AUTH_H_
 #define PERFHIVE_SERVER_CALL_AUTH_H_
 
 #include <grpcpp/grpcpp.h>
 
+#include <chrono>
+#include <optional>
+
+#include "server/enrolled_clients.h"
 #include "server/token_table.h"
 
 namespace perfhive {
 
-inline Result<Principal> AuthenticateCall(const TokenTable& tokens,
+// `enrolled` is null where enrollment is off (a server without its own CA).
+inline Result<Principal> AuthenticateCall(const TokenTable& tokens, const EnrolledClients* enrolled,
                                           const grpc::CallbackServerContext& context) {
   const auto& metadata = context.client_metadata();
   auto header = metadata.find("authorization");
   std::string_view authorization;
   if (header != metadata.end()) authorization = {header->second.data(), header->second.size()};
+  if (authorization.empty() && enrolled != nullptr) {
+    Result<std::optional<Principal>> certified =
+        enrolled->FromPeer(*context.auth_context(), std::chrono::system_clock::now());
+    if (!certified.ok()) return certified.status();
+    if (certified->has_value()) return std::move(**certified);
+  }
   return tokens.Authenticate(authorization);
 }
 

@@ -11,6 +11,7 @@
 #include <cstdint>
 
 #include "perfhive/v1/ingest.grpc.pb.h"
+#include "server/enrolled_clients.h"
 #include "server/server_log.h"
 #include "server/token_table.h"
 #include "store/store.h"
@@ -59,6 +60,9 @@ class IngestService final : public perfhive::v1::Ingest::CallbackService {
 
   Store& store() { return store_; }
   const TokenTable& tokens() const { return tokens_; }
+  // Agents with a client certificate from enrollment; null: tokens only.
+  const EnrolledClients* enrolled_clients() const { return enrolled_clients_; }
+  void set_enrolled_clients(const EnrolledClients* enrolled) { enrolled_clients_ = enrolled; }
   const IngestLimits& limits() const { return limits_; }
   ServerLog& log() { return log_; }
   IngestCounters& counters() { return counters_; }
@@ -66,6 +70,7 @@ class IngestService final : public perfhive::v1::Ingest::CallbackService {
  private:
   Store& store_;
   const TokenTable& tokens_;
+  const EnrolledClients* enrolled_clients_ = nullptr;
   IngestLimits limits_;
   ServerLog& log_;
   IngestCounters counters_;

@@ -62,7 +62,8 @@ std::optional<Sha256Digest> DigestOf(const std::string& bytes) {
 IngestSession::IngestSession(IngestService& service, grpc::CallbackServerContext* context)
     : service_(service), peer_(context->peer()), restorer_(service.limits().max_snapshot_bytes) {
   service_.counters().streams++;
-  Result<Principal> principal = AuthenticateCall(service_.tokens(), *context);
+  Result<Principal> principal =
+      AuthenticateCall(service_.tokens(), service_.enrolled_clients(), *context);
   std::unique_lock lock(mutex_);
   if (!principal.ok()) {
     service_.log().WarnOncePerBurst("unauthenticated", peer_,

@@ -14,6 +14,7 @@
 #include <iostream>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -22,6 +23,11 @@
 
 #include "export/metrics_http_server.h"
 #include "perfhive/version.h"
+#include "pki/certificate_authority.h"
+#include "server/enroll_command.h"
+#include "server/enrolled_clients.h"
+#include "server/enrollment_registry.h"
+#include "server/enrollment_service.h"
 #include "server/export_selection.h"
 #include "server/ingest_service.h"
 #include "server/prometheus_exporter.h"
@@ -50,7 +56,27 @@ Result<std::string> ReadText(const std::string& path, const char* what) {
   return text.str();
 }
 
-Result<std::shared_ptr<grpc::ServerCredentials>> Credentials(const ServerConfig& options) {
+// The server's own CA when `perfhive-server init` made one in the data directory: it signs the
+// certificates of enrolling agents, and TLS asks clients for one (without requiring it: token
+// holders have none).
+struct OwnCa {
+  CertificateAuthority ca;
+  std::string certificate_pem;
+};
+Result<std::optional<OwnCa>> LoadOwnCa(const ServerConfig& options) {
+  if (options.insecure) return std::optional<OwnCa>();
+  ServerPkiPaths paths = PkiPaths(options.data);
+  Result<std::string> certificate = ReadText(paths.ca_certificate, "CA certificate");
+  if (!certificate.ok()) return std::optional<OwnCa>();
+  Result<std::string> key = ReadText(paths.ca_key, "CA key");
+  if (!key.ok()) return key.status();
+  Result<CertificateAuthority> ca = CertificateAuthority::Load(*certificate, *key);
+  if (!ca.ok()) return ca.status().Prefixed(paths.ca_certificate + ": ");
+  return std::optional<OwnCa>(OwnCa{std::move(ca).value(), *certificate});
+}
+
+Result<std::shared_ptr<grpc::ServerCredentials>> Credentials(const ServerConfig& options,
+                                                             const std::optional<OwnCa>& own_ca) {
   if (options.insecure) {
     if (!IsLoopback(options.listen)) {
       return Status::InvalidArgument(
@@ -76,6 +102,9 @@ Result<std::shared_ptr<grpc::ServerCredentials>> Credentials(const ServerConfig&
     if (!ca.ok()) return ca.status();
     ssl.pem_root_certs = *ca;
     ssl.client_certificate_request = GRPC_SSL_REQUEST_AND_REQUIRE_CLIENT_CERTIFICATE_AND_VERIFY;
+  } else if (own_ca.has_value()) {
+    ssl.pem_root_certs = own_ca->certificate_pem;
+    ssl.client_certificate_request = GRPC_SSL_REQUEST_CLIENT_CERTIFICATE_AND_VERIFY;
   }
   return grpc::SslServerCredentials(ssl);
 }
@@ -134,16 +163,25 @@ int64_t NowNanos() {
 }
 
 Status Run(const ServerConfig& options) {
-  Result<std::shared_ptr<grpc::ServerCredentials>> credentials = Credentials(options);
+  Result<std::optional<OwnCa>> own_ca = LoadOwnCa(options);
+  if (!own_ca.ok()) return own_ca.status();
+  Result<std::shared_ptr<grpc::ServerCredentials>> credentials = Credentials(options, *own_ca);
   if (!credentials.ok()) return credentials.status();
   Result<TokenTable> tokens = TokenTable::AllowAll();
   if (!options.tokens.empty()) {
     tokens = TokenTable::Load(options.tokens);
+  } else if (own_ca->has_value()) {
+    tokens = TokenTable::None();  // enrolled agents only
   } else if (!options.insecure) {
     return Status::InvalidArgument(
-        "give --tokens FILE (tokens in the config file): without it anyone could write and read");
+        "give --tokens FILE (tokens in the config file), or run perfhive-server init and enroll "
+        "agents: without either anyone could write and read");
   }
   if (!tokens.ok()) return tokens.status();
+  // Enrollment, where the server has its own CA.
+  std::unique_ptr<EnrollmentRegistry> registry;
+  std::unique_ptr<EnrolledClients> enrolled;
+  std::unique_ptr<EnrollmentService> enrollment;
   Result<std::unique_ptr<Store>> store = Store::Open(options.data);
   if (!store.ok()) return store.status().Prefixed("cannot open the store: ");
 
@@ -151,6 +189,14 @@ Status Run(const ServerConfig& options) {
   IngestLimits limits{.max_snapshot_bytes = static_cast<size_t>(options.max_snapshot_bytes),
                       .max_snapshots_per_second = options.max_snapshots_per_second};
   IngestService ingest(**store, *tokens, limits, log);
+  if (own_ca->has_value()) {
+    Result<std::unique_ptr<EnrollmentRegistry>> opened = EnrollmentRegistry::Open(options.data);
+    if (!opened.ok()) return opened.status().Prefixed("the enrollment registry: ");
+    registry = std::move(opened).value();
+    enrolled = std::make_unique<EnrolledClients>(*registry);
+    enrollment = std::make_unique<EnrollmentService>((*own_ca)->ca, *registry, log);
+    ingest.set_enrolled_clients(enrolled.get());
+  }
   SampleLoader loader(**store);
   QueryService query(**store, loader, *tokens);
 
@@ -188,6 +234,7 @@ Status Run(const ServerConfig& options) {
   builder.SetMaxReceiveMessageSize(MaxReceiveMessageBytes(limits));
   builder.RegisterService(&ingest);
   builder.RegisterService(&query);
+  if (enrollment != nullptr) builder.RegisterService(enrollment.get());
   std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
   if (!server || port == 0) {
     return Status::Unavailable("cannot listen on " + options.listen +
@@ -266,6 +313,7 @@ int main(int argc, char** argv) {
                    "A DNS name agents dial (repeatable); localhost is always added");
   init->add_option("--address", init_options.addresses,
                    "An IP address agents dial (repeatable); 127.0.0.1 and ::1 are always added");
+  perfhive::EnrollCommands enroll_commands(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& error) {
@@ -274,6 +322,14 @@ int main(int argc, char** argv) {
     return app.exit(error) == 0 ? 0 : 2;
   }
 
+  if (enroll_commands.parsed()) {
+    perfhive::Status done = enroll_commands.Run(std::cout);
+    if (!done.ok()) {
+      std::cerr << "perfhive-server: " << done.message() << "\n";
+      return done.code() == perfhive::StatusCode::kInvalidArgument ? 2 : 1;
+    }
+    return 0;
+  }
   if (init->parsed()) {
     perfhive::Status made =
         perfhive::InitServerPki(perfhive::Env::Default(), init_options, std::cout);

@@ -420,7 +420,7 @@ Result<ObjectView> QueryService::FindObjectIn(const BrowsedSample& browsed,
 }
 
 Status QueryService::Authorize(const grpc::CallbackServerContext& context) const {
-  Result<Principal> principal = AuthenticateCall(tokens_, context);
+  Result<Principal> principal = AuthenticateCall(tokens_, nullptr, context);
   if (!principal.ok()) return principal.status();
   if (!principal->read) {
     return Status::PermissionDenied("token \"" + principal->name + "\" may not read");

@@ -16,13 +16,6 @@ namespace {
 // too) or a number of bytes.
 CLI::Validator SizeSyntax() { return CLI::AsSizeValue(false); }
 
-// Ages: "30d", "12h", "90m", "3600s" or a number of seconds.
-CLI::Validator AgeSyntax() {
-  return CLI::AsNumberWithUnit(
-      std::map<std::string, int64_t>{{"s", 1}, {"m", 60}, {"h", 3600}, {"d", 86400}},
-      CLI::AsNumberWithUnit::CASE_SENSITIVE);
-}
-
 Result<std::vector<std::string>> StringList(std::string_view origin, const toml::node& node,
                                             std::string_view key) {
   const toml::array* items = node.as_array();
@@ -139,6 +132,12 @@ Status LoadTable(const toml::table& root, std::string_view origin, ServerConfig&
 }
 
 }  // namespace
+
+CLI::Validator AgeSyntax() {
+  return CLI::AsNumberWithUnit(
+      std::map<std::string, int64_t>{{"s", 1}, {"m", 60}, {"h", 3600}, {"d", 86400}},
+      CLI::AsNumberWithUnit::CASE_SENSITIVE);
+}
 
 Status LoadServerConfigText(std::string_view text, std::string_view origin, ServerConfig& config) {
   Result<toml::table> root = ParseTomlSettings(text, origin);

@@ -42,6 +42,9 @@ struct ServerConfig {
   std::string metrics_listen;  // HOST:PORT of /metrics; empty: not served
 };
 
+// Ages as flags and the file write them: "30d", "12h", "90m", "3600s" or a number of seconds.
+CLI::Validator AgeSyntax();
+
 // Overlays the settings of a TOML file onto `config`; lists replace the lists `config` holds.
 Status LoadServerConfigFile(Env& env, const std::string& path, ServerConfig& config);
 // The same, from the text of a file (`origin` names it in errors).

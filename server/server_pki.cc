@@ -9,16 +9,6 @@
 namespace perfhive {
 namespace {
 
-std::span<const uint8_t> Bytes(const std::string& text) {
-  return {reinterpret_cast<const uint8_t*>(text.data()), text.size()};
-}
-
-Result<std::string> ReadText(Env& env, const std::string& path) {
-  Result<std::vector<uint8_t>> bytes = env.ReadFile(path);
-  if (!bytes.ok()) return bytes.status();
-  return std::string(bytes->begin(), bytes->end());
-}
-
 // Names and addresses a client on the server's own host dials.
 constexpr const char* kLoopbackNames[] = {"localhost"};
 constexpr const char* kLoopbackAddresses[] = {"127.0.0.1", "::1"};
@@ -52,9 +42,9 @@ Status InitServerPki(Env& env, const InitOptions& options, std::ostream& out) {
 
   bool new_ca = false;
   Result<CertificateAuthority> ca = Status::NotFound("");
-  Result<std::string> ca_pem = ReadText(env, paths.ca_certificate);
+  Result<std::string> ca_pem = ReadTextFile(env, paths.ca_certificate);
   if (ca_pem.ok()) {
-    Result<std::string> ca_key = ReadText(env, paths.ca_key);
+    Result<std::string> ca_key = ReadTextFile(env, paths.ca_key);
     if (!ca_key.ok()) return ca_key.status().Prefixed("the CA's key: ");
     ca = CertificateAuthority::Load(*ca_pem, *ca_key);
     if (!ca.ok()) return ca.status().Prefixed(paths.ca_certificate + ": ");
@@ -73,20 +63,22 @@ Status InitServerPki(Env& env, const InitOptions& options, std::ostream& out) {
     return status;
   }
   if (new_ca) {
-    if (Status status = env.WriteSecretFileAtomically(paths.ca_key, Bytes(ca->KeyPem()));
+    if (Status status = env.WriteSecretFileAtomically(paths.ca_key, TextBytes(ca->KeyPem()));
         !status.ok()) {
       return status;
     }
-    if (Status status = env.WriteFileAtomically(paths.ca_certificate, Bytes(ca->CertificatePem()));
+    if (Status status =
+            env.WriteFileAtomically(paths.ca_certificate, TextBytes(ca->CertificatePem()));
         !status.ok()) {
       return status;
     }
   }
-  if (Status status = env.WriteSecretFileAtomically(paths.key, Bytes(server->key_pem));
+  if (Status status = env.WriteSecretFileAtomically(paths.key, TextBytes(server->key_pem));
       !status.ok()) {
     return status;
   }
-  if (Status status = env.WriteFileAtomically(paths.certificate, Bytes(server->certificate_pem));
+  if (Status status =
+          env.WriteFileAtomically(paths.certificate, TextBytes(server->certificate_pem));
       !status.ok()) {
     return status;
   }

@@ -118,7 +118,8 @@ Result<Principal> TokenTable::Authenticate(std::string_view authorization) const
   if (allow_all_) return Principal{.name = "anyone", .write_hosts = {"*"}, .read = true};
   if (authorization.empty()) {
     return Status(StatusCode::kUnauthenticated,
-                  "no token: pass one with --token-file (sent as authorization: Bearer)");
+                  "no token and no enrolled client certificate: pass a token with --token-file "
+                  "(sent as authorization: Bearer), or enroll (--enroll)");
   }
   if (!authorization.starts_with(kBearer)) {
     return Status(StatusCode::kUnauthenticated, "the authorization header is not a Bearer token");

@@ -35,6 +35,8 @@ class TokenTable {
  public:
   // Every caller is the same principal that may do everything (--insecure).
   static TokenTable AllowAll();
+  // No token at all: every caller must present an enrolled client certificate instead.
+  static TokenTable None() { return TokenTable(); }
   // Errors name the file, the token's position and what is wrong.
   static Result<TokenTable> Load(const std::string& path);
   static Result<TokenTable> Parse(std::string_view text, const std::string& origin);

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <nlohmann/json.hpp>
@@ -247,6 +248,84 @@ TEST(WindowsPinnedAgentEndToEndTest, TheFingerprintAloneReachesAServerMadeByInit
   CommandResult refused = run("WINEPIN2", WriteReplayDir(scratch, "WINEPIN2", 2), wrong, "3s");
   EXPECT_NE(refused.exit_code, 0);
   EXPECT_THAT(refused.err, HasSubstr("include no CA with the pinned " + wrong));
+  EXPECT_EQ(server.Stop(), 0);
+}
+
+// Proves: a new Windows agent joins a server made by `perfhive-server init` with nothing but an
+// enrollment token and the fingerprint: it makes its key under %ProgramData%, gets its
+// certificate, and ships every replayed snapshot over mutual TLS; revoked, it is refused at its
+// next connection.
+TEST(WindowsEnrolledAgentEndToEndTest, ATokenAndAFingerprintAreAllItNeeds) {
+  const char* agent = std::getenv("PERFHIVE_WINDOWS_AGENT");
+  const char* prefix = std::getenv("WINEPREFIX");
+  if (agent == nullptr || *agent == '\0' || prefix == nullptr) {
+    GTEST_SKIP() << "PERFHIVE_WINDOWS_AGENT and WINEPREFIX are not set; scripts/test-windows.sh "
+                    "runs this test";
+  }
+  ScratchDir scratch("windows-enrolled");
+  std::string data = scratch / "server-data";
+  CommandResult made =
+      RunCommand(scratch, {ServerBinary(), "init", "--data", data, "--name", "localhost"});
+  ASSERT_EQ(made.exit_code, 0) << made.err;
+  std::string pin = made.out.substr(made.out.find("sha256:"), 7 + 64);
+  CommandResult created = RunCommand(
+      scratch, {ServerBinary(), "enroll", "create", "--data", data, "--hosts", "WINENROLL*"});
+  ASSERT_EQ(created.exit_code, 0) << created.err;
+  std::string token = created.out.substr(0, created.out.find('\n'));
+  WriteText(scratch / "tokens.toml", std::string("[[token]]\nname = \"cli\"\nsecret = \"") +
+                                         kReaderSecret + "\"\nread = true\n");
+  WriteText(scratch / "reader.token", kReaderSecret);
+  ServerProcess server(scratch, {"--tokens", scratch / "tokens.toml"});
+  ASSERT_TRUE(server.Start());
+  const std::string credentials =
+      std::string(prefix) + "/drive_c/ProgramData/perfhive/agent/credentials/winenroll1";
+  std::filesystem::remove_all(credentials);
+
+  auto run = [&](const ReplayDir& dir, const char* timeout) {
+    return RunCommand(scratch,
+                      {kWine,
+                       agent,
+                       "run",
+                       "--source",
+                       "replay",
+                       "--replay",
+                       WinePath(dir.path),
+                       "--interval",
+                       "50ms",
+                       "--timeout",
+                       timeout,
+                       "--server",
+                       server.address(),
+                       "--ca-sha256",
+                       pin,
+                       "--enroll",
+                       token,
+                       "--host-name",
+                       "WINENROLL1",
+                       "--spool-dir",
+                       WinePath(scratch / ("spool-" + dir.path.substr(dir.path.rfind('/') + 1)))},
+                      std::chrono::seconds(180));
+  };
+  ReplayDir dir = WriteReplayDir(scratch, "WINENROLL1", 4);
+  CommandResult ran = run(dir, "120s");
+  ASSERT_EQ(ran.exit_code, 0) << ran.err;
+  EXPECT_THAT(ran.err, HasSubstr("enrolled WINENROLL1"));
+  EXPECT_TRUE(std::filesystem::exists(credentials + "/key.pem"));
+  nlohmann::json stored =
+      WaitForSnapshots(scratch, server, "WINENROLL1", dir.snapshots.size(),
+                       {"--ca-sha256", pin, "--token-file", scratch / "reader.token"});
+  ASSERT_EQ(stored.size(), dir.snapshots.size()) << stored.dump(1);
+  for (size_t i = 0; i < stored.size(); ++i) {
+    EXPECT_EQ(stored[i]["sha256"], Sha256Hex(dir.snapshots[i])) << i;
+  }
+
+  CommandResult revoked =
+      RunCommand(scratch, {ServerBinary(), "hosts", "revoke", "WINENROLL1", "--data", data});
+  ASSERT_EQ(revoked.exit_code, 0) << revoked.err;
+  CommandResult cut = run(WriteReplayDir(scratch, "WINENROLL1-later", 2, 100), "5s");
+  EXPECT_NE(cut.exit_code, 0);
+  EXPECT_THAT(cut.err, HasSubstr("was revoked"));
+  std::filesystem::remove_all(credentials);
   EXPECT_EQ(server.Stop(), 0);
 }
 

@@ -1,0 +1,34 @@
+// What an enrolling agent makes on its own host: a new private key, which never leaves it, and a
+// certificate signing request (CSR) for it naming the host, which it sends with its enrollment
+// token; the server answers with a client certificate from its CA (CertificateAuthority::
+// IssueClientCertificate).
+
+#ifndef PERFHIVE_PKI_CERTIFICATE_REQUEST_H_
+#define PERFHIVE_PKI_CERTIFICATE_REQUEST_H_
+
+#include <chrono>
+#include <string>
+#include <string_view>
+
+#include "perfdata/status.h"
+
+namespace perfhive {
+
+struct KeyAndRequest {
+  std::string key_pem;      // EC P-256, PKCS#8
+  std::string request_pem;  // PKCS#10, subject CN = the host name, signed with the key
+};
+Result<KeyAndRequest> MakeKeyAndRequest(std::string_view host_name);
+
+// What a certificate says of whom it is for: what the server reads from a client's certificate.
+struct CertificateSubject {
+  std::string common_name;
+  std::string serial;  // lowercase hex, as the registry keeps it
+  std::chrono::system_clock::time_point not_after;
+};
+// Of the first certificate of a PEM text.
+Result<CertificateSubject> DescribeCertificate(std::string_view pem);
+
+}  // namespace perfhive
+
+#endif  // PERFHIVE_PKI_CERTIFICATE_REQUEST_H_

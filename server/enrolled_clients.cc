@@ -1,0 +1,42 @@
+#include "server/enrolled_clients.h"
+
+#include "perfdata/case_folding.h"
+#include "pki/certificate_request.h"
+
+namespace perfhive {
+
+Result<std::optional<Principal>> EnrolledClients::FromPeer(
+    const grpc::AuthContext& auth, std::chrono::system_clock::time_point now) const {
+  std::vector<grpc::string_ref> pems = auth.FindPropertyValues("x509_pem_cert");
+  if (pems.empty()) return std::optional<Principal>();
+  Result<CertificateSubject> subject =
+      DescribeCertificate(std::string_view(pems.front().data(), pems.front().size()));
+  if (!subject.ok()) return Status(StatusCode::kUnauthenticated, subject.error());
+  Result<CredentialInfo> credential = registry_.FindCredential(subject->serial);
+  if (!credential.ok()) {
+    if (credential.status().code() != StatusCode::kNotFound) return credential.status();
+    return Status(StatusCode::kUnauthenticated,
+                  "the client certificate (serial " + subject->serial +
+                      ") is not one this server issued at enrollment");
+  }
+  if (credential->revoked) {
+    return Status(StatusCode::kUnauthenticated,
+                  "the credential of host \"" + credential->host +
+                      "\" was revoked (perfhive-server hosts revoke): enroll it again with a new "
+                      "enrollment token");
+  }
+  if (credential->expires <= now) {
+    return Status(StatusCode::kUnauthenticated,
+                  "the credential of host \"" + credential->host + "\" has expired");
+  }
+  if (FoldCase(subject->common_name) != FoldCase(credential->host)) {
+    return Status(StatusCode::kUnauthenticated,
+                  "the client certificate names \"" + subject->common_name +
+                      "\", but was issued to \"" + credential->host + "\"");
+  }
+  return std::optional<Principal>(Principal{.name = "enrolled host " + credential->host,
+                                            .write_hosts = {credential->host},
+                                            .read = false});
+}
+
+}  // namespace perfhive

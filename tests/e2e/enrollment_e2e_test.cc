@@ -1,0 +1,218 @@
+// End to end: agents that hold nothing but an enrollment token and the server's CA fingerprint
+// join a server made by `perfhive-server init`, get a client certificate of their own and ship
+// over mutual TLS; tokens that are expired, revoked, used up or for other hosts are refused; a
+// host's certificate writes as that host only; a revoked host is cut off at its next
+// connection. Real processes on loopback; docs/enrollment.md.
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <thread>
+
+#include "tests/e2e/e2e_cluster.h"
+
+namespace perfhive::testing {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::Not;
+
+constexpr char kReaderSecret[] = "enrollment-reader-secret-000001";
+
+class EnrollmentTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    scratch_ = std::make_unique<ScratchDir>("enrollment");
+    // The agents' credentials go to their state directory, as under systemd.
+    setenv("STATE_DIRECTORY", (*scratch_ / "agent-state").c_str(), 1);
+    CommandResult made = RunCommand(*scratch_, {ServerBinary(), "init", "--data",
+                                                *scratch_ / "server-data", "--name", "localhost"});
+    ASSERT_EQ(made.exit_code, 0) << made.err;
+    fingerprint_ = made.out.substr(made.out.find("sha256:"), 7 + 64);
+    // Only the CLI has a token; agents have their certificates.
+    WriteText(*scratch_ / "tokens.toml", std::string("[[token]]\nname = \"cli\"\nsecret = \"") +
+                                             kReaderSecret + "\"\nread = true\n");
+    WriteText(*scratch_ / "reader.token", kReaderSecret);
+    server_ = std::make_unique<ServerProcess>(
+        *scratch_, std::vector<std::string>{"--tokens", *scratch_ / "tokens.toml"});
+    ASSERT_TRUE(server_->Start());
+  }
+  void TearDown() override {
+    unsetenv("STATE_DIRECTORY");
+    if (server_ != nullptr) {
+      EXPECT_EQ(server_->Stop(), 0);
+    }
+  }
+
+  // `perfhive-server ARGS... --data DIR`, its first line of output (a token: the text).
+  CommandResult Admin(std::vector<std::string> args) {
+    std::vector<std::string> argv = {ServerBinary()};
+    argv.insert(argv.end(), args.begin(), args.end());
+    argv.insert(argv.end(), {"--data", *scratch_ / "server-data"});
+    return RunCommand(*scratch_, argv);
+  }
+  std::string CreateToken(std::vector<std::string> flags) {
+    std::vector<std::string> args = {"enroll", "create"};
+    args.insert(args.end(), flags.begin(), flags.end());
+    CommandResult created = Admin(args);
+    EXPECT_EQ(created.exit_code, 0) << created.err;
+    return created.out.substr(0, created.out.find('\n'));
+  }
+
+  // An agent's settings file with the server, the fingerprint, an enrollment token and the host
+  // name, replaying `dir`.
+  std::string AgentConfig(const std::string& host, const std::string& token, const ReplayDir& dir) {
+    std::string path = *scratch_ / (host + ".toml");
+    WriteText(path, "server = \"" + server_->address() + "\"\nca_sha256 = \"" + fingerprint_ +
+                        "\"\nenroll = \"" + token + "\"\nhost_name = \"" + host +
+                        "\"\nsource = \"replay\"\nreplay = \"" + dir.path +
+                        "\"\ninterval = \"50ms\"\nspool_dir = \"" + *scratch_ / ("spool-" + host) +
+                        "\"\n");
+    return path;
+  }
+  CommandResult RunAgent(const std::string& config, const char* timeout = "60s") {
+    return RunCommand(*scratch_, {AgentBinary(), "run", "--config", config, "--timeout", timeout},
+                      std::chrono::seconds(90));
+  }
+  // The agent for `host` with its certificate from an earlier enrollment (no token), replaying
+  // `dir` into the spool folder `spool`.
+  CommandResult RunEnrolled(const std::string& host, const ReplayDir& dir, const std::string& spool,
+                            const char* timeout) {
+    return RunCommand(
+        *scratch_,
+        {AgentBinary(), "run", "--server", server_->address(), "--ca-sha256", fingerprint_,
+         "--host-name", host, "--source", "replay", "--replay", dir.path, "--interval", "50ms",
+         "--spool-dir", *scratch_ / spool, "--timeout", timeout},
+        std::chrono::seconds(90));
+  }
+  std::string Credentials(const std::string& host) {
+    return *scratch_ / ("agent-state/credentials/" + host);
+  }
+  nlohmann::json Stored(const std::string& host) {
+    return StoredSnapshots(
+        *scratch_, *server_, host,
+        {"--ca-sha256", fingerprint_, "--token-file", *scratch_ / "reader.token"});
+  }
+
+  // The hosts the server holds snapshots of.
+  std::vector<std::string> KnownHosts() {
+    CommandResult listed = RunCommand(
+        *scratch_, {CliBinary(), "hosts", "--server", server_->address(), "--ca-sha256",
+                    fingerprint_, "--token-file", *scratch_ / "reader.token", "--format", "json"});
+    EXPECT_EQ(listed.exit_code, 0) << listed.err;
+    std::vector<std::string> names;
+    if (listed.exit_code != 0) return names;
+    nlohmann::json hosts = nlohmann::json::parse(listed.out)["hosts"];
+    for (const auto& host : hosts) names.push_back(host["name"]);
+    return names;
+  }
+
+  std::unique_ptr<ScratchDir> scratch_;
+  std::unique_ptr<ServerProcess> server_;
+  std::string fingerprint_;
+};
+
+std::string ReadFile(const std::string& path) {
+  std::ifstream in(path);
+  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
+// Proves: an agent given an enrollment token and the fingerprint enrolls (its key made here and
+// kept owner-only), ships every replayed snapshot byte for byte over mutual TLS without any
+// bearer token, and removes the spent token from its settings file; the server lists the
+// host's credential and the token's remaining use.
+TEST_F(EnrollmentTest, AnAgentEnrollsWithATokenAndAFingerprintAndShips) {
+  std::string token = CreateToken({"--hosts", "web*", "--uses", "2", "--expires", "1h"});
+  ASSERT_THAT(token, ::testing::MatchesRegex("phe1_[0-9a-f]{8}_[0-9a-f]{32}"));
+  ReplayDir dir = WriteReplayDir(*scratch_, "web01", 5);
+  std::string config = AgentConfig("web01", token, dir);
+  CommandResult ran = RunAgent(config);
+  ASSERT_EQ(ran.exit_code, 0) << ran.err;
+  EXPECT_THAT(ran.err, HasSubstr("enrolled web01"));
+
+  nlohmann::json stored = Stored("web01");
+  ASSERT_EQ(stored.size(), dir.snapshots.size()) << stored.dump(1);
+  for (size_t i = 0; i < stored.size(); ++i) {
+    EXPECT_EQ(stored[i]["sha256"], Sha256Hex(dir.snapshots[i])) << i;
+  }
+  EXPECT_THAT(ReadFile(config), Not(HasSubstr(token)));
+  EXPECT_THAT(ReadFile(config), HasSubstr(fingerprint_));
+  struct stat info;
+  ASSERT_EQ(stat((Credentials("web01") + "/key.pem").c_str(), &info), 0);
+  EXPECT_EQ(info.st_mode & 0777, 0600u);
+  EXPECT_THAT(ReadFile(server_->log_path()), HasSubstr("event=enrolled"));
+
+  CommandResult hosts = Admin({"hosts", "list"});
+  EXPECT_THAT(hosts.out, ::testing::ContainsRegex("web01 +[0-9a-f]+ +[0-9T:Z-]+ +valid"));
+  CommandResult tokens = Admin({"enroll", "list"});
+  EXPECT_THAT(tokens.out, ::testing::ContainsRegex("web\\* +1 +[0-9T:Z-]+ +usable"));
+
+  // Started again, the agent uses its certificate; the spent token is not needed.
+  ReplayDir more = WriteReplayDir(*scratch_, "web01-more", 3, 100);
+  CommandResult again = RunEnrolled("web01", more, "spool-web01", "60s");
+  EXPECT_EQ(again.exit_code, 0) << again.err;
+  EXPECT_THAT(again.err, Not(HasSubstr("enrolling")));
+  EXPECT_EQ(Stored("web01").size(), dir.snapshots.size() + more.snapshots.size());
+}
+
+// Proves: an enrollment token is refused, with the reason, once its uses are spent (a stolen
+// token is then worthless), for a host its patterns do not allow, once revoked, and once
+// expired; a refused agent exits 2 (its unit does not restart it) and gets no certificate.
+TEST_F(EnrollmentTest, TokensAreRefusedWhenUsedUpForOtherHostsRevokedOrExpired) {
+  ReplayDir dir = WriteReplayDir(*scratch_, "any", 2);
+  std::string once = CreateToken({"--hosts", "web*", "--uses", "1"});
+  ASSERT_EQ(RunAgent(AgentConfig("web01", once, dir)).exit_code, 0);
+
+  auto refused = [&](const std::string& host, const std::string& token, const std::string& why) {
+    SCOPED_TRACE(host + ": " + why);
+    CommandResult ran = RunAgent(AgentConfig(host, token, dir), "10s");
+    EXPECT_EQ(ran.exit_code, 2) << ran.err;
+    EXPECT_THAT(ran.err, HasSubstr(why));
+    EXPECT_FALSE(std::filesystem::exists(Credentials(host) + "/certificate.pem"));
+  };
+  refused("web02", once, "is used up: it had 1 use");
+  std::string webs = CreateToken({"--hosts", "web*"});
+  refused("db01", webs, "is not for host db01: its host patterns are web*");
+  std::string revoked = CreateToken({"--hosts", "*"});
+  std::string revoked_id = revoked.substr(5, 8);
+  ASSERT_EQ(Admin({"enroll", "revoke", revoked_id}).exit_code, 0);
+  refused("web03", revoked, "was revoked");
+  std::string brief = CreateToken({"--hosts", "*", "--expires", "1s"});
+  std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+  refused("web04", brief, "expired at");
+  std::string forged = once.substr(0, 14) + std::string(32, '0');
+  refused("web05", forged, "wrong secret");
+  EXPECT_EQ(KnownHosts(), std::vector<std::string>{"web01"});
+}
+
+// Proves: web01's certificate, copied to be used as db01's, cannot write as db01; once web01 is
+// revoked, its next connection is refused saying so, and nothing more is stored for it.
+TEST_F(EnrollmentTest, ACertificateWritesAsItsHostOnlyAndARevokedHostIsCutOff) {
+  std::string token = CreateToken({"--hosts", "web*"});
+  ReplayDir dir = WriteReplayDir(*scratch_, "web01", 3);
+  ASSERT_EQ(RunAgent(AgentConfig("web01", token, dir)).exit_code, 0);
+  std::filesystem::copy(Credentials("web01"), Credentials("db01"));
+  ReplayDir other = WriteReplayDir(*scratch_, "db01", 2);
+  CommandResult stolen = RunEnrolled("db01", other, "spool-db01", "5s");
+  EXPECT_NE(stolen.exit_code, 0);
+  EXPECT_THAT(stolen.err, HasSubstr("may not send snapshots as host \"db01\""));
+  EXPECT_EQ(KnownHosts(), std::vector<std::string>{"web01"});
+
+  CommandResult revoked = Admin({"hosts", "revoke", "WEB01"});
+  ASSERT_EQ(revoked.exit_code, 0) << revoked.err;
+  EXPECT_THAT(revoked.out, HasSubstr("revoked 1 credential of host WEB01"));
+  ReplayDir later = WriteReplayDir(*scratch_, "web01-later", 2, 100);
+  CommandResult cut = RunEnrolled("web01", later, "spool-web01b", "5s");
+  EXPECT_NE(cut.exit_code, 0);
+  EXPECT_THAT(cut.err, HasSubstr("the credential of host \"web01\" was revoked"));
+  EXPECT_EQ(Stored("web01").size(), dir.snapshots.size());
+  EXPECT_THAT(Admin({"hosts", "list"}).out, HasSubstr("revoked"));
+}
+
+}  // namespace
+}  // namespace perfhive::testing

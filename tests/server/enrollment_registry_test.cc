@@ -1,0 +1,451 @@
+// The enrollment registry: tokens made, listed, revoked and spent; every refusal saying why
+// without showing a secret; credentials recorded and revoked by host; and two registries on one
+// directory, as the running server and a `perfhive-server enroll` command are.
+
+#include "server/enrollment_registry.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <cctype>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "tests/store/store_test_util.h"
+
+namespace perfhive {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+using ::testing::MatchesRegex;
+using ::testing::Not;
+using testing::TempDir;
+using Clock = std::chrono::system_clock;
+using std::chrono::hours;
+using std::chrono::minutes;
+
+// 2025-03-01T10:00:00Z.
+const Clock::time_point kNow = Clock::time_point(std::chrono::seconds(1'740'823'200));
+
+std::unique_ptr<EnrollmentRegistry> OpenRegistry(const std::string& dir) {
+  Result<std::unique_ptr<EnrollmentRegistry>> registry = EnrollmentRegistry::Open(dir);
+  EXPECT_TRUE(registry.ok()) << registry.error();
+  return registry.ok() ? std::move(registry).value() : nullptr;
+}
+
+EnrollmentTokenSpec Spec(std::vector<std::string> patterns, std::optional<int> uses = {},
+                         std::optional<std::chrono::seconds> valid_for = {}) {
+  return EnrollmentTokenSpec{
+      .host_patterns = std::move(patterns), .uses = uses, .valid_for = valid_for, .read = false};
+}
+
+// The token's text, failing the test when it cannot be made.
+std::string Create(EnrollmentRegistry& registry, const EnrollmentTokenSpec& spec,
+                   Clock::time_point now = kNow) {
+  Result<std::pair<std::string, EnrollmentTokenInfo>> made = registry.CreateToken(spec, now);
+  EXPECT_TRUE(made.ok()) << made.error();
+  return made.ok() ? made->first : "";
+}
+
+// "phe1_<id>_<secret>" -> id.
+std::string IdOf(const std::string& text) { return text.substr(5, 8); }
+
+std::string ReadAll(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream bytes;
+  bytes << in.rdbuf();
+  return bytes.str();
+}
+
+void ExpectUnauthenticated(const Result<EnrollmentTokenInfo>& redeemed,
+                           const std::string& message) {
+  ASSERT_FALSE(redeemed.ok());
+  EXPECT_EQ(redeemed.status().code(), StatusCode::kUnauthenticated);
+  EXPECT_EQ(redeemed.error(), message);
+}
+
+TEST(EnrollmentRegistryTest, CreatesListsAndRevokesTokens) {
+  TempDir dir;
+  std::unique_ptr<EnrollmentRegistry> registry = OpenRegistry(dir.path() + "/data");
+  ASSERT_NE(registry, nullptr);
+  EXPECT_TRUE(std::filesystem::exists(dir.path() + "/data/pki/enrollment.db"));
+
+  Result<std::pair<std::string, EnrollmentTokenInfo>> web =
+      registry->CreateToken(Spec({"web*", "api-01"}, 3, hours(24 * 7)), kNow);
+  ASSERT_TRUE(web.ok()) << web.error();
+  EXPECT_THAT(web->first, MatchesRegex("phe1_[0-9a-f]{8}_[0-9a-f]{32}"));
+  EXPECT_EQ(web->second.id, IdOf(web->first));
+  EXPECT_THAT(web->second.host_patterns, ElementsAre("web*", "api-01"));
+  EXPECT_EQ(web->second.uses_left, 3);
+  EXPECT_EQ(web->second.expires, kNow + hours(24 * 7));
+  EXPECT_FALSE(web->second.read);
+  EXPECT_EQ(web->second.created, kNow);
+  EXPECT_FALSE(web->second.revoked);
+
+  EnrollmentTokenSpec read = Spec({"*"});
+  read.read = true;
+  Result<std::pair<std::string, EnrollmentTokenInfo>> cli =
+      registry->CreateToken(read, kNow + minutes(1));
+  ASSERT_TRUE(cli.ok()) << cli.error();
+  EXPECT_NE(cli->second.id, web->second.id);
+  EXPECT_NE(cli->first.substr(14), web->first.substr(14));  // the secrets
+
+  Result<std::vector<EnrollmentTokenInfo>> tokens = registry->ListTokens();
+  ASSERT_TRUE(tokens.ok()) << tokens.error();
+  ASSERT_EQ(tokens->size(), 2u);
+  EXPECT_EQ((*tokens)[0].id, web->second.id);
+  EXPECT_THAT((*tokens)[0].host_patterns, ElementsAre("web*", "api-01"));
+  EXPECT_EQ((*tokens)[0].uses_left, 3);
+  EXPECT_EQ((*tokens)[0].expires, kNow + hours(24 * 7));
+  EXPECT_EQ((*tokens)[0].created, kNow);
+  EXPECT_FALSE((*tokens)[0].read);
+  EXPECT_EQ((*tokens)[1].id, cli->second.id);
+  EXPECT_THAT((*tokens)[1].host_patterns, ElementsAre("*"));
+  EXPECT_EQ((*tokens)[1].uses_left, std::nullopt);
+  EXPECT_EQ((*tokens)[1].expires, std::nullopt);
+  EXPECT_TRUE((*tokens)[1].read);
+  EXPECT_FALSE((*tokens)[1].revoked);
+
+  ASSERT_TRUE(registry->RevokeToken(cli->second.id).ok());
+  ASSERT_TRUE(registry->RevokeToken(cli->second.id).ok()) << "revoking again is no error";
+  tokens = registry->ListTokens();
+  ASSERT_TRUE(tokens.ok()) << tokens.error();
+  ASSERT_EQ(tokens->size(), 2u);
+  EXPECT_FALSE((*tokens)[0].revoked);
+  EXPECT_TRUE((*tokens)[1].revoked);
+
+  Status unknown = registry->RevokeToken("0badf00d");
+  EXPECT_EQ(unknown.code(), StatusCode::kNotFound);
+  EXPECT_EQ(unknown.message(), "no enrollment token 0badf00d");
+
+  // Only digests are kept: no secret is anywhere in the database's files.
+  registry.reset();
+  std::string files;
+  for (const auto& entry : std::filesystem::directory_iterator(dir.path() + "/data/pki")) {
+    files += ReadAll(entry.path().string());
+  }
+  ASSERT_THAT(files, HasSubstr(web->second.id));
+  EXPECT_THAT(files, Not(HasSubstr(web->first.substr(14))));
+  EXPECT_THAT(files, Not(HasSubstr(cli->first.substr(14))));
+}
+
+TEST(EnrollmentRegistryTest, RefusesTokensThatCouldNeverBeUsed) {
+  TempDir dir;
+  std::unique_ptr<EnrollmentRegistry> registry = OpenRegistry(dir.path());
+  ASSERT_NE(registry, nullptr);
+  auto error = [&](const EnrollmentTokenSpec& spec) {
+    Result<std::pair<std::string, EnrollmentTokenInfo>> made = registry->CreateToken(spec, kNow);
+    EXPECT_FALSE(made.ok());
+    EXPECT_EQ(made.status().code(), StatusCode::kInvalidArgument);
+    return made.error();
+  };
+  EXPECT_EQ(error(Spec({})), "an enrollment token needs a host pattern ('*' for any host)");
+  EXPECT_EQ(error(Spec({"web*", ""})), "a host pattern is empty");
+  EXPECT_EQ(error(Spec({"web\n01"})), "host pattern \"web\\n01\" holds a control character");
+  EXPECT_EQ(error(Spec({"web*"}, 0)), "an enrollment token's uses must be at least 1, not 0");
+  EXPECT_EQ(error(Spec({"web*"}, {}, std::chrono::seconds(0))),
+            "an enrollment token's validity must be positive");
+  Result<std::vector<EnrollmentTokenInfo>> tokens = registry->ListTokens();
+  ASSERT_TRUE(tokens.ok()) << tokens.error();
+  EXPECT_TRUE(tokens->empty());
+}
+
+TEST(EnrollmentRegistryTest, RedeemSpendsUsesUntilUsedUp) {
+  TempDir dir;
+  std::unique_ptr<EnrollmentRegistry> registry = OpenRegistry(dir.path());
+  ASSERT_NE(registry, nullptr);
+  std::string token = Create(*registry, Spec({"web*"}, 2));
+  std::string id = IdOf(token);
+
+  Result<EnrollmentTokenInfo> first = registry->Redeem(token, "web01", kNow);
+  ASSERT_TRUE(first.ok()) << first.error();
+  EXPECT_EQ(first->id, id);
+  EXPECT_EQ(first->uses_left, 1);
+  EXPECT_THAT(first->host_patterns, ElementsAre("web*"));
+  EXPECT_EQ(first->created, kNow);
+  Result<EnrollmentTokenInfo> second = registry->Redeem(token, "web02", kNow + minutes(1));
+  ASSERT_TRUE(second.ok()) << second.error();
+  EXPECT_EQ(second->uses_left, 0);
+
+  ExpectUnauthenticated(registry->Redeem(token, "web03", kNow + minutes(2)),
+                        "enrollment token " + id + " is used up: it had 2 uses");
+  Result<std::vector<EnrollmentTokenInfo>> tokens = registry->ListTokens();
+  ASSERT_TRUE(tokens.ok()) << tokens.error();
+  ASSERT_EQ(tokens->size(), 1u);
+  EXPECT_EQ((*tokens)[0].uses_left, 0);
+
+  std::string once = Create(*registry, Spec({"web*"}, 1));
+  ASSERT_TRUE(registry->Redeem(once, "web04", kNow).ok());
+  ExpectUnauthenticated(registry->Redeem(once, "web04", kNow),
+                        "enrollment token " + IdOf(once) + " is used up: it had 1 use");
+}
+
+TEST(EnrollmentRegistryTest, UnlimitedTokenIsNeverUsedUp) {
+  TempDir dir;
+  std::unique_ptr<EnrollmentRegistry> registry = OpenRegistry(dir.path());
+  ASSERT_NE(registry, nullptr);
+  std::string token = Create(*registry, Spec({"*"}));
+  for (int i = 0; i < 20; ++i) {
+    Result<EnrollmentTokenInfo> redeemed =
+        registry->Redeem(token, "host" + std::to_string(i), kNow + minutes(i));
+    ASSERT_TRUE(redeemed.ok()) << redeemed.error();
+    EXPECT_EQ(redeemed->uses_left, std::nullopt);
+  }
+}
+
+TEST(EnrollmentRegistryTest, ExpiredTokenIsRefusedSayingWhen) {
+  TempDir dir;
+  std::unique_ptr<EnrollmentRegistry> registry = OpenRegistry(dir.path());
+  ASSERT_NE(registry, nullptr);
+  std::string token = Create(*registry, Spec({"web*"}, {}, hours(1)));
+  Result<EnrollmentTokenInfo> in_time = registry->Redeem(token, "web01", kNow + minutes(59));
+  ASSERT_TRUE(in_time.ok()) << in_time.error();
+  EXPECT_EQ(in_time->expires, kNow + hours(1));
+  ExpectUnauthenticated(registry->Redeem(token, "web01", kNow + hours(1)),
+                        "enrollment token " + IdOf(token) + " expired at 2025-03-01T11:00:00Z");
+  ExpectUnauthenticated(registry->Redeem(token, "web01", kNow + hours(48)),
+                        "enrollment token " + IdOf(token) + " expired at 2025-03-01T11:00:00Z");
+}
+
+TEST(EnrollmentRegistryTest, RevokedTokenIsRefused) {
+  TempDir dir;
+  std::unique_ptr<EnrollmentRegistry> registry = OpenRegistry(dir.path());
+  ASSERT_NE(registry, nullptr);
+  std::string token = Create(*registry, Spec({"web*"}, 5));
+  ASSERT_TRUE(registry->RevokeToken(IdOf(token)).ok());
+  ExpectUnauthenticated(registry->Redeem(token, "web01", kNow),
+                        "enrollment token " + IdOf(token) + " was revoked");
+}
+
+TEST(EnrollmentRegistryTest, WrongSecretIsRefusedWithoutShowingIt) {
+  TempDir dir;
+  std::unique_ptr<EnrollmentRegistry> registry = OpenRegistry(dir.path());
+  ASSERT_NE(registry, nullptr);
+  std::string token = Create(*registry, Spec({"web*"}, 1));
+  std::string wrong = token;
+  wrong.back() = wrong.back() == '0' ? '1' : '0';
+  Result<EnrollmentTokenInfo> refused = registry->Redeem(wrong, "web01", kNow);
+  ExpectUnauthenticated(refused, "enrollment token " + IdOf(token) + ": wrong secret");
+  EXPECT_THAT(refused.error(), Not(HasSubstr(wrong.substr(14))));
+  EXPECT_THAT(refused.error(), Not(HasSubstr(token.substr(14))));
+  // A refusal spends nothing: the one use is still there.
+  Result<EnrollmentTokenInfo> redeemed = registry->Redeem(token, "web01", kNow);
+  ASSERT_TRUE(redeemed.ok()) << redeemed.error();
+  EXPECT_EQ(redeemed->uses_left, 0);
+}
+
+TEST(EnrollmentRegistryTest, MalformedOrUnknownTokenIsRefused) {
+  TempDir dir;
+  std::unique_ptr<EnrollmentRegistry> registry = OpenRegistry(dir.path());
+  ASSERT_NE(registry, nullptr);
+  std::string token = Create(*registry, Spec({"*"}));
+  const std::string secret = token.substr(14);
+  const std::string malformed =
+      "malformed enrollment token: expected phe1_, 8 hex digits, _ and 32 hex digits";
+  for (const std::string& text :
+       {std::string(), std::string("phe1_"), "phe2" + token.substr(4), token + "0",
+        token.substr(0, token.size() - 1), token.substr(0, 13) + "-" + secret,
+        "phe1_0123456g_" + secret, token.substr(0, 14) + secret.substr(1) + "x", " " + token,
+        secret}) {
+    Result<EnrollmentTokenInfo> refused = registry->Redeem(text, "web01", kNow);
+    ExpectUnauthenticated(refused, malformed);
+  }
+  // The text is the same in either case, as people may retype it.
+  std::string upper = token;
+  for (char& c : upper) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  EXPECT_TRUE(registry->Redeem(upper, "web01", kNow).ok());
+
+  std::string other_id = IdOf(token) == "00000000" ? "00000001" : "00000000";
+  ExpectUnauthenticated(registry->Redeem("phe1_" + other_id + "_" + secret, "web01", kNow),
+                        "unknown enrollment token " + other_id);
+}
+
+TEST(EnrollmentRegistryTest, HostMatchingNoPatternIsRefusedNamingThem) {
+  TempDir dir;
+  std::unique_ptr<EnrollmentRegistry> registry = OpenRegistry(dir.path());
+  ASSERT_NE(registry, nullptr);
+  std::string token = Create(*registry, Spec({"web*", "api-01"}, 2));
+  ExpectUnauthenticated(registry->Redeem(token, "db01", kNow),
+                        "enrollment token " + IdOf(token) +
+                            " is not for host db01: its host patterns are web*, api-01");
+  // Patterns ignore case, as a token file's do.
+  Result<EnrollmentTokenInfo> web = registry->Redeem(token, "WEB07.example.com", kNow);
+  ASSERT_TRUE(web.ok()) << web.error();
+  EXPECT_EQ(web->uses_left, 1) << "the refusal spent nothing";
+  Result<EnrollmentTokenInfo> api = registry->Redeem(token, "Api-01", kNow);
+  ASSERT_TRUE(api.ok()) << api.error();
+  EXPECT_EQ(api->uses_left, 0);
+}
+
+TEST(EnrollmentRegistryTest, MalformedHostNameIsInvalidAndSpendsNothing) {
+  TempDir dir;
+  std::unique_ptr<EnrollmentRegistry> registry = OpenRegistry(dir.path());
+  ASSERT_NE(registry, nullptr);
+  std::string token = Create(*registry, Spec({"*"}, 1));
+  for (std::string_view host : {"", "web\\01", "web*", "web\n01"}) {
+    Result<EnrollmentTokenInfo> refused = registry->Redeem(token, host, kNow);
+    ASSERT_FALSE(refused.ok());
+    EXPECT_EQ(refused.status().code(), StatusCode::kInvalidArgument) << refused.error();
+  }
+  EXPECT_TRUE(registry->Redeem(token, "web01", kNow).ok());
+}
+
+TEST(EnrollmentRegistryTest, TwoRegistriesOnOneDirectorySeeEachOthersChanges) {
+  TempDir dir;
+  // The running server and an `enroll` command.
+  std::unique_ptr<EnrollmentRegistry> server = OpenRegistry(dir.path());
+  std::unique_ptr<EnrollmentRegistry> command = OpenRegistry(dir.path());
+  ASSERT_NE(server, nullptr);
+  ASSERT_NE(command, nullptr);
+
+  std::string token = Create(*command, Spec({"web*"}, 3));
+  Result<EnrollmentTokenInfo> redeemed = server->Redeem(token, "web01", kNow);
+  ASSERT_TRUE(redeemed.ok()) << redeemed.error();
+  Result<std::vector<EnrollmentTokenInfo>> tokens = command->ListTokens();
+  ASSERT_TRUE(tokens.ok()) << tokens.error();
+  ASSERT_EQ(tokens->size(), 1u);
+  EXPECT_EQ((*tokens)[0].uses_left, 2);
+
+  ASSERT_TRUE(server
+                  ->RecordCredential({.serial = "0a1b",
+                                      .host = "web01",
+                                      .token_id = IdOf(token),
+                                      .issued = kNow,
+                                      .expires = kNow + hours(24),
+                                      .revoked = std::nullopt})
+                  .ok());
+  Result<int> revoked = command->RevokeHost("web01", kNow + minutes(5));
+  ASSERT_TRUE(revoked.ok()) << revoked.error();
+  EXPECT_EQ(*revoked, 1);
+  Result<CredentialInfo> found = server->FindCredential("0a1b");
+  ASSERT_TRUE(found.ok()) << found.error();
+  EXPECT_EQ(found->revoked, kNow + minutes(5));
+
+  ASSERT_TRUE(command->RevokeToken(IdOf(token)).ok());
+  ExpectUnauthenticated(server->Redeem(token, "web02", kNow),
+                        "enrollment token " + IdOf(token) + " was revoked");
+}
+
+TEST(EnrollmentRegistryTest, RacingRedemptionsSpendEachUseOnce) {
+  TempDir dir;
+  std::unique_ptr<EnrollmentRegistry> first = OpenRegistry(dir.path());
+  std::unique_ptr<EnrollmentRegistry> second = OpenRegistry(dir.path());
+  ASSERT_NE(first, nullptr);
+  ASSERT_NE(second, nullptr);
+  std::string token = Create(*first, Spec({"*"}, 5));
+  std::atomic<int> redeemed = 0;
+  std::atomic<int> used_up = 0;
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([&, t] {
+      EnrollmentRegistry& registry = t % 2 == 0 ? *first : *second;
+      for (int i = 0; i < 5; ++i) {
+        Result<EnrollmentTokenInfo> result =
+            registry.Redeem(token, "host" + std::to_string(t * 10 + i), kNow);
+        if (result.ok()) {
+          ++redeemed;
+        } else if (result.error().ends_with("is used up: it had 5 uses")) {
+          ++used_up;
+        } else {
+          ADD_FAILURE() << result.error();
+        }
+      }
+    });
+  }
+  for (std::thread& thread : threads) thread.join();
+  EXPECT_EQ(redeemed, 5);
+  EXPECT_EQ(used_up, 15);
+}
+
+TEST(EnrollmentRegistryTest, RecordsFindsListsAndRevokesCredentialsByHost) {
+  TempDir dir;
+  std::unique_ptr<EnrollmentRegistry> registry = OpenRegistry(dir.path());
+  ASSERT_NE(registry, nullptr);
+  auto record = [&](std::string serial, std::string host, Clock::time_point issued) {
+    return registry->RecordCredential({.serial = std::move(serial),
+                                       .host = std::move(host),
+                                       .token_id = "1234abcd",
+                                       .issued = issued,
+                                       .expires = issued + hours(24 * 90),
+                                       .revoked = std::nullopt});
+  };
+  ASSERT_TRUE(record("7f3e", "web01", kNow).ok());
+  ASSERT_TRUE(record("01ab", "DB01", kNow + minutes(1)).ok());
+  ASSERT_TRUE(record("5c5c", "WEB01", kNow + hours(1)).ok());
+
+  Status again = record("7F3E", "web02", kNow);
+  EXPECT_EQ(again.code(), StatusCode::kAlreadyExists);
+  EXPECT_EQ(again.message(), "a certificate with serial 7F3E was recorded before");
+  Status not_hex = record("7g", "web02", kNow);
+  EXPECT_EQ(not_hex.code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(not_hex.message(), "certificate serial \"7g\" is not 1 to 64 hex digits");
+  EXPECT_EQ(record("99", "web/02", kNow).code(), StatusCode::kInvalidArgument);
+
+  Result<CredentialInfo> found = registry->FindCredential("7F3E");
+  ASSERT_TRUE(found.ok()) << found.error();
+  EXPECT_EQ(found->serial, "7f3e");
+  EXPECT_EQ(found->host, "web01");
+  EXPECT_EQ(found->token_id, "1234abcd");
+  EXPECT_EQ(found->issued, kNow);
+  EXPECT_EQ(found->expires, kNow + hours(24 * 90));
+  EXPECT_EQ(found->revoked, std::nullopt);
+  Result<CredentialInfo> unknown = registry->FindCredential("abcdef");
+  EXPECT_EQ(unknown.status().code(), StatusCode::kNotFound);
+  EXPECT_EQ(unknown.error(), "no certificate with serial abcdef was issued here");
+
+  // By host, ignoring case; each host's newest first.
+  Result<std::vector<CredentialInfo>> all = registry->ListCredentials();
+  ASSERT_TRUE(all.ok()) << all.error();
+  ASSERT_EQ(all->size(), 3u);
+  EXPECT_EQ((*all)[0].serial, "01ab");
+  EXPECT_EQ((*all)[0].host, "DB01");
+  EXPECT_EQ((*all)[1].serial, "5c5c");
+  EXPECT_EQ((*all)[2].serial, "7f3e");
+
+  Result<int> revoked = registry->RevokeHost("Web01", kNow + hours(2));
+  ASSERT_TRUE(revoked.ok()) << revoked.error();
+  EXPECT_EQ(*revoked, 2);
+  all = registry->ListCredentials();
+  ASSERT_TRUE(all.ok()) << all.error();
+  EXPECT_EQ((*all)[0].revoked, std::nullopt);
+  EXPECT_EQ((*all)[1].revoked, kNow + hours(2));
+  EXPECT_EQ((*all)[2].revoked, kNow + hours(2));
+
+  // Again: nothing left to revoke, and the first revocation's time stays.
+  revoked = registry->RevokeHost("WEB01", kNow + hours(3));
+  ASSERT_TRUE(revoked.ok()) << revoked.error();
+  EXPECT_EQ(*revoked, 0);
+  found = registry->FindCredential("5c5c");
+  ASSERT_TRUE(found.ok()) << found.error();
+  EXPECT_EQ(found->revoked, kNow + hours(2));
+
+  Result<int> none = registry->RevokeHost("web02", kNow);
+  EXPECT_EQ(none.status().code(), StatusCode::kNotFound);
+  EXPECT_EQ(none.error(), "no certificates were issued to host web02");
+}
+
+TEST(EnrollmentRegistryTest, KeepsEverythingAcrossReopening) {
+  TempDir dir;
+  std::string token;
+  {
+    std::unique_ptr<EnrollmentRegistry> registry = OpenRegistry(dir.path());
+    ASSERT_NE(registry, nullptr);
+    token = Create(*registry, Spec({"web*"}, 2, hours(1)));
+    ASSERT_TRUE(registry->Redeem(token, "web01", kNow).ok());
+  }
+  std::unique_ptr<EnrollmentRegistry> registry = OpenRegistry(dir.path());
+  ASSERT_NE(registry, nullptr);
+  Result<EnrollmentTokenInfo> redeemed = registry->Redeem(token, "web02", kNow);
+  ASSERT_TRUE(redeemed.ok()) << redeemed.error();
+  EXPECT_EQ(redeemed->uses_left, 0);
+  EXPECT_EQ(redeemed->expires, kNow + hours(1));
+}
+
+}  // namespace
+}  // namespace perfhive
