@@ -225,12 +225,19 @@ Status TableList(std::string_view origin, const toml::node& value, std::string_v
 // The settings of a parsed file.
 Status LoadTable(const toml::table& root, std::string_view origin, AgentConfig& config) {
   const std::map<std::string_view, std::string*> strings = {
-      {"server", &config.server},         {"ca", &config.ca_file},
-      {"ca_sha256", &config.ca_sha256},   {"enroll", &config.enroll_token},
-      {"cert", &config.cert_file},        {"key", &config.key_file},
-      {"token_file", &config.token_file}, {"host_name", &config.host_name},
-      {"source", &config.source},         {"replay", &config.replay_dir},
-      {"proc_root", &config.proc_root},   {"sys_root", &config.sys_root},
+      {"server", &config.server},
+      {"ca", &config.ca_file},
+      {"ca_sha256", &config.ca_sha256},
+      {"enroll", &config.enroll_token},
+      {"enroll_file", &config.enroll_file},
+      {"cert", &config.cert_file},
+      {"key", &config.key_file},
+      {"token_file", &config.token_file},
+      {"host_name", &config.host_name},
+      {"source", &config.source},
+      {"replay", &config.replay_dir},
+      {"proc_root", &config.proc_root},
+      {"sys_root", &config.sys_root},
       {"spool_dir", &config.spool_dir},
   };
   for (const auto& [key, value] : root) {

@@ -59,6 +59,7 @@ struct AgentConfig {
   std::string ca_file;
   std::string ca_sha256;     // the server's CA by fingerprint (pki/fingerprint.h), not by file
   std::string enroll_token;  // key `enroll`: exchanged once for a client certificate
+  std::string enroll_file;   // key `enroll_file`: a file holding it (what `configure` writes)
   std::string config_file;   // where the settings came from (not a key): enrolling edits it
   std::string cert_file;
   std::string key_file;

@@ -72,6 +72,7 @@ Result<std::string> ApplyConfigUpdate(std::string_view text, std::string_view or
   SetOrRemove(root, "ca", update.ca_file);
   SetOrRemove(root, "ca_sha256", update.ca_sha256);
   SetOrRemove(root, "enroll", update.enroll_token);
+  SetOrRemove(root, "enroll_file", update.enroll_file);
   Set(root, "token_file", update.token_file);
   Set(root, "host_name", update.host_name);
   Set(root, "source", update.source);

@@ -23,6 +23,7 @@ struct ConfigUpdate {
   std::optional<std::string> ca_file;       // key `ca`; empty: the key removed
   std::optional<std::string> ca_sha256;     // key `ca_sha256`; empty: the key removed
   std::optional<std::string> enroll_token;  // key `enroll`; empty: the key removed
+  std::optional<std::string> enroll_file;   // key `enroll_file`; empty: the key removed
   std::optional<std::string> token_file;    // key `token_file`
   std::optional<std::string> host_name;
   std::optional<std::string> source;

@@ -160,10 +160,11 @@ Result<ConfigureOutcome> Configure(Env& env, const ConfigureOptions& options) {
   const std::pair<std::string_view, const std::string*> given[] = {
       {"file", &options.file},           {"server", &options.server},
       {"token", &options.token},         {"ca", &options.ca_file},
-      {"ca_sha256", &options.ca_sha256}, {"host_name", &options.host_name},
-      {"query", &options.queries},       {"interval", &options.interval},
-      {"target", &options.targets},      {"insecure", &options.insecure},
-      {"source", &options.source},       {"replay", &options.replay_dir},
+      {"ca_sha256", &options.ca_sha256}, {"enroll", &options.enroll_token},
+      {"host_name", &options.host_name}, {"query", &options.queries},
+      {"interval", &options.interval},   {"target", &options.targets},
+      {"insecure", &options.insecure},   {"source", &options.source},
+      {"replay", &options.replay_dir},
   };
   ConfigureOutcome outcome;
   for (const auto& [name, value] : given) {
@@ -201,6 +202,17 @@ Result<ConfigureOutcome> Configure(Env& env, const ConfigureOptions& options) {
     update->token_file =
         before.token_file.empty() ? BesideFile(options.file, "agent.token") : before.token_file;
     files.emplace_back(*update->token_file, Bytes(options.token + "\n"), true);
+  }
+  if (!options.enroll_token.empty()) {
+    for (char c : options.enroll_token) {
+      if (c <= ' ' || c > '~') {
+        return Status::InvalidArgument(
+            "the enrollment token must be printable ASCII without spaces");
+      }
+    }
+    update->enroll_file = BesideFile(options.file, "enroll.token");
+    update->enroll_token = "";
+    files.emplace_back(*update->enroll_file, Bytes(options.enroll_token + "\n"), true);
   }
   if (!options.ca_file.empty()) {
     // A copy: the CA given may sit on the installation share, gone by the next restart.

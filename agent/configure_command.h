@@ -17,17 +17,18 @@ namespace perfhive {
 // The settings as given, as text. An empty value leaves its setting as it is: the MSI passes
 // every property whether the administrator gave it or not.
 struct ConfigureOptions {
-  std::string file;       // the config file to update (created, with its folder, when missing)
-  std::string server;     // HOST:PORT
-  std::string token;      // written to the token file, never to agent.toml or a log
-  std::string ca_file;    // copied to ca.pem beside the config file, which `ca` then names
-  std::string ca_sha256;  // the CA's fingerprint, instead of ca_file
-  std::string host_name;  // the name snapshots are filed under
-  std::string queries;    // "Global@10s;Costly@5m": replaces every [[query]]
-  std::string interval;   // "10s"
-  std::string targets;    // "\\web01;\\10.0.0.7=DB01": replaces every [[target]]
-  std::string insecure;   // "1" or "true", "0" or "false"
-  std::string source;     // procfs, hkpd, replay
+  std::string file;          // the config file to update (created, with its folder, when missing)
+  std::string server;        // HOST:PORT
+  std::string token;         // written to the token file, never to agent.toml or a log
+  std::string ca_file;       // copied to ca.pem beside the config file, which `ca` then names
+  std::string ca_sha256;     // the CA's fingerprint, instead of ca_file
+  std::string enroll_token;  // written to enroll.token beside the config file, a secret
+  std::string host_name;     // the name snapshots are filed under
+  std::string queries;       // "Global@10s;Costly@5m": replaces every [[query]]
+  std::string interval;      // "10s"
+  std::string targets;       // "\\web01;\\10.0.0.7=DB01": replaces every [[target]]
+  std::string insecure;      // "1" or "true", "0" or "false"
+  std::string source;        // procfs, hkpd, replay
   std::string replay_dir;
 };
 

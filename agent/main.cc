@@ -150,6 +150,9 @@ void AddRunFlags(CLI::App& run, RunFlags& flags) {
                      "client certificate of this host, kept in the state directory; needs "
                      "--ca-sha256 or --ca"),
       [&v](AgentConfig& c) { c.enroll_token = v.enroll_token; });
+  add(run.add_option("--enroll-file", v.enroll_file,
+                     "A file holding the enrollment token, deleted once spent"),
+      [&v](AgentConfig& c) { c.enroll_file = v.enroll_file; });
   add(run.add_option("--cert", v.cert_file, "PEM client certificate, for mutual TLS"),
       [&v](AgentConfig& c) { c.cert_file = v.cert_file; });
   add(run.add_option("--key", v.key_file, "PEM private key of --cert"),
@@ -379,6 +382,10 @@ void AddConfigureFlags(CLI::App& configure, ConfigureFlags& flags) {
   configure.add_option("--ca-sha256", o.ca_sha256,
                        "The server's CA by fingerprint (sha256:..., from perfhive-server init), "
                        "instead of --ca");
+  configure.add_option("--enroll", o.enroll_token,
+                       "An enrollment token (perfhive-server enroll create), written to "
+                       "enroll.token beside the settings, readable as the token is; the agent "
+                       "deletes it once enrolled");
   configure.add_option("--host-name", o.host_name, "The name to file snapshots under");
   configure.add_option("--queries", o.queries,
                        "Queries and their schedules separated by ';', e.g. Global@10s;Costly@5m; "

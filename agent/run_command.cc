@@ -59,16 +59,19 @@ Result<std::unique_ptr<SnapshotSource>> OpenSource(const AgentConfig& config, En
 #endif
 }
 
-Result<std::string> ReadToken(Env& env, const std::string& path) {
+// A secret kept in a file (a token, an enrollment token), without its line end; `flag` names
+// the setting in errors.
+Result<std::string> ReadToken(Env& env, const std::string& path,
+                              const std::string& flag = "--token-file") {
   if (path.empty()) return std::string();
   Result<std::vector<uint8_t>> bytes = env.ReadFile(path);
-  if (!bytes.ok()) return bytes.status().Prefixed("--token-file: ");
+  if (!bytes.ok()) return bytes.status().Prefixed(flag + ": ");
   std::string token(bytes->begin(), bytes->end());
   while (!token.empty() && (token.back() == '\n' || token.back() == '\r' || token.back() == ' ' ||
                             token.back() == '\t')) {
     token.pop_back();
   }
-  if (token.empty()) return Status::InvalidArgument("--token-file: " + path + " is empty");
+  if (token.empty()) return Status::InvalidArgument(flag + ": " + path + " is empty");
   return token;
 }
 
@@ -173,16 +176,23 @@ Result<std::shared_ptr<grpc::ChannelCredentials>> MakeChannelCredentials(
 // Removes the spent enrollment token from the settings file it came from, so that it does not
 // lie in the file for anyone to read; a token given on the command line is the caller's.
 void ForgetEnrollmentToken(const AgentConfig& config, Env& env, Logger& log) {
+  if (!config.enroll_file.empty()) {
+    if (Status removed = env.RemoveFile(config.enroll_file); removed.ok()) {
+      log.Info("deleted the spent enrollment token " + config.enroll_file);
+    }
+  }
   if (config.config_file.empty()) return;
   Result<std::vector<uint8_t>> bytes = env.ReadFile(config.config_file);
   if (!bytes.ok()) return;
   std::string text(bytes->begin(), bytes->end());
   AgentConfig in_file;
-  if (!LoadConfigText(text, config.config_file, in_file).ok() || in_file.enroll_token.empty()) {
+  if (!LoadConfigText(text, config.config_file, in_file).ok() ||
+      (in_file.enroll_token.empty() && in_file.enroll_file.empty())) {
     return;
   }
   ConfigUpdate update;
   update.enroll_token = "";
+  update.enroll_file = "";
   Result<std::string> without = ApplyConfigUpdate(text, config.config_file, update);
   Status written = without.ok() ? env.WriteFileAtomically(config.config_file, TextBytes(*without))
                                 : without.status();
@@ -201,7 +211,7 @@ Result<ServerConnection> WithEnrolledCredential(const AgentConfig& config,
                                                 const ServerConnection& plain, Env& env,
                                                 Logger& log) {
   if (config.insecure) {
-    if (!config.enroll_token.empty()) {
+    if (!config.enroll_token.empty() || !config.enroll_file.empty()) {
       return Status::InvalidArgument(
           "--enroll needs TLS: give --ca-sha256 (or --ca), not --insecure");
     }
@@ -216,15 +226,21 @@ Result<ServerConnection> WithEnrolledCredential(const AgentConfig& config,
     credential.reset();
   }
   if (!credential) {
-    if (config.enroll_token.empty()) return plain;
+    std::string token = config.enroll_token;
+    if (token.empty() && !config.enroll_file.empty()) {
+      Result<std::string> read = ReadToken(env, config.enroll_file, "--enroll-file");
+      if (!read.ok()) return read.status();
+      token = *read;
+    }
+    if (token.empty()) return plain;
     if (config.ca_sha256.empty() && config.ca_file.empty()) {
       return Status::InvalidArgument(
           "--enroll needs the server's CA: give --ca-sha256 with the fingerprint perfhive-server "
           "init printed");
     }
     log.Info("enrolling " + host_name + " at " + config.server);
-    Result<AgentCredential> enrolled = EnrollAgent(env, config.server, plain.credentials,
-                                                   config.enroll_token, host_name, dir, log);
+    Result<AgentCredential> enrolled =
+        EnrollAgent(env, config.server, plain.credentials, token, host_name, dir, log);
     if (!enrolled.ok()) return enrolled.status();
     credential = std::move(enrolled).value();
     log.Info("enrolled " + host_name + ": its certificate is in " + dir);

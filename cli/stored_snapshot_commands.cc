@@ -38,6 +38,13 @@ Status WriteBytes(const std::string& path, const std::string& bytes) {
   return Status();
 }
 
+// "enrolled until 2027-02-24", "revoked", "expired", or "-" for a host without a certificate.
+std::string CredentialText(const v1::HostInfo& host) {
+  if (host.credential().empty()) return "-";
+  if (host.credential() != "enrolled") return host.credential();
+  return "enrolled until " + TimeOrDash(host.credential_expires_unix_nanos()).substr(0, 10);
+}
+
 }  // namespace
 
 Result<std::string> HostArgument(const std::string& text) {
@@ -72,21 +79,24 @@ Status RunHosts(const ServerConnection& server, const HostsOptions& options, std
            {"stored_bytes", host.stored_bytes()},
            {"refused", host.refused()},
            {"last_error", host.last_error()},
-           {"last_error_time", TimeOrDash(host.last_error_unix_nanos())}});
+           {"last_error_time", TimeOrDash(host.last_error_unix_nanos())},
+           {"credential", host.credential()},
+           {"credential_expires", TimeOrDash(host.credential_expires_unix_nanos())}});
     }
     out << nlohmann::ordered_json{{"hosts", hosts}}.dump(2, ' ', /*ensure_ascii=*/false,
                                                          kReplaceInvalidUtf8)
         << "\n";
     return Status();
   }
-  std::vector<std::vector<std::string>> rows = {
-      {"HOST", "LAST SEEN", "OS", "SOURCE", "AGENT", "SNAPSHOTS", "REFUSED", "LAST ERROR"}};
+  std::vector<std::vector<std::string>> rows = {{"HOST", "LAST SEEN", "OS", "SOURCE", "AGENT",
+                                                 "SNAPSHOTS", "REFUSED", "CREDENTIAL",
+                                                 "LAST ERROR"}};
   for (const v1::HostInfo& host : response.hosts()) {
     std::string os = host.os() + (host.os_version().empty() ? "" : " " + host.os_version());
     rows.push_back({host.name(), TimeOrDash(host.last_seen_unix_nanos()), os,
                     host.source_kind() == v1::SOURCE_KIND_AGENTLESS ? "agentless" : "agent",
                     host.agent_version(), std::to_string(host.snapshots()),
-                    std::to_string(host.refused()),
+                    std::to_string(host.refused()), CredentialText(host),
                     host.last_error().empty() ? "-" : host.last_error()});
   }
   if (response.hosts().empty()) {

@@ -93,7 +93,8 @@ check_order() {
   done
 }
 check_order InstallValidate RemoveExistingProducts InstallInitialize
-check_order InstallFiles InstallServices Configure StartServices InstallFinalize ForgetToken
+check_order InstallFiles InstallServices Configure StartServices InstallFinalize ForgetToken \
+  ForgetEnroll
 
 mv "$stage/$name.msi" "$msi"
 size() { stat -c %s "$1"; }

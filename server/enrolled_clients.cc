@@ -4,6 +4,22 @@
 #include "pki/certificate_request.h"
 
 namespace perfhive {
+namespace {
+
+std::string RevokedMessage(const std::string& host) {
+  return "the credential of host \"" + host +
+         "\" was revoked (perfhive-server hosts revoke): enroll it again with a new enrollment "
+         "token";
+}
+
+}  // namespace
+
+Result<std::optional<std::string>> EnrolledClients::Revocation(const std::string& serial) const {
+  Result<CredentialInfo> credential = registry_.FindCredential(serial);
+  if (!credential.ok()) return credential.status();
+  if (!credential->revoked) return std::optional<std::string>();
+  return std::optional<std::string>(RevokedMessage(credential->host));
+}
 
 Result<std::optional<Principal>> EnrolledClients::FromPeer(
     const grpc::AuthContext& auth, std::chrono::system_clock::time_point now) const {
@@ -20,10 +36,7 @@ Result<std::optional<Principal>> EnrolledClients::FromPeer(
                       ") is not one this server issued at enrollment");
   }
   if (credential->revoked) {
-    return Status(StatusCode::kUnauthenticated,
-                  "the credential of host \"" + credential->host +
-                      "\" was revoked (perfhive-server hosts revoke): enroll it again with a new "
-                      "enrollment token");
+    return Status(StatusCode::kUnauthenticated, RevokedMessage(credential->host));
   }
   if (credential->expires <= now) {
     return Status(StatusCode::kUnauthenticated,
@@ -36,7 +49,8 @@ Result<std::optional<Principal>> EnrolledClients::FromPeer(
   }
   return std::optional<Principal>(Principal{.name = "enrolled host " + credential->host,
                                             .write_hosts = {credential->host},
-                                            .read = false});
+                                            .read = false,
+                                            .certificate_serial = subject->serial});
 }
 
 }  // namespace perfhive

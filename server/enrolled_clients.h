@@ -26,6 +26,9 @@ class EnrolledClients {
   Result<std::optional<Principal>> FromPeer(const grpc::AuthContext& auth,
                                             std::chrono::system_clock::time_point now) const;
 
+  // Why the certificate with `serial` may no longer be used, when it was revoked.
+  Result<std::optional<std::string>> Revocation(const std::string& serial) const;
+
  private:
   EnrollmentRegistry& registry_;
 };

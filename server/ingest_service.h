@@ -9,6 +9,9 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <map>
+#include <mutex>
+#include <string>
 
 #include "perfhive/v1/ingest.grpc.pb.h"
 #include "server/enrolled_clients.h"
@@ -50,6 +53,8 @@ struct IngestCounters {
   std::atomic<uint64_t> wire_bytes{0};
 };
 
+class IngestSession;
+
 class IngestService final : public perfhive::v1::Ingest::CallbackService {
  public:
   IngestService(Store& store, const TokenTable& tokens, IngestLimits limits, ServerLog& log)
@@ -67,6 +72,13 @@ class IngestService final : public perfhive::v1::Ingest::CallbackService {
   ServerLog& log() { return log_; }
   IngestCounters& counters() { return counters_; }
 
+  // Streams of enrolled hosts, by their certificate's serial, so that a revocation ends them
+  // (CloseRevokedStreams, called every few seconds) rather than waiting for a reconnect.
+  void Track(IngestSession* session, const std::string& certificate_serial);
+  void Untrack(IngestSession* session);
+  // Ends the streams whose certificates were revoked since they opened; how many.
+  int CloseRevokedStreams();
+
  private:
   Store& store_;
   const TokenTable& tokens_;
@@ -74,6 +86,8 @@ class IngestService final : public perfhive::v1::Ingest::CallbackService {
   IngestLimits limits_;
   ServerLog& log_;
   IngestCounters counters_;
+  std::mutex tracked_mutex_;
+  std::map<IngestSession*, std::string> tracked_;
 };
 
 }  // namespace perfhive

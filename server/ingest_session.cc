@@ -64,6 +64,9 @@ IngestSession::IngestSession(IngestService& service, grpc::CallbackServerContext
   service_.counters().streams++;
   Result<Principal> principal =
       AuthenticateCall(service_.tokens(), service_.enrolled_clients(), *context);
+  if (principal.ok() && !principal->certificate_serial.empty()) {
+    service_.Track(this, principal->certificate_serial);
+  }
   std::unique_lock lock(mutex_);
   if (!principal.ok()) {
     service_.log().WarnOncePerBurst("unauthenticated", peer_,
@@ -461,7 +464,39 @@ void IngestSession::Advance(std::unique_lock<std::mutex>& lock) {
   }
 }
 
-void IngestSession::OnDone() { delete this; }
+void IngestSession::Revoke(const std::string& message) {
+  std::lock_guard lock(mutex_);
+  if (!finish_with_) finish_with_ = grpc::Status(grpc::StatusCode::UNAUTHENTICATED, message);
+}
+
+void IngestSession::OnDone() {
+  service_.Untrack(this);
+  delete this;
+}
+
+void IngestService::Track(IngestSession* session, const std::string& certificate_serial) {
+  std::lock_guard lock(tracked_mutex_);
+  tracked_[session] = certificate_serial;
+}
+
+void IngestService::Untrack(IngestSession* session) {
+  std::lock_guard lock(tracked_mutex_);
+  tracked_.erase(session);
+}
+
+int IngestService::CloseRevokedStreams() {
+  if (enrolled_clients_ == nullptr) return 0;
+  int closed = 0;
+  // Held throughout: a session leaves the map (OnDone) before it is deleted.
+  std::lock_guard lock(tracked_mutex_);
+  for (const auto& [session, serial] : tracked_) {
+    Result<std::optional<std::string>> revoked = enrolled_clients_->Revocation(serial);
+    if (!revoked.ok() || !revoked->has_value()) continue;
+    session->Revoke(**revoked);
+    ++closed;
+  }
+  return closed;
+}
 
 grpc::ServerBidiReactor<v1::AgentMessage, v1::ServerMessage>* IngestService::Stream(
     grpc::CallbackServerContext* context) {

@@ -45,6 +45,10 @@ class IngestSession final
   void OnWriteDone(bool ok) override;
   void OnDone() override;
 
+  // Ends the stream with UNAUTHENTICATED and `message` once the agent's next message (or the
+  // stream's end) arrives: its credential was revoked. Safe from any thread.
+  void Revoke(const std::string& message);
+
  private:
   // Each returns false when the stream must end (EndStream was called).
   bool HandleHello(const perfhive::v1::Hello& hello);

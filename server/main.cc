@@ -199,6 +199,7 @@ Status Run(const ServerConfig& options) {
   }
   SampleLoader loader(**store);
   QueryService query(**store, loader, *tokens);
+  query.set_enrollment_registry(registry.get());
 
   Result<ExportSelection> selection =
       ExportSelection::Parse(options.export_include, options.export_exclude);
@@ -265,6 +266,16 @@ Status Run(const ServerConfig& options) {
       }
     }
   });
+  // Revoked hosts' open streams end within a few seconds, not at their next reconnect.
+  std::thread revocations([&] {
+    if (enrolled == nullptr) return;
+    std::unique_lock lock(mutex);
+    while (!stop_requested.wait_for(lock, std::chrono::seconds(2), [&] { return stopping; })) {
+      if (int closed = ingest.CloseRevokedStreams(); closed > 0) {
+        log.Info("revoked", {{"streams", std::to_string(closed)}});
+      }
+    }
+  });
 
   sigset_t signals;
   sigemptyset(&signals);
@@ -279,6 +290,7 @@ Status Run(const ServerConfig& options) {
   }
   stop_requested.notify_all();
   retention.join();
+  revocations.join();
   if (metrics_server) metrics_server->Stop();
   // What was delivered is persisted; the rest is sent again after the next start.
   for (auto& exporter : exporters) exporter->Stop();

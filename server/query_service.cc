@@ -1,10 +1,13 @@
 #include "server/query_service.h"
 
 #include <algorithm>
+#include <chrono>
 #include <deque>
+#include <map>
 #include <span>
 #include <utility>
 
+#include "perfdata/case_folding.h"
 #include "perfdata/counter_path.h"
 #include "perfdata/display_text.h"
 #include "perfdata/name_pattern.h"
@@ -446,9 +449,30 @@ grpc::ServerUnaryReactor* QueryService::ListHosts(grpc::CallbackServerContext* c
     if (!hosts.ok()) {
       status = Status::Unavailable("store: " + hosts.error());
     } else {
+      // Each host's newest credential (the registry lists a host's newest first).
+      std::map<std::string, CredentialInfo> credentials;
+      if (registry_ != nullptr) {
+        Result<std::vector<CredentialInfo>> listed = registry_->ListCredentials();
+        if (listed.ok()) {
+          for (CredentialInfo& credential : *listed) {
+            credentials.try_emplace(FoldCase(credential.host), std::move(credential));
+          }
+        }
+      }
+      auto now = std::chrono::system_clock::now();
       for (const HostRecord& host : *hosts) {
         if (request->pattern().empty() || MatchesPattern(request->pattern(), host.info.name)) {
-          ToProto(host, response->add_hosts());
+          v1::HostInfo* info = response->add_hosts();
+          ToProto(host, info);
+          auto credential = credentials.find(FoldCase(host.info.name));
+          if (credential == credentials.end()) continue;
+          const CredentialInfo& held = credential->second;
+          info->set_credential(held.revoked          ? "revoked"
+                               : held.expires <= now ? "expired"
+                                                     : "enrolled");
+          info->set_credential_expires_unix_nanos(
+              std::chrono::duration_cast<std::chrono::nanoseconds>(held.expires.time_since_epoch())
+                  .count());
         }
       }
     }

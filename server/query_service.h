@@ -13,6 +13,7 @@
 #include "perfhive/v1/query.grpc.pb.h"
 #include "query/browse.h"
 #include "query/host_samples.h"
+#include "server/enrollment_registry.h"
 #include "server/sample_loader.h"
 #include "server/token_table.h"
 #include "store/store.h"
@@ -23,6 +24,9 @@ class QueryService final : public perfhive::v1::Query::CallbackService {
  public:
   QueryService(Store& store, SampleLoader& loader, const TokenTable& tokens)
       : store_(store), loader_(loader), tokens_(tokens) {}
+
+  // Where ListHosts finds each host's enrolled credential; null: no enrollment.
+  void set_enrollment_registry(EnrollmentRegistry* registry) { registry_ = registry; }
 
   grpc::ServerUnaryReactor* ListHosts(grpc::CallbackServerContext* context,
                                       const perfhive::v1::ListHostsRequest* request,
@@ -84,6 +88,7 @@ class QueryService final : public perfhive::v1::Query::CallbackService {
   Store& store_;
   SampleLoader& loader_;
   const TokenTable& tokens_;
+  EnrollmentRegistry* registry_ = nullptr;
 };
 
 }  // namespace perfhive

@@ -115,7 +115,10 @@ Result<TokenTable> TokenTable::Parse(std::string_view text, const std::string& o
 }
 
 Result<Principal> TokenTable::Authenticate(std::string_view authorization) const {
-  if (allow_all_) return Principal{.name = "anyone", .write_hosts = {"*"}, .read = true};
+  if (allow_all_) {
+    return Principal{
+        .name = "anyone", .write_hosts = {"*"}, .read = true, .certificate_serial = ""};
+  }
   if (authorization.empty()) {
     return Status(StatusCode::kUnauthenticated,
                   "no token and no enrolled client certificate: pass a token with --token-file "

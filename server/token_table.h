@@ -27,6 +27,7 @@ struct Principal {
   std::string name;
   std::vector<std::string> write_hosts;  // patterns
   bool read = false;
+  std::string certificate_serial;  // an enrolled host's certificate; empty for a token
 
   bool MayWriteAs(std::string_view host) const;
 };

@@ -205,6 +205,30 @@ TEST_F(ConfigureTest, ACaFingerprintReplacesACaFileAndTheOtherWayRound) {
   EXPECT_EQ(Text(file_), before);
 }
 
+// Proves: an enrollment token goes to a file of its own beside the settings, readable as the
+// token is, which enroll_file names; never into agent.toml.
+TEST_F(ConfigureTest, AnEnrollmentTokenGoesToItsOwnSecretFile) {
+  const std::string token = "phe1_0123abcd_00112233445566778899aabbccddeeff";
+  Result<ConfigureOutcome> outcome = Run([&](ConfigureOptions& o) {
+    o.server = "central.example:7470";
+    o.ca_sha256 = "sha256:0c4e9b0b49b5a9e668da9d86356caa784f8350cacdd1033f8548c83fefa921c6";
+    o.enroll_token = token;
+  });
+  ASSERT_TRUE(outcome.ok()) << outcome.error();
+  AgentConfig config = Load(file_);
+  EXPECT_EQ(config.enroll_file, dir_ / "perfhive/enroll.token");
+  EXPECT_EQ(config.enroll_token, "");
+  EXPECT_EQ(Text(config.enroll_file), token + "\n");
+  EXPECT_EQ(Text(file_).find(token), std::string::npos);
+#ifndef _WIN32
+  struct stat info;
+  ASSERT_EQ(stat(config.enroll_file.c_str(), &info), 0);
+  EXPECT_EQ(info.st_mode & 0777, 0600u);
+#endif
+  Result<ConfigureOutcome> spaced = Run([&](ConfigureOptions& o) { o.enroll_token = "a b"; });
+  EXPECT_FALSE(spaced.ok());
+}
+
 // Proves: plain text is allowed to a server on this host only, and not beside TLS settings; a
 // refusal writes nothing.
 TEST_F(ConfigureTest, PlainTextIsOnlyForAServerOnThisHost) {

@@ -9,12 +9,14 @@
 #include <stdlib.h>
 #include <sys/stat.h>
 
+#include <csignal>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <thread>
 
 #include "tests/e2e/e2e_cluster.h"
+#include "tests/support/child_process.h"
 
 namespace perfhive::testing {
 namespace {
@@ -99,16 +101,18 @@ class EnrollmentTest : public ::testing::Test {
         {"--ca-sha256", fingerprint_, "--token-file", *scratch_ / "reader.token"});
   }
 
-  // The hosts the server holds snapshots of.
-  std::vector<std::string> KnownHosts() {
+  // `perfhive hosts --format json`: the hosts the server holds snapshots of.
+  nlohmann::json Hosts() {
     CommandResult listed = RunCommand(
         *scratch_, {CliBinary(), "hosts", "--server", server_->address(), "--ca-sha256",
                     fingerprint_, "--token-file", *scratch_ / "reader.token", "--format", "json"});
     EXPECT_EQ(listed.exit_code, 0) << listed.err;
+    if (listed.exit_code != 0) return nlohmann::json::array();
+    return nlohmann::json::parse(listed.out)["hosts"];
+  }
+  std::vector<std::string> KnownHosts() {
     std::vector<std::string> names;
-    if (listed.exit_code != 0) return names;
-    nlohmann::json hosts = nlohmann::json::parse(listed.out)["hosts"];
-    for (const auto& host : hosts) names.push_back(host["name"]);
+    for (const auto& host : Hosts()) names.push_back(host["name"]);
     return names;
   }
 
@@ -147,10 +151,30 @@ TEST_F(EnrollmentTest, AnAgentEnrollsWithATokenAndAFingerprintAndShips) {
   EXPECT_EQ(info.st_mode & 0777, 0600u);
   EXPECT_THAT(ReadFile(server_->log_path()), HasSubstr("event=enrolled"));
 
+  nlohmann::json listed = Hosts();
+  ASSERT_EQ(listed.size(), 1u);
+  EXPECT_EQ(listed[0]["credential"], "enrolled");
+  EXPECT_THAT(listed[0]["credential_expires"].get<std::string>(), ::testing::StartsWith("20"));
   CommandResult hosts = Admin({"hosts", "list"});
   EXPECT_THAT(hosts.out, ::testing::ContainsRegex("web01 +[0-9a-f]+ +[0-9T:Z-]+ +valid"));
   CommandResult tokens = Admin({"enroll", "list"});
   EXPECT_THAT(tokens.out, ::testing::ContainsRegex("web\\* +1 +[0-9T:Z-]+ +usable"));
+
+  // A second host configured as the MSI does it (`configure --enroll`): the token waits in a
+  // file of its own, which the agent deletes once enrolled.
+  std::string web02 = *scratch_ / "web02.toml";
+  ReplayDir dir02 = WriteReplayDir(*scratch_, "web02", 2);
+  CommandResult configured = RunCommand(
+      *scratch_, {AgentBinary(), "configure", "--file", web02, "--server", server_->address(),
+                  "--ca-sha256", fingerprint_, "--enroll", token, "--host-name", "web02",
+                  "--source", "replay", "--replay", dir02.path, "--interval", "50ms"});
+  ASSERT_EQ(configured.exit_code, 0) << configured.err;
+  ASSERT_TRUE(std::filesystem::exists(*scratch_ / "enroll.token"));
+  CommandResult ran02 = RunAgent(web02);
+  ASSERT_EQ(ran02.exit_code, 0) << ran02.err;
+  EXPECT_FALSE(std::filesystem::exists(*scratch_ / "enroll.token"));
+  EXPECT_THAT(ReadFile(web02), Not(HasSubstr("enroll_file")));
+  EXPECT_EQ(Stored("web02").size(), dir02.snapshots.size());
 
   // Started again, the agent uses its certificate; the spent token is not needed.
   ReplayDir more = WriteReplayDir(*scratch_, "web01-more", 3, 100);
@@ -212,6 +236,43 @@ TEST_F(EnrollmentTest, ACertificateWritesAsItsHostOnlyAndARevokedHostIsCutOff) {
   EXPECT_THAT(cut.err, HasSubstr("the credential of host \"web01\" was revoked"));
   EXPECT_EQ(Stored("web01").size(), dir.snapshots.size());
   EXPECT_THAT(Admin({"hosts", "list"}).out, HasSubstr("revoked"));
+  EXPECT_EQ(Hosts()[0]["credential"], "revoked");
+}
+
+// Proves: revoking a host ends its open stream within seconds, with the reason, rather than at
+// its next reconnect; nothing more is stored for it.
+TEST_F(EnrollmentTest, ARevokedHostsOpenStreamIsClosed) {
+  std::string token = CreateToken({"--hosts", "web*"});
+  ReplayDir first = WriteReplayDir(*scratch_, "web01", 2);
+  ASSERT_EQ(RunAgent(AgentConfig("web01", token, first)).exit_code, 0);
+  // 400 files, one every 50 ms: 20 s of shipping.
+  ReplayDir lasting = WriteReplayDir(*scratch_, "web01-lasting", 400, 100);
+  std::string err = *scratch_ / "lasting.err";
+  ChildProcess agent(
+      {AgentBinary(), "run", "--server", server_->address(), "--ca-sha256", fingerprint_,
+       "--host-name", "web01", "--source", "replay", "--replay", lasting.path, "--interval", "50ms",
+       "--spool-dir", *scratch_ / "spool-lasting", "--timeout", "60s"},
+      *scratch_ / "lasting.out", err);
+  auto stored = [&] { return Stored("web01").size(); };
+  for (int i = 0; i < 100 && stored() < first.snapshots.size() + 5; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  ASSERT_GE(stored(), first.snapshots.size() + 5);
+  auto revoked_at = std::chrono::steady_clock::now();
+  ASSERT_EQ(Admin({"hosts", "revoke", "web01"}).exit_code, 0);
+  std::string log;
+  for (int i = 0; i < 100 && log.find("was revoked") == std::string::npos; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    log = ReadFile(err);
+  }
+  EXPECT_THAT(log, HasSubstr("the credential of host \"web01\" was revoked"));
+  EXPECT_LT(std::chrono::steady_clock::now() - revoked_at, std::chrono::seconds(6));
+  size_t after = stored();
+  std::this_thread::sleep_for(std::chrono::seconds(1));
+  EXPECT_EQ(stored(), after) << "snapshots stored after the revocation";
+  EXPECT_LT(after, first.snapshots.size() + lasting.snapshots.size());
+  agent.Signal(SIGTERM);
+  agent.Wait(std::chrono::seconds(30));
 }
 
 }  // namespace

@@ -299,5 +299,46 @@ TEST_F(WindowsMsiEndToEndTest, PlainTextIsRefusedForAServerElsewhereAndWorksOnLo
   EXPECT_FALSE(ServiceInstalled());
 }
 
+// Proves: the MSI given only the server, the CA's fingerprint and an enrollment token (hidden:
+// in no log) installs a service that enrolls, deletes the spent token, and ships every replayed
+// snapshot over mutual TLS to a server made by `perfhive-server init`.
+TEST_F(WindowsMsiEndToEndTest, AnEnrollmentTokenAndAFingerprintAreAllTheMsiNeeds) {
+  std::string data = *scratch_ / "server-data";
+  CommandResult made =
+      RunCommand(*scratch_, {ServerBinary(), "init", "--data", data, "--name", "localhost"});
+  ASSERT_EQ(made.exit_code, 0) << made.err;
+  std::string pin = made.out.substr(made.out.find("sha256:"), 7 + 64);
+  CommandResult created = RunCommand(
+      *scratch_, {ServerBinary(), "enroll", "create", "--data", data, "--hosts", "WINEMSIENR*"});
+  ASSERT_EQ(created.exit_code, 0) << created.err;
+  std::string token = created.out.substr(0, created.out.find('\n'));
+  WriteText(*scratch_ / "tokens.toml", std::string("[[token]]\nname = \"cli\"\nsecret = \"") +
+                                           kReaderSecret + "\"\nread = true\n");
+  WriteText(*scratch_ / "reader.token", kReaderSecret);
+  StartServer({"--tokens", *scratch_ / "tokens.toml"});
+  ReplayDir dir = WriteReplayDir(*scratch_, "WINEMSIENR", 6);
+
+  std::string install_log = *scratch_ / "install.log";
+  CommandResult installed = Msiexec({"/i", WinePath(msi_), "/qn", "/l*v", WinePath(install_log),
+                                     "SERVER=" + server_->address(), "CA_SHA256=" + pin,
+                                     "ENROLL=" + token, "HOST_NAME=WINEMSIENR", "INTERVAL=250ms",
+                                     "SOURCE=replay", "REPLAY=" + WinePath(dir.path)});
+  ASSERT_EQ(installed.exit_code, 0) << installed.out << installed.err << ReadText(install_log);
+  EXPECT_THAT(ReadText(install_log), Not(HasSubstr(token.substr(14))));
+  nlohmann::json shipped =
+      WaitForSnapshots(*scratch_, *server_, "WINEMSIENR", 6,
+                       {"--ca-sha256", pin, "--token-file", *scratch_ / "reader.token"});
+  ASSERT_EQ(shipped.size(), dir.snapshots.size()) << AgentLog();
+  for (size_t i = 0; i < shipped.size(); ++i) {
+    EXPECT_EQ(shipped[i]["sha256"], Sha256Hex(dir.snapshots[i])) << i;
+  }
+  EXPECT_THAT(AgentLog(), HasSubstr("enrolled WINEMSIENR"));
+  EXPECT_FALSE(std::filesystem::exists(ProgramData() + "/enroll.token"));
+  EXPECT_THAT(ReadText(ProgramData() + "/agent.toml"), Not(HasSubstr("enroll")));
+  EXPECT_TRUE(std::filesystem::exists(ProgramData() + "/agent/credentials/winemsienr/key.pem"));
+  CommandResult removed = Msiexec({"/x", WinePath(msi_), "/qn"});
+  EXPECT_EQ(removed.exit_code, 0) << removed.out << removed.err;
+}
+
 }  // namespace
 }  // namespace perfhive::testing
