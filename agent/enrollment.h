@@ -16,31 +16,23 @@
 
 #include "agent/logger.h"
 #include "perfdata/status.h"
+#include "pki/enrollment_client.h"
 #include "port/env.h"
 
 namespace perfhive {
 
-struct AgentCredential {
-  std::string key_pem;
-  std::string certificate_pem;  // the certificate, then the CA's
-  std::chrono::system_clock::time_point expires;
-};
-
 // credentials/<host, folded as spool folders are> under the agent's state directory.
 std::string CredentialDirectory(const std::string& host_name);
-
-// The credential in `dir`, or nothing when it has none (an agent not enrolled yet).
-Result<std::optional<AgentCredential>> LoadCredential(Env& env, const std::string& dir);
 
 // Makes a key and a certificate request for `host_name`, sends them with `token` to the
 // server's Enrollment service over `credentials` (TLS trusting the server's CA, no client
 // certificate), and keeps the key and the certificate in `dir`. While the server cannot be
 // reached it tries again, up to a minute apart, logging the first failure of each kind; a
 // refusal (a token unknown, revoked, expired, used up, or not for this host) is returned.
-Result<AgentCredential> EnrollAgent(Env& env, const std::string& server,
-                                    std::shared_ptr<grpc::ChannelCredentials> credentials,
-                                    const std::string& token, const std::string& host_name,
-                                    const std::string& dir, Logger& log);
+Result<EnrolledCredential> EnrollAgent(Env& env, const std::string& server,
+                                       std::shared_ptr<grpc::ChannelCredentials> credentials,
+                                       const std::string& token, const std::string& host_name,
+                                       const std::string& dir, Logger& log);
 
 }  // namespace perfhive
 

@@ -142,7 +142,7 @@ Status AddRemotePipelines(const AgentConfig& config, const ServerConnection& ser
 // trusting the server's CA (`ca_file`, or the pinned `ca_sha256`, or the system's roots) and,
 // with `cert_file` and `key_file`, a client certificate for mutual TLS.
 Result<std::shared_ptr<grpc::ChannelCredentials>> MakeChannelCredentials(
-    Env& env, const AgentConfig& config, const AgentCredential* enrolled = nullptr) {
+    Env& env, const AgentConfig& config, const EnrolledCredential* enrolled = nullptr) {
   if (config.insecure) {
     if (!config.ca_file.empty() || !config.ca_sha256.empty() || !config.cert_file.empty() ||
         !config.key_file.empty()) {
@@ -218,9 +218,9 @@ Result<ServerConnection> WithEnrolledCredential(const AgentConfig& config,
     return plain;
   }
   std::string dir = CredentialDirectory(host_name);
-  Result<std::optional<AgentCredential>> loaded = LoadCredential(env, dir);
+  Result<std::optional<EnrolledCredential>> loaded = LoadCredential(env, dir);
   if (!loaded.ok()) return loaded.status();
-  std::optional<AgentCredential> credential = std::move(loaded).value();
+  std::optional<EnrolledCredential> credential = std::move(loaded).value();
   if (credential && credential->expires <= std::chrono::system_clock::now()) {
     log.Warning("the certificate of " + host_name + " in " + dir + " has expired");
     credential.reset();
@@ -239,7 +239,7 @@ Result<ServerConnection> WithEnrolledCredential(const AgentConfig& config,
           "init printed");
     }
     log.Info("enrolling " + host_name + " at " + config.server);
-    Result<AgentCredential> enrolled =
+    Result<EnrolledCredential> enrolled =
         EnrollAgent(env, config.server, plain.credentials, token, host_name, dir, log);
     if (!enrolled.ok()) return enrolled.status();
     credential = std::move(enrolled).value();

@@ -6,6 +6,7 @@
 
 #include "cli/decode_command.h"
 #include "cli/error_text.h"
+#include "cli/login_command.h"
 #include "cli/query_commands.h"
 #include "cli/server_connection.h"
 #include "cli/stored_snapshot_commands.h"
@@ -94,6 +95,16 @@ int main(int argc, char** argv) {
   hosts_cmd->add_option("--format", hosts.format, "table or json")
       ->transform(CLI::CheckedTransformer(kListFormats, CLI::ignore_case));
   AddConnectionOptions(hosts_cmd, connection);
+
+  perfhive::cli::LoginOptions login;
+  CLI::App* login_cmd = app.add_subcommand(
+      "login",
+      "Get a reader's certificate with an enrollment token (perfhive-server enroll create "
+      "--read) and remember the server: later commands need no flag");
+  login_cmd->add_option("--enroll", login.enroll_token, "The enrollment token")->required();
+  login_cmd->add_option("--name", login.name,
+                        "The name to read as, shown by the server (default reader-<this host>)");
+  AddConnectionOptions(login_cmd, connection);
 
   perfhive::cli::SnapshotsOptions snapshots;
   CLI::App* snapshots_cmd =
@@ -194,6 +205,7 @@ int main(int argc, char** argv) {
   if (explain_cmd->parsed()) return RunAgainstServer(connection, browse, perfhive::cli::RunExplain);
   if (decode_cmd->parsed()) return perfhive::cli::RunDecode(decode, std::cout, std::cerr);
   if (hosts_cmd->parsed()) return RunAgainstServer(connection, hosts, perfhive::cli::RunHosts);
+  if (login_cmd->parsed()) return RunAgainstServer(connection, login, perfhive::cli::RunLogin);
   if (snapshots_cmd->parsed()) {
     return RunAgainstServer(connection, snapshots, perfhive::cli::RunSnapshots);
   }

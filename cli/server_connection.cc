@@ -32,16 +32,11 @@ Result<std::string> ReadText(const std::string& path, const char* what) {
 // The settings a config file gives, for what neither a flag nor the environment set. A missing
 // default file is no error; a file named by $PERFHIVE_CONFIG must exist.
 Result<ConnectionOptions> FromConfigFile(ConnectionOptions options) {
+  std::string path = CliConfigFile();
+  if (path.empty()) return options;
   const char* named = std::getenv("PERFHIVE_CONFIG");
-  std::string path;
-  if (named != nullptr && *named != '\0') {
-    path = named;
-  } else if (const char* home = std::getenv("HOME"); home != nullptr) {
-    path = std::string(home) + "/.config/perfhive/cli.toml";
-    if (!std::ifstream(path)) return options;
-  } else {
-    return options;
-  }
+  bool must_exist = named != nullptr && *named != '\0';
+  if (!must_exist && !std::ifstream(path)) return options;
   Result<std::string> text = ReadText(path, "config file");
   if (!text.ok()) return text.status();
   Result<toml::table> parsed = ParseTomlSettings(*text, path);
@@ -63,6 +58,14 @@ Result<ConnectionOptions> FromConfigFile(ConnectionOptions options) {
 }
 
 }  // namespace
+
+std::string CliConfigFile() {
+  const char* named = std::getenv("PERFHIVE_CONFIG");
+  if (named != nullptr && *named != '\0') return named;
+  const char* home = std::getenv("HOME");
+  if (home == nullptr || *home == '\0') return "";
+  return std::string(home) + "/.config/perfhive/cli.toml";
+}
 
 Result<ServerConnection> ServerConnection::Open(const ConnectionOptions& given) {
   Result<ConnectionOptions> configured = FromConfigFile(given);
@@ -88,6 +91,7 @@ Result<ServerConnection> ServerConnection::Open(const ConnectionOptions& given) 
   } else {
     ClientTls tls;
     tls.ca_sha256 = FromEnvironment(options.ca_sha256, "PERFHIVE_CA_SHA256");
+    connection.ca_sha256_ = tls.ca_sha256;
     const std::string ca = FromEnvironment(options.ca, "PERFHIVE_CA");
     for (auto [path, text, what] :
          {std::tuple{&ca, &tls.ca_pem, "CA file"},

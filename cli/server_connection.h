@@ -29,6 +29,10 @@ struct ConnectionOptions {
   std::string token_file;  // empty: $PERFHIVE_TOKEN_FILE, else no token
 };
 
+// The CLI's config file: $PERFHIVE_CONFIG, else ~/.config/perfhive/cli.toml; empty without a
+// home folder.
+std::string CliConfigFile();
+
 class ServerConnection {
  public:
   static Result<ServerConnection> Open(const ConnectionOptions& options);
@@ -38,12 +42,15 @@ class ServerConnection {
       std::chrono::milliseconds timeout = std::chrono::seconds(30)) const;
   const std::shared_ptr<grpc::Channel>& channel() const { return channel_; }
   const std::string& address() const { return address_; }
+  // The fingerprint the server's CA was pinned to (flag, environment or config file), if any.
+  const std::string& ca_sha256() const { return ca_sha256_; }
 
   // A failed call as a Status with a message for a person ("cannot reach the server at ...").
   Status Explain(const grpc::Status& status) const;
 
  private:
   std::shared_ptr<grpc::Channel> channel_;
+  std::string ca_sha256_;
   std::string address_;
   std::string token_;
 };

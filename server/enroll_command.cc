@@ -36,10 +36,12 @@ EnrollCommands::EnrollCommands(CLI::App& app) {
   enroll_->require_subcommand(1);
   create_ = enroll_->add_subcommand(
       "create", "Make an enrollment token and print it (shown once; kept only as a hash)");
-  create_
-      ->add_option("--hosts", host_patterns_,
-                   "Host name patterns the token may enroll ('*' wildcards; repeatable)")
-      ->required();
+  create_->add_option("--hosts", host_patterns_,
+                      "Host name patterns the token may enroll ('*' wildcards; repeatable); with "
+                      "--read, the names readers may log in as (default *)");
+  create_->add_flag("--read", read_,
+                    "A token for readers (perfhive login --enroll): their certificates may read "
+                    "and write nothing");
   create_->add_option("--uses", uses_, "How many agents may enroll with it (default: any)")
       ->check(CLI::PositiveNumber);
   create_
@@ -72,6 +74,11 @@ Status EnrollCommands::Run(std::ostream& out) const {
   if (create_->parsed()) {
     EnrollmentTokenSpec spec;
     spec.host_patterns = host_patterns_;
+    if (spec.host_patterns.empty()) {
+      if (!read_) return Status::InvalidArgument("give --hosts PATTERN: the hosts it may enroll");
+      spec.host_patterns = {"*"};
+    }
+    spec.read = read_;
     spec.uses = uses_;
     if (expires_seconds_ > 0) spec.valid_for = std::chrono::seconds(expires_seconds_);
     Result<std::pair<std::string, EnrollmentTokenInfo>> made = (*registry)->CreateToken(spec, now);
@@ -81,8 +88,11 @@ Status EnrollCommands::Run(std::ostream& out) const {
         << "id " << info.id << ", hosts " << Joined(info.host_patterns) << ", "
         << (info.uses_left ? std::to_string(*info.uses_left) + " uses" : std::string("any uses"))
         << ", " << (info.expires ? "until " + Iso(*info.expires) : std::string("no expiry"))
-        << "\nThe token is shown this once; agents enroll with perfhive-agent run --enroll TOKEN "
-           "--ca-sha256 FINGERPRINT.\n";
+        << (info.read ? ", for readers" : "") << "\nThe token is shown this once; "
+        << (info.read ? "readers log in with perfhive login --enroll TOKEN --ca-sha256 FINGERPRINT"
+                      : "agents enroll with perfhive-agent run --enroll TOKEN --ca-sha256 "
+                        "FINGERPRINT")
+        << ".\n";
     return Status();
   }
   if (list_->parsed()) {

@@ -37,6 +37,7 @@ class EnrollCommands {
   std::string data_;
   std::vector<std::string> host_patterns_;
   std::optional<int> uses_;
+  bool read_ = false;
   int64_t expires_seconds_ = 0;
   std::string id_;
   std::string host_;

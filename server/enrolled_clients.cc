@@ -47,6 +47,12 @@ Result<std::optional<Principal>> EnrolledClients::FromPeer(
                   "the client certificate names \"" + subject->common_name +
                       "\", but was issued to \"" + credential->host + "\"");
   }
+  if (credential->read) {
+    return std::optional<Principal>(Principal{.name = "enrolled reader " + credential->host,
+                                              .write_hosts = {},
+                                              .read = true,
+                                              .certificate_serial = subject->serial});
+  }
   return std::optional<Principal>(Principal{.name = "enrolled host " + credential->host,
                                             .write_hosts = {credential->host},
                                             .read = false,

@@ -1,7 +1,7 @@
 // EnrolledClients: who a client certificate speaks for. A certificate this server's CA issued at
 // enrollment (server/enrollment_service.h) names one host; TLS has checked that it chains to
 // the CA, and this checks that the registry knows it and has not revoked it. Its principal may
-// write as that host only.
+// write as that host only; a reader's certificate (perfhive login) may read and write nothing.
 
 #ifndef PERFHIVE_SERVER_ENROLLED_CLIENTS_H_
 #define PERFHIVE_SERVER_ENROLLED_CLIENTS_H_

@@ -51,7 +51,8 @@ CREATE TABLE IF NOT EXISTS credentials (
   token_id TEXT NOT NULL,
   issued INTEGER NOT NULL,
   expires INTEGER NOT NULL,
-  revoked INTEGER
+  revoked INTEGER,
+  read INTEGER NOT NULL DEFAULT 0
 );
 CREATE INDEX IF NOT EXISTS credentials_by_host ON credentials (host_key, issued);
 PRAGMA user_version=1;
@@ -77,12 +78,13 @@ constexpr char kSelectTokenHosts[] =
 constexpr char kSpendUse[] = "UPDATE enrollment_tokens SET uses_left = uses_left - 1 WHERE id = ?1";
 constexpr char kSelectCredentialExists[] = "SELECT 1 FROM credentials WHERE serial = ?1";
 constexpr char kInsertCredential[] =
-    "INSERT INTO credentials (serial, host, host_key, token_id, issued, expires, revoked)"
-    " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)";
+    "INSERT INTO credentials (serial, host, host_key, token_id, issued, expires, revoked, read)"
+    " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)";
 constexpr char kSelectCredential[] =
-    "SELECT serial, host, token_id, issued, expires, revoked FROM credentials WHERE serial = ?1";
+    "SELECT serial, host, token_id, issued, expires, revoked, read FROM credentials"
+    " WHERE serial = ?1";
 constexpr char kListCredentials[] =
-    "SELECT serial, host, token_id, issued, expires, revoked FROM credentials"
+    "SELECT serial, host, token_id, issued, expires, revoked, read FROM credentials"
     " ORDER BY host_key, issued DESC, serial";
 constexpr char kCountHostCredentials[] =
     "SELECT count(*), count(*) - count(revoked) FROM credentials"
@@ -199,6 +201,7 @@ CredentialInfo CredentialFrom(const SqliteStatement& row) {
   credential.issued = FromNanos(row.Int(3));
   credential.expires = FromNanos(row.Int(4));
   if (!row.IsNull(5)) credential.revoked = FromNanos(row.Int(5));
+  credential.read = row.Int(6) != 0;
   return credential;
 }
 
@@ -459,7 +462,8 @@ Status EnrollmentRegistry::RecordCredential(const CredentialInfo& credential) {
       .Bind(3, host_key)
       .Bind(4, credential.token_id)
       .Bind(5, ToNanos(credential.issued))
-      .Bind(6, ToNanos(credential.expires));
+      .Bind(6, ToNanos(credential.expires))
+      .Bind(8, int64_t{credential.read ? 1 : 0});
   if (credential.revoked) {
     (*insert)->Bind(7, ToNanos(*credential.revoked));
   } else {

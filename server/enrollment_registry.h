@@ -37,6 +37,8 @@
 //                               certificate may outlive its token's row)
 //     issued INTEGER, expires INTEGER
 //     revoked INTEGER           when it was revoked; NULL while valid
+//     read INTEGER              1 for a reader's certificate (perfhive login): it may read and
+//                               write nothing; 0 for a host's
 //
 // Host-name patterns match as a token file's `write` patterns do (server/token_table.h): '*'
 // matches any run of characters, and case is ignored. Every method is thread-safe.
@@ -85,6 +87,7 @@ struct CredentialInfo {
   std::string token_id;
   std::chrono::system_clock::time_point issued, expires;
   std::optional<std::chrono::system_clock::time_point> revoked;
+  bool read = false;  // a reader's (perfhive login), not a host's: may read, writes nothing
 };
 
 class EnrollmentRegistry {

@@ -29,14 +29,16 @@ Status EnrollmentService::EnrollHost(const perfhive::v1::EnrollRequest& request,
                             .token_id = token->id,
                             .issued = now,
                             .expires = subject->not_after,
-                            .revoked = std::nullopt};
+                            .revoked = std::nullopt,
+                            .read = token->read};
   if (Status recorded = registry_.RecordCredential(credential); !recorded.ok()) return recorded;
   reply.set_certificate_pem(issued->certificate_pem);
   reply.set_expires_unix_seconds(
       std::chrono::duration_cast<std::chrono::seconds>(subject->not_after.time_since_epoch())
           .count());
-  log_.Info("enrolled",
-            {{"host", request.host_name()}, {"token", token->id}, {"serial", subject->serial}});
+  log_.Info("enrolled", {{token->read ? "reader" : "host", request.host_name()},
+                         {"token", token->id},
+                         {"serial", subject->serial}});
   return Status();
 }
 

@@ -199,7 +199,7 @@ Status Run(const ServerConfig& options) {
   }
   SampleLoader loader(**store);
   QueryService query(**store, loader, *tokens);
-  query.set_enrollment_registry(registry.get());
+  query.set_enrollment(registry.get(), enrolled.get());
 
   Result<ExportSelection> selection =
       ExportSelection::Parse(options.export_include, options.export_exclude);

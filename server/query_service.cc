@@ -423,10 +423,13 @@ Result<ObjectView> QueryService::FindObjectIn(const BrowsedSample& browsed,
 }
 
 Status QueryService::Authorize(const grpc::CallbackServerContext& context) const {
-  Result<Principal> principal = AuthenticateCall(tokens_, nullptr, context);
+  Result<Principal> principal = AuthenticateCall(tokens_, enrolled_, context);
   if (!principal.ok()) return principal.status();
   if (!principal->read) {
-    return Status::PermissionDenied("token \"" + principal->name + "\" may not read");
+    return Status::PermissionDenied((principal->certificate_serial.empty()
+                                         ? "token \"" + principal->name + "\""
+                                         : principal->name) +
+                                    " may not read");
   }
   return Status();
 }

@@ -13,6 +13,7 @@
 #include "perfhive/v1/query.grpc.pb.h"
 #include "query/browse.h"
 #include "query/host_samples.h"
+#include "server/enrolled_clients.h"
 #include "server/enrollment_registry.h"
 #include "server/sample_loader.h"
 #include "server/token_table.h"
@@ -25,8 +26,12 @@ class QueryService final : public perfhive::v1::Query::CallbackService {
   QueryService(Store& store, SampleLoader& loader, const TokenTable& tokens)
       : store_(store), loader_(loader), tokens_(tokens) {}
 
-  // Where ListHosts finds each host's enrolled credential; null: no enrollment.
-  void set_enrollment_registry(EnrollmentRegistry* registry) { registry_ = registry; }
+  // Enrollment: where ListHosts finds each host's credential, and the readers' certificates
+  // (perfhive login); null: no enrollment.
+  void set_enrollment(EnrollmentRegistry* registry, const EnrolledClients* enrolled) {
+    registry_ = registry;
+    enrolled_ = enrolled;
+  }
 
   grpc::ServerUnaryReactor* ListHosts(grpc::CallbackServerContext* context,
                                       const perfhive::v1::ListHostsRequest* request,
@@ -89,6 +94,7 @@ class QueryService final : public perfhive::v1::Query::CallbackService {
   SampleLoader& loader_;
   const TokenTable& tokens_;
   EnrollmentRegistry* registry_ = nullptr;
+  const EnrolledClients* enrolled_ = nullptr;
 };
 
 }  // namespace perfhive

@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 
 #include <csignal>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -273,6 +274,52 @@ TEST_F(EnrollmentTest, ARevokedHostsOpenStreamIsClosed) {
   EXPECT_LT(after, first.snapshots.size() + lasting.snapshots.size());
   agent.Signal(SIGTERM);
   agent.Wait(std::chrono::seconds(30));
+}
+
+// Proves: `perfhive login --enroll` with a reader's enrollment token gets a certificate that
+// reads with no flag afterwards (the server, fingerprint and credential remembered in the CLI's
+// config file), may not write, and stops reading once revoked; an agent's token logs no reader
+// in.
+TEST_F(EnrollmentTest, AReaderLogsInWithAnEnrollmentTokenAndReadsWithoutFlags) {
+  std::string host_token = CreateToken({"--hosts", "web*"});
+  ReplayDir dir = WriteReplayDir(*scratch_, "web01", 3);
+  ASSERT_EQ(RunAgent(AgentConfig("web01", host_token, dir)).exit_code, 0);
+  std::string reader_token = CreateToken({"--read"});
+  // The CLI keeps its settings under $HOME: this test's own.
+  const char* home = std::getenv("HOME");
+  std::string saved_home = home != nullptr ? home : "";
+  setenv("HOME", scratch_->path().c_str(), 1);
+  auto cli = [&](std::vector<std::string> args) {
+    std::vector<std::string> argv = {CliBinary()};
+    argv.insert(argv.end(), args.begin(), args.end());
+    return RunCommand(*scratch_, argv);
+  };
+  CommandResult wrong = cli({"login", "--server", server_->address(), "--ca-sha256", fingerprint_,
+                             "--enroll", CreateToken({"--hosts", "alice"}), "--name", "alice"});
+  ASSERT_EQ(wrong.exit_code, 0) << wrong.err;  // a host's token makes a host's certificate...
+  CommandResult denied = cli({"hosts"});
+  EXPECT_NE(denied.exit_code, 0);  // ...which may not read
+  EXPECT_THAT(denied.err, HasSubstr("enrolled host alice may not read"));
+
+  CommandResult login = cli({"login", "--server", server_->address(), "--ca-sha256", fingerprint_,
+                             "--enroll", reader_token, "--name", "alice-reader"});
+  ASSERT_EQ(login.exit_code, 0) << login.err;
+  EXPECT_THAT(login.out, HasSubstr("as alice-reader"));
+  CommandResult hosts = cli({"hosts", "--format", "json"});
+  ASSERT_EQ(hosts.exit_code, 0) << hosts.err;
+  EXPECT_EQ(nlohmann::json::parse(hosts.out)["hosts"][0]["name"], "web01");
+  std::string settings = ReadFile(*scratch_ / ".config/perfhive/cli.toml");
+  EXPECT_THAT(settings, HasSubstr(fingerprint_));
+  EXPECT_THAT(settings, Not(HasSubstr(reader_token)));
+  struct stat info;
+  ASSERT_EQ(stat((*scratch_ / ".config/perfhive/credential/key.pem").c_str(), &info), 0);
+  EXPECT_EQ(info.st_mode & 0777, 0600u);
+
+  ASSERT_EQ(Admin({"hosts", "revoke", "alice-reader"}).exit_code, 0);
+  CommandResult revoked = cli({"hosts"});
+  EXPECT_NE(revoked.exit_code, 0);
+  EXPECT_THAT(revoked.err, HasSubstr("was revoked"));
+  setenv("HOME", saved_home.c_str(), 1);
 }
 
 }  // namespace
