@@ -194,6 +194,17 @@ ReplayDir RecordThisHost(const ScratchDir& scratch, const std::string& name, int
   return WriteReplayFiles(scratch, name, snapshots, titles->front().counters);
 }
 
+std::string InitServerCa(const ScratchDir& scratch, const std::string& data,
+                         const std::vector<std::string>& names) {
+  std::vector<std::string> argv = {ServerBinary(), "init", "--data", data};
+  argv.insert(argv.end(), names.begin(), names.end());
+  CommandResult made = RunCommand(scratch, argv);
+  EXPECT_EQ(made.exit_code, 0) << made.err;
+  size_t at = made.out.find("sha256:");
+  EXPECT_NE(at, std::string::npos) << made.out;
+  return made.exit_code != 0 || at == std::string::npos ? "" : made.out.substr(at, 7 + 64);
+}
+
 std::vector<uint8_t> WithOneValueChanged(std::vector<uint8_t> raw) {
   Result<SnapshotReader> reader = SnapshotReader::Open(raw);
   if (!reader.ok()) {

@@ -90,6 +90,12 @@ int64_t WallClockMilliseconds(const std::vector<uint8_t>& raw);
 std::vector<uint8_t> WithWallClockShifted(std::vector<uint8_t> raw,
                                           std::chrono::milliseconds shift);
 
+// Runs `perfhive-server init --data DATA` with `names` (--name NAME, --address IP ...) and
+// returns the CA fingerprint it printed ("sha256:" and 64 hex digits), or "" with the failure
+// recorded.
+std::string InitServerCa(const ScratchDir& scratch, const std::string& data,
+                         const std::vector<std::string>& names);
+
 // Runs a program to its end and returns its exit code and standard output.
 struct CommandResult {
   int exit_code = -1;

@@ -22,12 +22,7 @@ constexpr char kReaderSecret[] = "pinned-reader-secret-00000000001";
 // Runs `perfhive-server init` for a server's data directory; returns the fingerprint it
 // printed.
 std::string Init(const ScratchDir& scratch, const std::string& data) {
-  CommandResult made = RunCommand(scratch, {ServerBinary(), "init", "--data", data, "--name",
-                                            "central.example", "--address", "10.0.0.5"});
-  EXPECT_EQ(made.exit_code, 0) << made.err;
-  size_t at = made.out.find("sha256:");
-  EXPECT_NE(at, std::string::npos) << made.out;
-  return at == std::string::npos ? "" : made.out.substr(at, 7 + 64);
+  return InitServerCa(scratch, data, {"--name", "central.example", "--address", "10.0.0.5"});
 }
 
 void WriteTokens(const ScratchDir& scratch) {

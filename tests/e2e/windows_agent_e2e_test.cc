@@ -211,10 +211,8 @@ TEST(WindowsPinnedAgentEndToEndTest, TheFingerprintAloneReachesAServerMadeByInit
     GTEST_SKIP() << "PERFHIVE_WINDOWS_AGENT is not set; scripts/test-windows.sh runs this test";
   }
   ScratchDir scratch("windows-pinned");
-  CommandResult made = RunCommand(scratch, {ServerBinary(), "init", "--data",
-                                            scratch / "server-data", "--name", "central.example"});
-  ASSERT_EQ(made.exit_code, 0) << made.err;
-  std::string pin = made.out.substr(made.out.find("sha256:"), 7 + 64);
+  std::string pin = InitServerCa(scratch, scratch / "server-data", {"--name", "central.example"});
+  ASSERT_FALSE(pin.empty());
   WriteText(scratch / "tokens.toml", std::string("[[token]]\nname = \"windows\"\nsecret = \"") +
                                          kAgentSecret + "\"\nwrite = [\"WINEPIN*\"]\n\n" +
                                          "[[token]]\nname = \"cli\"\nsecret = \"" + kReaderSecret +
@@ -264,10 +262,8 @@ TEST(WindowsEnrolledAgentEndToEndTest, ATokenAndAFingerprintAreAllItNeeds) {
   }
   ScratchDir scratch("windows-enrolled");
   std::string data = scratch / "server-data";
-  CommandResult made =
-      RunCommand(scratch, {ServerBinary(), "init", "--data", data, "--name", "localhost"});
-  ASSERT_EQ(made.exit_code, 0) << made.err;
-  std::string pin = made.out.substr(made.out.find("sha256:"), 7 + 64);
+  std::string pin = InitServerCa(scratch, data, {"--name", "localhost"});
+  ASSERT_FALSE(pin.empty());
   CommandResult created = RunCommand(
       scratch, {ServerBinary(), "enroll", "create", "--data", data, "--hosts", "WINENROLL*"});
   ASSERT_EQ(created.exit_code, 0) << created.err;
