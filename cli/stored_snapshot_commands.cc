@@ -45,6 +45,19 @@ std::string CredentialText(const v1::HostInfo& host) {
   return "enrolled until " + TimeOrDash(host.credential_expires_unix_nanos()).substr(0, 10);
 }
 
+// The plan a host follows: "-" when it has none and none is due; the revision its agent applied
+// when that is the latest; else "<applied>, latest <latest>" (none for an empty one). A '*' after
+// the applied revision: the agent said something about it (`--format json` shows what).
+std::string PolicyText(const v1::HostInfo& host) {
+  if (host.plan_revision().empty() && host.plan_latest().empty() && host.plan_report().empty()) {
+    return "-";
+  }
+  std::string applied = host.plan_revision().empty() ? "none" : host.plan_revision();
+  if (!host.plan_report().empty()) applied += "*";
+  if (host.plan_revision() == host.plan_latest()) return applied;
+  return applied + ", latest " + (host.plan_latest().empty() ? "none" : host.plan_latest());
+}
+
 }  // namespace
 
 Result<std::string> HostArgument(const std::string& text) {
@@ -64,6 +77,12 @@ Status RunHosts(const ServerConnection& server, const HostsOptions& options, std
   if (grpc::Status status = stub->ListHosts(context.get(), request, &response); !status.ok()) {
     return server.Explain(status);
   }
+  PrintHosts(response, options, out);
+  return Status();
+}
+
+void PrintHosts(const v1::ListHostsResponse& response, const HostsOptions& options,
+                std::ostream& out) {
   if (options.format == OutputFormat::kJson) {
     nlohmann::ordered_json hosts = nlohmann::ordered_json::array();
     for (const v1::HostInfo& host : response.hosts()) {
@@ -81,32 +100,40 @@ Status RunHosts(const ServerConnection& server, const HostsOptions& options, std
            {"last_error", host.last_error()},
            {"last_error_time", TimeOrDash(host.last_error_unix_nanos())},
            {"credential", host.credential()},
-           {"credential_expires", TimeOrDash(host.credential_expires_unix_nanos())}});
+           {"credential_expires", TimeOrDash(host.credential_expires_unix_nanos())},
+           {"plan_revision", host.plan_revision()},
+           {"plan_latest", host.plan_latest()},
+           {"plan_report", host.plan_report()}});
     }
     out << nlohmann::ordered_json{{"hosts", hosts}}.dump(2, ' ', /*ensure_ascii=*/false,
                                                          kReplaceInvalidUtf8)
         << "\n";
-    return Status();
+    return;
   }
   std::vector<std::vector<std::string>> rows = {{"HOST", "LAST SEEN", "OS", "SOURCE", "AGENT",
-                                                 "SNAPSHOTS", "REFUSED", "CREDENTIAL",
+                                                 "SNAPSHOTS", "REFUSED", "CREDENTIAL", "POLICY",
                                                  "LAST ERROR"}};
+  size_t behind = 0;  // hosts whose agent has not applied their latest plan
   for (const v1::HostInfo& host : response.hosts()) {
     std::string os = host.os() + (host.os_version().empty() ? "" : " " + host.os_version());
     rows.push_back({host.name(), TimeOrDash(host.last_seen_unix_nanos()), os,
                     host.source_kind() == v1::SOURCE_KIND_AGENTLESS ? "agentless" : "agent",
                     host.agent_version(), std::to_string(host.snapshots()),
-                    std::to_string(host.refused()), CredentialText(host),
+                    std::to_string(host.refused()), CredentialText(host), PolicyText(host),
                     host.last_error().empty() ? "-" : host.last_error()});
+    if (host.plan_revision() != host.plan_latest()) ++behind;
   }
   if (response.hosts().empty()) {
     out << (options.pattern.empty()
                 ? "no hosts yet: start an agent with perfhive-agent run\n"
                 : "no host matches \"" + EscapeForDisplay(options.pattern) + "\"\n");
-    return Status();
+    return;
   }
   query::PrintTable(out, rows);
-  return Status();
+  if (behind > 0) {
+    out << behind << (behind == 1 ? " host has not applied its" : " hosts have not applied their")
+        << " latest plan\n";
+  }
 }
 
 Status RunSnapshots(const ServerConnection& server, const SnapshotsOptions& options,

@@ -10,6 +10,7 @@
 
 #include "cli/server_connection.h"
 #include "perfdata/status.h"
+#include "perfhive/v1/query.pb.h"
 
 namespace perfhive::cli {
 
@@ -20,6 +21,9 @@ struct HostsOptions {
   OutputFormat format = OutputFormat::kTable;
 };
 Status RunHosts(const ServerConnection& server, const HostsOptions& options, std::ostream& out);
+// Writes the hosts the server listed as RunHosts shows them.
+void PrintHosts(const perfhive::v1::ListHostsResponse& response, const HostsOptions& options,
+                std::ostream& out);
 
 struct SnapshotsOptions {
   std::string host;  // "\\HOST" or "HOST"

@@ -4,6 +4,7 @@
 #include <chrono>
 #include <deque>
 #include <map>
+#include <memory>
 #include <span>
 #include <utility>
 
@@ -42,6 +43,8 @@ void ToProto(const HostRecord& host, v1::HostInfo* out) {
   out->set_refused(static_cast<uint64_t>(host.refusals));
   out->set_last_error(ValidUtf8(host.last_error));
   out->set_last_error_unix_nanos(host.last_error_ns);
+  out->set_plan_revision(ValidUtf8(host.plan_revision));
+  out->set_plan_report(ValidUtf8(host.plan_report));
 }
 
 void ToProto(const SnapshotInfo& info, v1::SnapshotInfo* out) {
@@ -462,11 +465,14 @@ grpc::ServerUnaryReactor* QueryService::ListHosts(grpc::CallbackServerContext* c
           }
         }
       }
+      // One book for the whole list, however the file is reloaded meanwhile.
+      std::shared_ptr<const PolicyBook> book = policies_ != nullptr ? policies_->book() : nullptr;
       auto now = std::chrono::system_clock::now();
       for (const HostRecord& host : *hosts) {
         if (request->pattern().empty() || MatchesPattern(request->pattern(), host.info.name)) {
           v1::HostInfo* info = response->add_hosts();
           ToProto(host, info);
+          if (book != nullptr) info->set_plan_latest(book->PlanFor(host.info.name).revision);
           auto credential = credentials.find(FoldCase(host.info.name));
           if (credential == credentials.end()) continue;
           const CredentialInfo& held = credential->second;

@@ -15,6 +15,7 @@
 #include "query/host_samples.h"
 #include "server/enrolled_clients.h"
 #include "server/enrollment_registry.h"
+#include "server/policy_book.h"
 #include "server/sample_loader.h"
 #include "server/token_table.h"
 #include "store/store.h"
@@ -32,6 +33,10 @@ class QueryService final : public perfhive::v1::Query::CallbackService {
     registry_ = registry;
     enrolled_ = enrolled;
   }
+
+  // The collection policies whose plan for each host ListHosts gives as its latest; null: no
+  // policies.
+  void set_policies(const PolicyFile* policies) { policies_ = policies; }
 
   grpc::ServerUnaryReactor* ListHosts(grpc::CallbackServerContext* context,
                                       const perfhive::v1::ListHostsRequest* request,
@@ -95,6 +100,7 @@ class QueryService final : public perfhive::v1::Query::CallbackService {
   const TokenTable& tokens_;
   EnrollmentRegistry* registry_ = nullptr;
   const EnrolledClients* enrolled_ = nullptr;
+  const PolicyFile* policies_ = nullptr;
 };
 
 }  // namespace perfhive

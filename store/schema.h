@@ -10,7 +10,7 @@ namespace perfhive {
 // PRAGMA user_version of a database this code writes. A new database is made at version 1
 // (kSchema) and brought up to date by the upgrades below, in order, as an older one is on open;
 // a newer version is refused.
-inline constexpr int64_t kSchemaVersion = 3;
+inline constexpr int64_t kSchemaVersion = 4;
 
 inline constexpr const char* kSchema = R"sql(
 CREATE TABLE IF NOT EXISTS hosts (
@@ -94,6 +94,14 @@ ALTER TABLE snapshots ADD COLUMN perf_time INTEGER;
 ALTER TABLE snapshots ADD COLUMN perf_time_100ns INTEGER;
 DROP INDEX IF EXISTS snapshots_by_sequence;
 CREATE INDEX snapshots_by_sequence ON snapshots (host_id, instance_id, sequence);
+)sql";
+
+// Version 4: the collection plan each host's agent applied last (server/policy_book.h), what it
+// said about it and when (server clock). Hosts stored before have none ('', 0).
+inline constexpr const char* kSchemaHostPlans = R"sql(
+ALTER TABLE hosts ADD COLUMN plan_revision TEXT NOT NULL DEFAULT '';
+ALTER TABLE hosts ADD COLUMN plan_report TEXT NOT NULL DEFAULT '';
+ALTER TABLE hosts ADD COLUMN plan_reported_time INTEGER NOT NULL DEFAULT 0;
 )sql";
 
 }  // namespace perfhive

@@ -81,6 +81,11 @@ struct HostRecord {
   int64_t raw_bytes_stored = 0;
   int64_t stored_bytes = 0;  // what they take in the database, compressed
   int64_t refusals = 0;
+  // The collection plan the host's agent applied last; empty: its own settings.
+  std::string plan_revision;
+  // What it said about it: local settings the plan overrides, or why it could not apply it.
+  std::string plan_report;
+  int64_t plan_reported_ns = 0;  // server clock
 };
 
 struct SnapshotToAppend {
@@ -181,6 +186,10 @@ class Store {
   Status RecordHostError(const std::string& host, const std::string& message, int64_t time_ns);
   // A snapshot refused (malformed, oversized): counted, its message kept as the last error.
   Status RecordRefusal(const std::string& host, const std::string& message, int64_t time_ns);
+  // The collection plan `host`'s agent applied last (an empty revision: its own settings) and
+  // what it said about it, replacing what it said before.
+  Status RecordHostPlan(const std::string& host, const std::string& revision,
+                        const std::string& report, int64_t now_ns);
   Result<std::vector<HostRecord>> ListHosts();
   Result<std::optional<HostRecord>> FindHost(const std::string& host);
 

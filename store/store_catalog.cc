@@ -14,7 +14,8 @@ namespace {
 constexpr const char* kHostColumns =
     "SELECT name, os, os_version, source_kind, agent_version, instance_id, first_seen, last_seen,"
     " last_error, last_error_time, snapshots_received, raw_bytes_received, snapshots_stored,"
-    " raw_bytes_stored, stored_bytes, refusals FROM hosts";
+    " raw_bytes_stored, stored_bytes, refusals, plan_revision, plan_report, plan_reported_time"
+    " FROM hosts";
 
 HostRecord HostFromRow(const SqliteStatement& row) {
   HostRecord host;
@@ -29,6 +30,9 @@ HostRecord HostFromRow(const SqliteStatement& row) {
   host.raw_bytes_stored = row.Int(13);
   host.stored_bytes = row.Int(14);
   host.refusals = row.Int(15);
+  host.plan_revision = row.Text(16);
+  host.plan_report = row.Text(17);
+  host.plan_reported_ns = row.Int(18);
   return host;
 }
 
@@ -83,6 +87,18 @@ Status Store::RecordRefusal(const std::string& host, const std::string& message,
       " WHERE id = ?1");
   if (!update.ok()) return update.status();
   return (*update)->Bind(1, *id).Bind(2, message).Bind(3, time_ns).Run();
+}
+
+Status Store::RecordHostPlan(const std::string& host, const std::string& revision,
+                             const std::string& report, int64_t now_ns) {
+  std::lock_guard lock(write_mutex_);
+  Result<int64_t> id = HostId(host, true, now_ns);
+  if (!id.ok()) return id.status();
+  Result<SqliteStatement*> update = writer_->Prepare(
+      "UPDATE hosts SET plan_revision = ?2, plan_report = ?3, plan_reported_time = ?4"
+      " WHERE id = ?1");
+  if (!update.ok()) return update.status();
+  return (*update)->Bind(1, *id).Bind(2, revision).Bind(3, report).Bind(4, now_ns).Run();
 }
 
 Result<std::vector<HostRecord>> Store::ListHosts() {

@@ -331,6 +331,59 @@ TEST(StoreTest, HostsAreNamedIgnoringCase) {
                   .has_value());
 }
 
+TEST(StoreTest, AHostsPlanIsRecordedAndReadBack) {
+  TempDir dir;
+  auto store = OpenStore(dir.path());
+  ASSERT_TRUE(
+      store->UpsertHost({"web01", "Windows", "10.0", "agent", "1.0.0", "boot-1"}, 100).ok());
+  ASSERT_TRUE(store->RecordHostError("web01", "disk full", 150).ok());
+  EXPECT_EQ((*store->FindHost("web01"))->plan_revision, "");
+  ASSERT_TRUE(store
+                  ->RecordHostPlan("WEB01", "1a2b3c4d5e6f",
+                                   "the plan's interval 10s overrides the local 5s", 200)
+                  .ok());
+
+  Result<std::vector<HostRecord>> hosts = store->ListHosts();
+  ASSERT_TRUE(hosts.ok()) << hosts.error();
+  ASSERT_EQ(hosts->size(), 1u);
+  EXPECT_EQ((*hosts)[0].plan_revision, "1a2b3c4d5e6f");
+  EXPECT_EQ((*hosts)[0].plan_report, "the plan's interval 10s overrides the local 5s");
+  EXPECT_EQ((*hosts)[0].plan_reported_ns, 200);
+  // The rest of the host is as it was.
+  EXPECT_EQ((*hosts)[0].last_error, "disk full");
+  EXPECT_EQ((*hosts)[0].last_seen_ns, 100);
+
+  // A plan the agent could not apply, its own settings still in force: the report says why.
+  ASSERT_TRUE(store->RecordHostPlan("web01", "", "queries: unknown object \"Foo\"", 300).ok());
+  std::optional<HostRecord> host = *store->FindHost("web01");
+  ASSERT_TRUE(host.has_value());
+  EXPECT_EQ(host->plan_revision, "");
+  EXPECT_EQ(host->plan_report, "queries: unknown object \"Foo\"");
+  EXPECT_EQ(host->plan_reported_ns, 300);
+}
+
+// A store written before hosts had plans is upgraded on open: its hosts have none.
+TEST(StoreTest, AVersionThreeStoreHasHostsWithoutPlansAfterOpen) {
+  TempDir dir;
+  {
+    auto store = OpenStore(dir.path());
+    ASSERT_TRUE(store->Append(MakeAppend("web01", "boot-1", 1, SmallSnapshot(1))).ok());
+    ASSERT_TRUE(store->RecordHostError("web01", "disk full", 150).ok());
+  }
+  ASSERT_TRUE(testing::RewindSchema(dir.path(), 3));
+  auto store = OpenStore(dir.path());
+  ASSERT_NE(store, nullptr);
+  std::optional<HostRecord> host = *store->FindHost("web01");
+  ASSERT_TRUE(host.has_value());
+  EXPECT_EQ(host->plan_revision, "");
+  EXPECT_EQ(host->plan_report, "");
+  EXPECT_EQ(host->plan_reported_ns, 0);
+  EXPECT_EQ(host->last_error, "disk full");
+  EXPECT_EQ(host->snapshots_stored, 1);
+  ASSERT_TRUE(store->RecordHostPlan("web01", "1a2b3c4d5e6f", "", 200).ok());
+  EXPECT_EQ((*store->FindHost("web01"))->plan_revision, "1a2b3c4d5e6f");
+}
+
 TEST(StoreTest, TitleDatabasesAreStoredOnceAndVersionedPerHost) {
   TempDir dir;
   auto store = OpenStore(dir.path());

@@ -65,13 +65,19 @@ inline SnapshotToAppend MakeAppend(std::string host, std::string instance, uint6
   return append;
 }
 
-// Makes the closed store in `dir` what schema version 2 wrote: no clocks, (host, instance,
-// sequence) unique; version 1 also lacks export_positions. True when it worked.
+// Makes the closed store in `dir` what schema version `version` (1 to 3) wrote: version 3 has no
+// host plans; version 2 also no clocks, (host, instance, sequence) unique; version 1 also lacks
+// export_positions. True when it worked.
 inline bool RewindSchema(const std::string& dir, int version) {
   std::string sql =
-      "DROP INDEX snapshots_by_sequence; ALTER TABLE snapshots DROP COLUMN perf_time;"
-      "ALTER TABLE snapshots DROP COLUMN perf_time_100ns;"
-      "CREATE UNIQUE INDEX snapshots_by_sequence ON snapshots (host_id, instance_id, sequence);";
+      "ALTER TABLE hosts DROP COLUMN plan_revision; ALTER TABLE hosts DROP COLUMN plan_report;"
+      "ALTER TABLE hosts DROP COLUMN plan_reported_time;";
+  if (version <= 2) {
+    sql +=
+        "DROP INDEX snapshots_by_sequence; ALTER TABLE snapshots DROP COLUMN perf_time;"
+        "ALTER TABLE snapshots DROP COLUMN perf_time_100ns;"
+        "CREATE UNIQUE INDEX snapshots_by_sequence ON snapshots (host_id, instance_id, sequence);";
+  }
   if (version == 1) sql += "DROP TABLE export_positions;";
   sql += "PRAGMA user_version=" + std::to_string(version) + ";";
   sqlite3* db = nullptr;
