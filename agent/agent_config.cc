@@ -15,57 +15,13 @@
 #include <filesystem>
 #endif
 
-#include "agent/duration.h"
+#include "config/duration.h"
 #include "config/toml_settings.h"
 #include "perfdata/case_folding.h"
 
 namespace perfhive {
 
 using namespace std::chrono_literals;
-
-std::chrono::milliseconds ScheduleInterval(const QuerySchedule& query,
-                                           std::chrono::milliseconds interval) {
-  if (query.every) return *query.every;
-  if (query.name == "Costly") return 5min;
-  return interval;
-}
-
-Result<QuerySchedule> ParseQueryFlag(std::string_view text) {
-  QuerySchedule query;
-  size_t at = text.rfind('@');
-  if (at != std::string_view::npos) {
-    Result<std::chrono::milliseconds> every = ParseDuration(text.substr(at + 1));
-    if (!every.ok()) return every.status().Prefixed("--query " + std::string(text) + ": ");
-    query.every = *every;
-    text = text.substr(0, at);
-  }
-  if (text == "Global" || text == "Costly") {
-    query.name = std::string(text);
-    return query;
-  }
-  while (!text.empty()) {
-    size_t comma = text.find(',');
-    std::string_view object = text.substr(0, comma);
-    if (!object.empty()) query.objects.emplace_back(object);
-    text = comma == std::string_view::npos ? std::string_view() : text.substr(comma + 1);
-  }
-  if (query.objects.empty()) {
-    return Status::InvalidArgument(
-        "--query needs Global, Costly or object names, e.g. --query Global@10s or "
-        "--query 'Processor,Memory@1m'");
-  }
-  return query;
-}
-
-std::string QueryLabel(const QuerySchedule& query) {
-  if (!query.name.empty()) return query.name;
-  std::string label;
-  for (const std::string& object : query.objects) {
-    if (!label.empty()) label += ',';
-    label += object;
-  }
-  return label;
-}
 
 std::string RemoteHostConfig::Name() const {
   if (!host_name.empty()) return host_name;
@@ -256,6 +212,7 @@ Status LoadTable(const toml::table& root, std::string_view origin, AgentConfig& 
       if (!duration.ok()) return duration.status();
       if (key == "interval") {
         config.interval = *duration;
+        config.interval_given = true;
       } else {
         config.timeout = *duration;
       }
@@ -263,6 +220,7 @@ Status LoadTable(const toml::table& root, std::string_view origin, AgentConfig& 
       Result<int64_t> bytes = PositiveInteger(origin, value, key.str(), INT64_MAX);
       if (!bytes.ok()) return bytes.status();
       config.spool_max_bytes = static_cast<uint64_t>(*bytes);
+      config.spool_max_bytes_given = true;
     } else if (key == "query") {
       if (Status status = TableList(origin, value, "query", QueryValue, config.queries);
           !status.ok()) {

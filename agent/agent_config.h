@@ -11,30 +11,11 @@
 #include <string_view>
 #include <vector>
 
+#include "config/query_schedule.h"
 #include "perfdata/status.h"
 #include "port/env.h"
 
 namespace perfhive {
-
-// One query the sampler takes on its own schedule: "Global", "Costly", or objects named (or
-// numbered) by a person, which become indexes through the host's title database.
-struct QuerySchedule {
-  std::string name;                  // "Global", "Costly"; empty when `objects` is given
-  std::vector<std::string> objects;  // "Processor", "Network Interface", "230"
-  std::optional<std::chrono::milliseconds> every;  // unset: the default interval (Costly: 5m)
-
-  bool operator==(const QuerySchedule&) const = default;
-};
-
-// How often a query runs: its own `every`, Costly every 5 minutes, the rest every `interval`.
-std::chrono::milliseconds ScheduleInterval(const QuerySchedule& query,
-                                           std::chrono::milliseconds interval);
-
-// A --query flag: "Global", "Costly@5m", "Processor,Network Interface@30s".
-Result<QuerySchedule> ParseQueryFlag(std::string_view text);
-
-// How a query reads in logs: "Global", "Processor,Memory".
-std::string QueryLabel(const QuerySchedule& query);
 
 // A host without an agent that this agent polls over the remote registry, shipped as if it had
 // its own agent.
@@ -74,6 +55,10 @@ struct AgentConfig {
   std::vector<QuerySchedule> queries;  // empty: Global every `interval`
   std::string spool_dir;               // empty: DefaultSpoolDirectory()
   uint64_t spool_max_bytes = 1ull << 30;
+  // Given by a flag or the config file rather than left at the default: a central plan that
+  // sets them otherwise is reported as overriding them (docs/policies.md).
+  bool interval_given = false;
+  bool spool_max_bytes_given = false;
   std::optional<std::chrono::milliseconds> timeout;
   // Hosts polled remotely instead of this host's own source; each has its own stream.
   std::vector<RemoteHostConfig> targets;

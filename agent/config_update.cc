@@ -4,7 +4,7 @@
 
 #include <sstream>
 
-#include "agent/duration.h"
+#include "config/duration.h"
 #include "config/toml_settings.h"
 
 namespace perfhive {

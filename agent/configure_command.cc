@@ -8,7 +8,7 @@
 
 #include "agent/agent_config.h"
 #include "agent/config_update.h"
-#include "agent/duration.h"
+#include "config/duration.h"
 #include "perfdata/host_name.h"
 #include "pki/fingerprint.h"
 
@@ -94,7 +94,7 @@ Result<ConfigUpdate> UpdateFromOptions(const ConfigureOptions& options) {
     update.queries.emplace();
     for (std::string_view item : SplitList(options.queries)) {
       Result<QuerySchedule> query = ParseQueryFlag(item);
-      if (!query.ok()) return query.status();
+      if (!query.ok()) return query.status().Prefixed("queries: ");
       update.queries->push_back(std::move(query).value());
     }
     if (update.queries->empty()) {

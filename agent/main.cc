@@ -24,10 +24,10 @@
 #include "agent/agent_config.h"
 #include "agent/configure_command.h"
 #include "agent/drain_command.h"
-#include "agent/duration.h"
 #include "agent/logger.h"
 #include "agent/rotating_log_file.h"
 #include "agent/run_command.h"
+#include "config/duration.h"
 #ifdef _WIN32
 #include "agent/windows_service.h"
 #endif
@@ -178,7 +178,10 @@ void AddRunFlags(CLI::App& run, RunFlags& flags) {
       [&v](AgentConfig& c) { c.sys_root = v.sys_root; });
   add(run.add_option("--interval", flags.interval,
                      "Default time between snapshots (10s, 100ms, 5m); default 10s"),
-      [&flags](AgentConfig& c) { c.interval = *ParseDuration(flags.interval); });
+      [&flags](AgentConfig& c) {
+        c.interval = *ParseDuration(flags.interval);
+        c.interval_given = true;
+      });
   add(run.add_option("--query", flags.queries,
                      "A query and its schedule, repeatable: Global@10s, Costly@5m, "
                      "'Processor,Memory@1m' (objects by name or index); default Global"),
@@ -190,7 +193,10 @@ void AddRunFlags(CLI::App& run, RunFlags& flags) {
   add(run.add_option(
           "--spool-max-bytes", v.spool_max_bytes,
           "Spool size limit; the oldest snapshots are dropped beyond it (default 1 GiB)"),
-      [&v](AgentConfig& c) { c.spool_max_bytes = v.spool_max_bytes; });
+      [&v](AgentConfig& c) {
+        c.spool_max_bytes = v.spool_max_bytes;
+        c.spool_max_bytes_given = true;
+      });
   add(run.add_option("--target", flags.targets,
                      "A host without an agent to poll over the remote registry, repeatable: "
                      "\\\\HOST, \\\\HOST:PORT, or \\\\HOST[:PORT]=NAME to file its snapshots "
@@ -231,7 +237,7 @@ Result<AgentConfig> ResolveRunConfig(Env& env, const RunFlags& flags) {
     config.queries.clear();
     for (const std::string& text : flags.queries) {
       Result<QuerySchedule> query = ParseQueryFlag(text);
-      if (!query.ok()) return query.status();
+      if (!query.ok()) return query.status().Prefixed("--query: ");
       config.queries.push_back(std::move(query).value());
     }
   }

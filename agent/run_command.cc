@@ -130,7 +130,13 @@ Status AddRemotePipelines(const AgentConfig& config, const ServerConnection& ser
             .spool_dir = spool_root + "/" + SpoolFolderName(name),
             .spool_max_bytes = config.spool_max_bytes,
             .queries = Queries(config, false),
-            .interval = target.interval.value_or(config.interval)},
+            .interval = target.interval.value_or(config.interval),
+            .queries_given = !config.queries.empty(),
+            .interval_given = target.interval.has_value() || config.interval_given,
+            .spool_max_bytes_given = config.spool_max_bytes_given,
+            .follows_plans = true,
+            .credential_dir = "",
+            .credentials_for = nullptr},
         server, env, logs.back()->log);
     if (!pipeline.ok()) return pipeline.status().Prefixed(name + ": ");
     pipelines.push_back(std::move(pipeline).value());
@@ -251,8 +257,10 @@ Result<ServerConnection> WithEnrolledCredential(const AgentConfig& config,
   Result<std::shared_ptr<grpc::ChannelCredentials>> credentials =
       MakeChannelCredentials(env, with_host, &*credential);
   if (!credentials.ok()) return credentials.status();
-  return ServerConnection{
-      .server = plain.server, .credentials = *credentials, .token = plain.token};
+  return ServerConnection{.server = plain.server,
+                          .credentials = *credentials,
+                          .token = plain.token,
+                          .credential_dir = dir};
 }
 
 }  // namespace
@@ -270,8 +278,10 @@ Result<ServerConnection> ConnectionFromConfig(const AgentConfig& config, Env& en
   }
   Result<std::string> token = ReadToken(env, config.token_file);
   if (!token.ok()) return token.status();
-  return ServerConnection{
-      .server = config.server, .credentials = *credentials, .token = std::move(token).value()};
+  return ServerConnection{.server = config.server,
+                          .credentials = *credentials,
+                          .token = std::move(token).value(),
+                          .credential_dir = ""};
 }
 
 int RunAgent(const AgentConfig& config, Env& env, Logger& log) {
@@ -317,14 +327,27 @@ int RunAgent(const AgentConfig& config, Env& env, Logger& log) {
     std::string spool_dir = config.spool_dir.empty()
                                 ? spool_root + "/" + SpoolFolderName(identity->name)
                                 : config.spool_dir;
-    Result<std::unique_ptr<HostPipeline>> pipeline =
-        HostPipeline::Create(io, nullptr, std::move(source).value(),
-                             HostPipelineOptions{.owner = SnapshotOwner{.host = *identity},
-                                                 .spool_dir = spool_dir,
-                                                 .spool_max_bytes = config.spool_max_bytes,
-                                                 .queries = Queries(config, replay),
-                                                 .interval = config.interval},
-                             *connection_of_host, env, log);
+    // A renewed certificate makes new channel credentials the way the first one did.
+    auto credentials_for = [&config, &env,
+                            host = identity->name](const EnrolledCredential& credential) {
+      AgentConfig with_host = config;
+      with_host.host_name = host;
+      return MakeChannelCredentials(env, with_host, &credential);
+    };
+    Result<std::unique_ptr<HostPipeline>> pipeline = HostPipeline::Create(
+        io, nullptr, std::move(source).value(),
+        HostPipelineOptions{.owner = SnapshotOwner{.host = *identity},
+                            .spool_dir = spool_dir,
+                            .spool_max_bytes = config.spool_max_bytes,
+                            .queries = Queries(config, replay),
+                            .interval = config.interval,
+                            .queries_given = !config.queries.empty(),
+                            .interval_given = config.interval_given,
+                            .spool_max_bytes_given = config.spool_max_bytes_given,
+                            .follows_plans = !replay,
+                            .credential_dir = connection_of_host->credential_dir,
+                            .credentials_for = credentials_for},
+        *connection_of_host, env, log);
     if (!pipeline.ok()) return fail(pipeline.status());
     pipelines.push_back(std::move(pipeline).value());
   } else if (Status status = AddRemotePipelines(config, server, spool_root, io, workers, env,

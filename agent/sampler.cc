@@ -1,6 +1,6 @@
 #include "agent/sampler.h"
 
-#include "agent/duration.h"
+#include "config/duration.h"
 #include "sources/object_names_query.h"
 
 namespace perfhive {
@@ -17,14 +17,21 @@ Sampler::Sampler(asio::io_context& io, SnapshotSource& source, Shipper& shipper,
       log_(log),
       owner_(std::move(owner)),
       instance_id_(std::move(instance_id)) {
+  MakeSchedules(queries, interval);
+}
+
+void Sampler::MakeSchedules(const std::vector<QuerySchedule>& queries,
+                            std::chrono::milliseconds interval) {
+  schedules_.clear();
   for (const QuerySchedule& query : queries) {
-    schedules_.push_back(std::unique_ptr<Schedule>(new Schedule{
+    schedules_.push_back(std::make_shared<Schedule>(Schedule{
         .query = query,
         .label = QueryLabel(query),
         .resolved = query.name,
         .every = ScheduleInterval(query, interval),
-        .timer = asio::steady_timer(io),
+        .timer = asio::steady_timer(io_),
         .due = {},
+        .retired = false,
     }));
   }
 }
@@ -41,12 +48,26 @@ void Sampler::Start() {
       AdoptTitles(std::make_shared<const TitleSet>(std::move(**changed)));
     }
   }
+  ArmAllNow();
+}
+
+void Sampler::ArmAllNow() {
   auto now = asio::steady_timer::clock_type::now();
   for (auto& schedule : schedules_) {
     log_.Info("sampling " + schedule->label + " every " + FormatDuration(schedule->every));
     schedule->due = now;
-    Arm(*schedule);
+    Arm(schedule);
   }
+}
+
+void Sampler::Replan(const std::vector<QuerySchedule>& queries,
+                     std::chrono::milliseconds interval) {
+  for (auto& schedule : schedules_) {
+    schedule->retired = true;
+    schedule->timer.cancel();
+  }
+  MakeSchedules(queries, interval);
+  if (!stopped_) ArmAllNow();
 }
 
 void Sampler::Stop() {
@@ -54,10 +75,11 @@ void Sampler::Stop() {
   for (auto& schedule : schedules_) schedule->timer.cancel();
 }
 
-void Sampler::Arm(Schedule& schedule) {
-  schedule.timer.expires_at(schedule.due);
-  schedule.timer.async_wait([this, &schedule](const std::error_code& error) {
-    if (error || stopped_) return;
+void Sampler::Arm(const std::shared_ptr<Schedule>& schedule) {
+  if (schedule->retired) return;
+  schedule->timer.expires_at(schedule->due);
+  schedule->timer.async_wait([this, schedule](const std::error_code& error) {
+    if (error || stopped_ || schedule->retired) return;
     Tick(schedule);
   });
 }
@@ -100,24 +122,24 @@ Sampler::Reading Sampler::Read(SnapshotSource& source, std::shared_ptr<const Tit
   return reading;
 }
 
-void Sampler::Tick(Schedule& schedule) {
+void Sampler::Tick(const std::shared_ptr<Schedule>& schedule) {
   if (reading_) {
     // The host has not answered the previous read yet: this slot is lost, not queued.
     ++stats_.missed_ticks;
-    log_.Warning("sampling " + schedule.label + " fell behind its schedule; ticks skipped");
+    log_.Warning("sampling " + schedule->label + " fell behind its schedule; ticks skipped");
     Reschedule(schedule);
     return;
   }
   if (workers_ == nullptr) {
-    Finish(schedule, Read(source_, titles_, schedule.query, schedule.resolved));
+    Finish(schedule, Read(source_, titles_, schedule->query, schedule->resolved));
     return;
   }
   reading_ = true;
   // The guard keeps io_ running until the result is back, even with nothing else to do.
-  asio::post(*workers_, [this, &schedule, titles = titles_, resolved = schedule.resolved,
+  asio::post(*workers_, [this, schedule, titles = titles_, resolved = schedule->resolved,
                          work = asio::make_work_guard(io_)] {
-    Reading reading = Read(source_, titles, schedule.query, resolved);
-    asio::post(io_, [this, &schedule, reading = std::move(reading)]() mutable {
+    Reading reading = Read(source_, titles, schedule->query, resolved);
+    asio::post(io_, [this, schedule, reading = std::move(reading)]() mutable {
       reading_ = false;
       if (!stopped_) Finish(schedule, std::move(reading));
     });
@@ -132,7 +154,7 @@ void Sampler::ReportFailure(const std::string& error) {
   shipper_.ReportHealth(error);
 }
 
-void Sampler::Finish(Schedule& schedule, Reading reading) {
+void Sampler::Finish(const std::shared_ptr<Schedule>& schedule, Reading reading) {
   for (const std::string& warning : reading.warnings) log_.Warning(warning);
   if (!reading.titles_error.ok()) {
     log_.Warning("cannot read the title database: " + reading.titles_error.message());
@@ -141,7 +163,7 @@ void Sampler::Finish(Schedule& schedule, Reading reading) {
   if (!reading.raw) {
     if (!reading.resolve_error.ok()) {
       ++stats_.failed;
-      log_.Error("query " + schedule.label + ": " + reading.resolve_error.message());
+      log_.Error("query " + schedule->label + ": " + reading.resolve_error.message());
     } else if (!reading.titles_error.ok()) {
       // Without a title database nothing can be read: the host's health says why.
       ReportFailure(reading.titles_error.message());
@@ -151,7 +173,7 @@ void Sampler::Finish(Schedule& schedule, Reading reading) {
     Reschedule(schedule);
     return;
   }
-  schedule.resolved = reading.query;
+  schedule->resolved = reading.query;
   Result<std::vector<uint8_t>>& raw = *reading.raw;
   if (raw.ok()) {
     if (std::exchange(failing_, false)) {
@@ -162,30 +184,31 @@ void Sampler::Finish(Schedule& schedule, Reading reading) {
     outbox_.Push(SnapshotRecord{.owner = owner_,
                                 .instance_id = instance_id_,
                                 .sequence = next_sequence_++,
-                                .query = schedule.resolved,
+                                .query = schedule->resolved,
                                 .titles = title_refs_,
                                 .raw = std::move(raw).value()});
   } else if (raw.status().code() == StatusCode::kOutOfRange) {
     log_.Info(raw.error());
-    schedule.timer.cancel();
+    schedule->timer.cancel();
     if (on_exhausted_) std::exchange(on_exhausted_, nullptr)();
     return;
   } else {
-    log_.Error("snapshot of " + schedule.label + " failed: " + raw.error());
+    log_.Error("snapshot of " + schedule->label + " failed: " + raw.error());
     ReportFailure(raw.error());
   }
   Reschedule(schedule);
 }
 
-void Sampler::Reschedule(Schedule& schedule) {
+void Sampler::Reschedule(const std::shared_ptr<Schedule>& schedule) {
+  if (schedule->retired) return;
   auto now = asio::steady_timer::clock_type::now();
-  schedule.due += schedule.every;
-  if (schedule.due <= now) {
-    auto behind = now - schedule.due;
-    uint64_t missed = static_cast<uint64_t>(behind / schedule.every) + 1;
+  schedule->due += schedule->every;
+  if (schedule->due <= now) {
+    auto behind = now - schedule->due;
+    uint64_t missed = static_cast<uint64_t>(behind / schedule->every) + 1;
     stats_.missed_ticks += missed;
-    schedule.due += schedule.every * static_cast<int64_t>(missed);
-    log_.Warning("sampling " + schedule.label + " fell behind its schedule; ticks skipped");
+    schedule->due += schedule->every * static_cast<int64_t>(missed);
+    log_.Warning("sampling " + schedule->label + " fell behind its schedule; ticks skipped");
   }
   Arm(schedule);
 }

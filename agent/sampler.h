@@ -4,6 +4,8 @@
 // new ones (English and the display language's) go to the shipper, and object names are looked
 // up again in the English one.
 //
+// The queries can be replaced while it runs (Replan: a central plan arrived, or went away).
+//
 // Given a worker pool, the reads (titles and snapshot) run on it and their results come back to
 // the io thread, so a remote host that is slow or dead holds one worker and its own schedule,
 // never the io thread or other hosts. A host has at most one read in flight: a tick that comes
@@ -48,6 +50,9 @@ class Sampler {
   // snapshot of every query is taken as soon as the io_context runs, then each on its schedule.
   void Start();
   void Stop();
+  // Replaces the queries and their schedules: the old ones stop, the new ones take their first
+  // snapshot now. A read in flight finishes and its snapshot is kept.
+  void Replan(const std::vector<QuerySchedule>& queries, std::chrono::milliseconds interval);
   // Called once when the source has nothing more to give (a replay ran out of files).
   void OnSourceExhausted(std::function<void()> callback) { on_exhausted_ = std::move(callback); }
 
@@ -61,6 +66,7 @@ class Sampler {
     std::chrono::milliseconds every;  // between ticks
     asio::steady_timer timer;
     asio::steady_timer::time_point due;
+    bool retired = false;  // replaced by Replan: takes no more snapshots
   };
 
   // A host's title databases as SnapshotSource::ReadTitles gives them, English first.
@@ -79,11 +85,15 @@ class Sampler {
   // Runs where the pool runs it: touches only the source and what it is given.
   static Reading Read(SnapshotSource& source, std::shared_ptr<const TitleSet> titles,
                       const QuerySchedule& query, std::string resolved);
-  void Tick(Schedule& schedule);
-  void Finish(Schedule& schedule, Reading reading);
+  // Handlers hold their schedule, so that one replaced while its timer or read is pending lives
+  // until they are done.
+  void Tick(const std::shared_ptr<Schedule>& schedule);
+  void Finish(const std::shared_ptr<Schedule>& schedule, Reading reading);
   // The next slot after now: slots that already passed are skipped, not taken late.
-  void Reschedule(Schedule& schedule);
-  void Arm(Schedule& schedule);
+  void Reschedule(const std::shared_ptr<Schedule>& schedule);
+  void Arm(const std::shared_ptr<Schedule>& schedule);
+  void MakeSchedules(const std::vector<QuerySchedule>& queries, std::chrono::milliseconds interval);
+  void ArmAllNow();
   void AdoptTitles(std::shared_ptr<const TitleSet> titles);
   void ReportFailure(const std::string& error);
 
@@ -99,7 +109,7 @@ class Sampler {
   Logger& log_;
   const SnapshotOwner owner_;
   const std::string instance_id_;
-  std::vector<std::unique_ptr<Schedule>> schedules_;
+  std::vector<std::shared_ptr<Schedule>> schedules_;
   std::function<void()> on_exhausted_;
   bool stopped_ = false;
 

@@ -29,7 +29,11 @@ void AddTitleDigest(const TitleRef& title, v1::TitleDigest* out) {
 }  // namespace
 
 Shipper::Shipper(ShipperOptions options, Outbox& outbox, Spool& spool, Logger& log)
-    : options_(std::move(options)), outbox_(outbox), spool_(spool), log_(log) {}
+    : options_(std::move(options)),
+      outbox_(outbox),
+      spool_(spool),
+      log_(log),
+      credentials_(options_.credentials) {}
 
 Shipper::~Shipper() { Stop(); }
 
@@ -87,11 +91,18 @@ void Shipper::Run() {
   // Reconnection is this loop's business, with its own backoff.
   arguments.SetInt(GRPC_ARG_INITIAL_RECONNECT_BACKOFF_MS, 1000);
   arguments.SetInt(GRPC_ARG_MAX_RECONNECT_BACKOFF_MS, 1000);
-  std::shared_ptr<grpc::Channel> channel =
-      grpc::CreateCustomChannel(options_.server, options_.credentials, arguments);
-  std::unique_ptr<v1::Ingest::Stub> stub = v1::Ingest::NewStub(channel);
+  std::shared_ptr<grpc::Channel> channel;
+  std::unique_ptr<v1::Ingest::Stub> stub;
   std::chrono::milliseconds backoff = options_.initial_backoff;
   while (!stopping_) {
+    {
+      // A new channel for new credentials (a renewed certificate): a channel keeps its own.
+      std::lock_guard lock(mutex_);
+      if (stub == nullptr || std::exchange(credentials_changed_, false)) {
+        channel = grpc::CreateCustomChannel(options_.server, credentials_, arguments);
+        stub = v1::Ingest::NewStub(channel);
+      }
+    }
     bool welcomed = RunStream(*stub);
     outbox_.SetConnected(false);
     if (stopping_) break;
@@ -117,17 +128,60 @@ void Shipper::ReportHealth(const std::string& last_error) {
   } else {
     health->set_last_error_unix_nanos(now);
   }
+  SendOrKeep(std::move(message), unsent_health_);
+}
+
+void Shipper::ReportPlanStatus(const v1::PlanStatus& status) {
+  v1::AgentMessage message;
+  *message.mutable_plan_status() = status;
+  SendOrKeep(std::move(message), unsent_plan_status_);
+}
+
+void Shipper::SendOrKeep(v1::AgentMessage message, std::optional<v1::AgentMessage>& unsent) {
   // write_mutex_ before mutex_, as the send loop takes them; the stream cannot end while
   // write_mutex_ is held (RunStream takes it to let go of live_stream_).
   std::lock_guard write(write_mutex_);
   std::unique_lock lock(mutex_);
   if (live_stream_ == nullptr) {
-    unsent_health_ = *health;
+    unsent = std::move(message);
     return;
   }
   auto* stream = live_stream_;
   lock.unlock();
   stream->Write(message);
+}
+
+void Shipper::Renew(Stream& stream) {
+  Result<std::string> request = options_.delegate->MakeRenewalRequest();
+  if (!request.ok()) {
+    log_.Error("cannot renew the certificate: " + request.error());
+    return;
+  }
+  log_.Info("renewing the certificate of " + options_.owner.host.name);
+  v1::AgentMessage message;
+  message.mutable_renewal()->set_request_pem(*request);
+  std::lock_guard write(write_mutex_);
+  stream.Write(message);
+}
+
+void Shipper::AdoptRenewed(const v1::RenewedCertificate& renewed) {
+  if (!renewed.error().empty()) {
+    log_.Error("the server did not renew the certificate: " + renewed.error());
+    return;
+  }
+  Result<std::shared_ptr<grpc::ChannelCredentials>> credentials =
+      options_.delegate->AdoptCertificate(renewed.certificate_pem());
+  if (!credentials.ok()) {
+    log_.Error("cannot keep the renewed certificate: " + credentials.error());
+    return;
+  }
+  log_.Info("renewed the certificate; reconnecting with it");
+  std::lock_guard lock(mutex_);
+  credentials_ = *credentials;
+  credentials_changed_ = true;
+  // The next stream, at once, uses it: what this one left unanswered is sent again there.
+  interrupted_ = true;
+  if (context_ != nullptr) context_->TryCancel();
 }
 
 bool Shipper::RunStream(v1::Ingest::Stub& stub) {
@@ -180,18 +234,18 @@ bool Shipper::RunStream(v1::Ingest::Stub& stub) {
               std::to_string(welcome.durable_sequence()));
     outbox_.SetConnected(true);
     std::thread reader([&] { ReadAnswers(*stream); });
-    std::optional<v1::AgentMessage> health;
+    if (options_.delegate != nullptr) options_.delegate->OnPlan(welcome.plan());
+    std::vector<v1::AgentMessage> kept;
     {
       std::lock_guard lock(mutex_);
       live_stream_ = stream.get();
-      if (unsent_health_) {
-        health.emplace();
-        *health->mutable_health() = *std::exchange(unsent_health_, std::nullopt);
+      for (auto* unsent : {&unsent_health_, &unsent_plan_status_}) {
+        if (*unsent) kept.push_back(*std::exchange(*unsent, std::nullopt));
       }
     }
-    if (health) {
+    for (const v1::AgentMessage& message : kept) {
       std::lock_guard write(write_mutex_);
-      stream->Write(*health);
+      stream->Write(message);
     }
     while (!interrupted_) {
       std::shared_ptr<const SnapshotRecord> record =
@@ -261,6 +315,14 @@ void Shipper::ReadAnswers(Stream& stream) {
       }
       outbox_.Unsend(resend.instance_id(), resend.sequence());
       log_.Info("the server asked for a snapshot again: " + resend.reason());
+    } else if (options_.delegate == nullptr) {
+      continue;
+    } else if (message.has_plan()) {
+      options_.delegate->OnPlan(message.plan());
+    } else if (message.has_renew_certificate()) {
+      Renew(stream);
+    } else if (message.has_renewed_certificate()) {
+      AdoptRenewed(message.renewed_certificate());
     }
   }
   interrupted_ = true;

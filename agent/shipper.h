@@ -5,7 +5,10 @@
 // (and the first after a refusal or a resend request) is zstd of the raw bytes, later ones are
 // delta frames against the previous one sent. An Ack removes a snapshot; a Refusal removes it as
 // lost, logged; a Resend sends it again as a keyframe. A lost stream is retried with exponential
-// backoff and jitter; what it left unanswered is sent again.
+// backoff and jitter; what it left unanswered is sent again. What else the server says on the
+// stream (the host's collection plan, a request to renew its certificate) goes to the
+// shipper's delegate; a renewed certificate is used from the next stream on, which starts at
+// once.
 
 #ifndef PERFHIVE_AGENT_SHIPPER_H_
 #define PERFHIVE_AGENT_SHIPPER_H_
@@ -33,6 +36,19 @@
 
 namespace perfhive {
 
+// The rest of the agent, as the stream needs it. Called on the shipper's threads.
+class ShipperDelegate {
+ public:
+  virtual ~ShipperDelegate() = default;
+  // The host's collection plan: the Welcome's, or a change the server sent.
+  virtual void OnPlan(const v1::CollectionPlan& plan) = 0;
+  // The server asks to renew the host's certificate: a certificate request (PEM) for its key.
+  virtual Result<std::string> MakeRenewalRequest() = 0;
+  // The renewed certificate (PEM): kept, and the credentials for the next streams returned.
+  virtual Result<std::shared_ptr<grpc::ChannelCredentials>> AdoptCertificate(
+      const std::string& certificate_pem) = 0;
+};
+
 struct ShipperOptions {
   std::string server;  // HOST:PORT
   std::shared_ptr<grpc::ChannelCredentials> credentials;
@@ -43,6 +59,7 @@ struct ShipperOptions {
   size_t window = 16;  // snapshots sent and not yet answered
   std::chrono::milliseconds initial_backoff{1000};
   std::chrono::milliseconds max_backoff{60000};
+  ShipperDelegate* delegate = nullptr;  // null: plans and renewals are ignored
 };
 
 // What the shipper has done since it started.
@@ -72,6 +89,9 @@ class Shipper {
   // "" once a read succeeds again. Sent as a HealthReport now if a stream is up, else right after
   // the next Welcome, so `perfhive hosts` shows it even while no snapshot can be taken.
   void ReportHealth(const std::string& last_error);
+  // What the host made of its plan: sent now if a stream is up, else right after the next
+  // Welcome (which carries the plan again, and so brings another report).
+  void ReportPlanStatus(const v1::PlanStatus& status);
 
   void Start();
   // Ends the stream now and returns once the shipper's threads are done; what is unanswered
@@ -93,6 +113,11 @@ class Shipper {
   // The message for `record`, against the last one of its query sent on this stream.
   v1::AgentMessage Frame(const std::shared_ptr<const SnapshotRecord>& record);
   std::chrono::milliseconds NextDelay(std::chrono::milliseconds backoff);
+  // Writes `message` on the live stream, or keeps it in `unsent` for the next one.
+  void SendOrKeep(v1::AgentMessage message, std::optional<v1::AgentMessage>& unsent);
+  // Asks the delegate for a renewal request and sends it; keeps a renewed certificate.
+  void Renew(grpc::ClientReaderWriter<v1::AgentMessage, v1::ServerMessage>& stream);
+  void AdoptRenewed(const v1::RenewedCertificate& renewed);
 
   const ShipperOptions options_;
   Outbox& outbox_;
@@ -110,7 +135,11 @@ class Shipper {
   // write_mutex_ as the send loop does: a stream takes one write at a time.
   grpc::ClientReaderWriter<v1::AgentMessage, v1::ServerMessage>* live_stream_ = nullptr;
   std::mutex write_mutex_;
-  std::optional<v1::HealthReport> unsent_health_;
+  std::optional<v1::AgentMessage> unsent_health_;
+  std::optional<v1::AgentMessage> unsent_plan_status_;
+  // The credentials of the next stream: options_' until a certificate is renewed.
+  std::shared_ptr<grpc::ChannelCredentials> credentials_;
+  bool credentials_changed_ = false;
   std::map<Sha256Digest, TitleBytes> titles_;
   std::vector<TitleRef> current_titles_;
   std::set<Sha256Digest> stream_titles_;  // the server has these, or they were sent

@@ -120,6 +120,11 @@ Status Spool::Recover(const std::optional<SnapshotOwner>& owner) {
   return Status();
 }
 
+void Spool::SetMaxBytes(uint64_t max_bytes) {
+  std::lock_guard lock(mutex_);
+  max_bytes_ = max_bytes;
+}
+
 std::vector<Spool::Entry> Spool::TakeRecovered() {
   std::lock_guard lock(mutex_);
   return std::move(recovered_);

@@ -72,13 +72,15 @@ class Spool {
   Result<TitleBytes> ReadTitles(const Sha256Digest& digest);
 
   const std::string& dir() const { return dir_; }
+  // A new limit (a central plan's); a lower one drops the oldest snapshots at the next Append.
+  void SetMaxBytes(uint64_t max_bytes);
   uint64_t bytes() const;
   size_t size() const;
   uint64_t dropped() const;  // snapshots dropped to stay within the limit, since Open
 
  private:
   Spool(Env& env, std::string dir, uint64_t max_bytes, std::unique_ptr<FileLock> lock, Logger& log)
-      : env_(env), dir_(std::move(dir)), max_bytes_(max_bytes), lock_(std::move(lock)), log_(log) {}
+      : env_(env), dir_(std::move(dir)), lock_(std::move(lock)), log_(log), max_bytes_(max_bytes) {}
   Status Recover(const std::optional<SnapshotOwner>& owner);
   std::string SnapshotPath(uint64_t id) const;
   std::string TitlesPath(const Sha256Digest& digest) const;
@@ -86,12 +88,12 @@ class Spool {
 
   Env& env_;
   const std::string dir_;
-  const uint64_t max_bytes_;
   const std::unique_ptr<FileLock> lock_;
   Logger& log_;
   size_t kept_aside_ = 0;
 
   mutable std::mutex mutex_;
+  uint64_t max_bytes_;
   std::map<uint64_t, uint64_t> sizes_;  // id -> bytes, oldest first; this spool's own only
   uint64_t bytes_ = 0;
   uint64_t next_id_ = 1;

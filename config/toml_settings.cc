@@ -32,4 +32,20 @@ Result<std::string> TomlString(std::string_view origin, const toml::node& node,
   return Status::InvalidArgument(TomlWhere(origin, node) + std::string(key) + " must be a string");
 }
 
+Result<std::vector<std::string>> TomlStringList(std::string_view origin, const toml::node& node,
+                                                std::string_view key) {
+  const toml::array* items = node.as_array();
+  if (items == nullptr) {
+    return Status::InvalidArgument(TomlWhere(origin, node) + std::string(key) +
+                                   " must be a list of strings");
+  }
+  std::vector<std::string> list;
+  for (const toml::node& item : *items) {
+    Result<std::string> text = TomlString(origin, item, key);
+    if (!text.ok()) return text.status();
+    list.push_back(std::move(text).value());
+  }
+  return list;
+}
+
 }  // namespace perfhive

@@ -9,6 +9,7 @@
 
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "perfdata/status.h"
 #include "port/env.h"
@@ -27,6 +28,10 @@ std::string TomlWhere(std::string_view origin, const toml::node& node);
 // `node` as a string, or INVALID_ARGUMENT "ORIGIN:LINE: KEY must be a string".
 Result<std::string> TomlString(std::string_view origin, const toml::node& node,
                                std::string_view key);
+
+// `node` as a list of strings, or INVALID_ARGUMENT "ORIGIN:LINE: KEY must be a list of strings".
+Result<std::vector<std::string>> TomlStringList(std::string_view origin, const toml::node& node,
+                                                std::string_view key);
 
 }  // namespace perfhive
 

@@ -10,25 +10,42 @@
 
 namespace perfhive {
 
-Result<KeyAndRequest> MakeKeyAndRequest(std::string_view host_name) {
-  KeyPtr key(EVP_EC_gen("P-256"));
-  if (key == nullptr) return Status::Internal(OpenSslError("cannot make an EC P-256 key"));
+namespace {
+
+// A PKCS#10 request naming `host_name`, for `key` and signed with it.
+Result<std::string> RequestPem(EVP_PKEY* key, std::string_view host_name) {
   std::unique_ptr<X509_REQ, decltype(&X509_REQ_free)> request(X509_REQ_new(), X509_REQ_free);
   std::string name(host_name);
   if (request == nullptr ||
       !X509_NAME_add_entry_by_txt(X509_REQ_get_subject_name(request.get()), "CN", MBSTRING_UTF8,
                                   reinterpret_cast<const unsigned char*>(name.c_str()), -1, -1,
                                   0) ||
-      !X509_REQ_set_pubkey(request.get(), key.get()) ||
-      X509_REQ_sign(request.get(), key.get(), EVP_sha256()) == 0) {
+      !X509_REQ_set_pubkey(request.get(), key) ||
+      X509_REQ_sign(request.get(), key, EVP_sha256()) == 0) {
     return Status::Internal(OpenSslError("cannot make a certificate request for " + name));
   }
   BioPtr out(BIO_new(BIO_s_mem()));
   PEM_write_bio_X509_REQ(out.get(), request.get());
   char* data = nullptr;
   long size = BIO_get_mem_data(out.get(), &data);
+  return std::string(data, static_cast<size_t>(size));
+}
+
+}  // namespace
+
+Result<KeyAndRequest> MakeKeyAndRequest(std::string_view host_name) {
+  KeyPtr key(EVP_EC_gen("P-256"));
+  if (key == nullptr) return Status::Internal(OpenSslError("cannot make an EC P-256 key"));
+  Result<std::string> request = RequestPem(key.get(), host_name);
+  if (!request.ok()) return request.status();
   return KeyAndRequest{.key_pem = PrivateKeyPem(key.get()),
-                       .request_pem = std::string(data, static_cast<size_t>(size))};
+                       .request_pem = std::move(request).value()};
+}
+
+Result<std::string> MakeRequestForKey(std::string_view key_pem, std::string_view host_name) {
+  Result<KeyPtr> key = ReadPrivateKey(key_pem);
+  if (!key.ok()) return key.status();
+  return RequestPem(key->get(), host_name);
 }
 
 Result<CertificateSubject> DescribeCertificate(std::string_view pem) {

@@ -19,6 +19,9 @@ struct KeyAndRequest {
   std::string request_pem;  // PKCS#10, subject CN = the host name, signed with the key
 };
 Result<KeyAndRequest> MakeKeyAndRequest(std::string_view host_name);
+// A request for a key made before (renewal keeps the key, so that only the certificate file
+// changes and a crash cannot leave a key without its certificate).
+Result<std::string> MakeRequestForKey(std::string_view key_pem, std::string_view host_name);
 
 // What a certificate says of whom it is for: what the server reads from a client's certificate.
 struct CertificateSubject {

@@ -5,6 +5,22 @@
 #include "server/call_auth.h"
 
 namespace perfhive {
+namespace {
+
+// A PEM certificate signing request of a sane size, before anything is spent on it.
+Status CheckRequestPem(const std::string& request_pem) {
+  if (request_pem.size() > (64 << 10) ||
+      request_pem.find("-----BEGIN CERTIFICATE REQUEST-----") == std::string::npos) {
+    return Status::InvalidArgument("no certificate signing request (PEM)");
+  }
+  return Status();
+}
+
+int64_t UnixSeconds(std::chrono::system_clock::time_point time) {
+  return std::chrono::duration_cast<std::chrono::seconds>(time.time_since_epoch()).count();
+}
+
+}  // namespace
 
 Status EnrollmentService::EnrollHost(const perfhive::v1::EnrollRequest& request,
                                      perfhive::v1::EnrollReply& reply) {
@@ -13,14 +29,13 @@ Status EnrollmentService::EnrollHost(const perfhive::v1::EnrollRequest& request,
   }
   auto now = std::chrono::system_clock::now();
   // The request is checked before the token is spent: a damaged one costs no use.
-  if (request.request_pem().size() > (64 << 10) ||
-      request.request_pem().find("-----BEGIN CERTIFICATE REQUEST-----") == std::string::npos) {
-    return Status::InvalidArgument("no certificate signing request (PEM) in the enrollment");
+  if (Status valid = CheckRequestPem(request.request_pem()); !valid.ok()) {
+    return valid.Prefixed("enrollment: ");
   }
   Result<EnrollmentTokenInfo> token = registry_.Redeem(request.token(), request.host_name(), now);
   if (!token.ok()) return token.status();
   Result<IssuedCertificate> issued =
-      ca_.IssueClientCertificate(request.request_pem(), request.host_name(), kCertificateValidity);
+      ca_.IssueClientCertificate(request.request_pem(), request.host_name(), validity_);
   if (!issued.ok()) return issued.status();
   Result<CertificateSubject> subject = DescribeCertificate(issued->certificate_pem);
   if (!subject.ok()) return subject.status();
@@ -33,13 +48,53 @@ Status EnrollmentService::EnrollHost(const perfhive::v1::EnrollRequest& request,
                             .read = token->read};
   if (Status recorded = registry_.RecordCredential(credential); !recorded.ok()) return recorded;
   reply.set_certificate_pem(issued->certificate_pem);
-  reply.set_expires_unix_seconds(
-      std::chrono::duration_cast<std::chrono::seconds>(subject->not_after.time_since_epoch())
-          .count());
+  reply.set_expires_unix_seconds(UnixSeconds(subject->not_after));
   log_.Info("enrolled", {{token->read ? "reader" : "host", request.host_name()},
                          {"token", token->id},
                          {"serial", subject->serial}});
   return Status();
+}
+
+Result<EnrollmentService::Renewal> EnrollmentService::RenewalDue(const std::string& serial) {
+  Result<CredentialInfo> credential = registry_.FindCredential(serial);
+  if (!credential.ok()) return credential.status();
+  return Renewal{.due = credential->issued + (credential->expires - credential->issued) * 2 / 3,
+                 .expires = credential->expires};
+}
+
+Result<perfhive::v1::RenewedCertificate> EnrollmentService::Renew(const std::string& serial,
+                                                                  const std::string& request_pem) {
+  if (Status valid = CheckRequestPem(request_pem); !valid.ok()) {
+    return valid.Prefixed("renewal: ");
+  }
+  Result<CredentialInfo> current = registry_.FindCredential(serial);
+  if (!current.ok()) return current.status();
+  auto now = std::chrono::system_clock::now();
+  if (current->revoked || current->expires <= now) {
+    return Status(StatusCode::kUnauthenticated,
+                  "certificate " + serial + " of " + current->host + " is " +
+                      (current->revoked ? "revoked" : "expired") + ": it cannot be renewed");
+  }
+  Result<IssuedCertificate> issued =
+      ca_.IssueClientCertificate(request_pem, current->host, validity_);
+  if (!issued.ok()) return issued.status();
+  Result<CertificateSubject> subject = DescribeCertificate(issued->certificate_pem);
+  if (!subject.ok()) return subject.status();
+  CredentialInfo renewed{.serial = subject->serial,
+                         .host = current->host,
+                         .token_id = current->token_id,
+                         .issued = now,
+                         .expires = subject->not_after,
+                         .revoked = std::nullopt,
+                         .read = current->read};
+  if (Status recorded = registry_.RecordCredential(renewed); !recorded.ok()) return recorded;
+  log_.Info("renewed", {{current->read ? "reader" : "host", current->host},
+                        {"serial", subject->serial},
+                        {"previous", serial}});
+  perfhive::v1::RenewedCertificate reply;
+  reply.set_certificate_pem(issued->certificate_pem);
+  reply.set_expires_unix_seconds(UnixSeconds(subject->not_after));
+  return reply;
 }
 
 grpc::ServerUnaryReactor* EnrollmentService::Enroll(grpc::CallbackServerContext* context,

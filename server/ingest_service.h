@@ -1,6 +1,7 @@
 // IngestService: the server side of perfhive.v1.Ingest. Each agent stream is an IngestSession
-// (ingest_session.h); this class holds what they share: the store, the tokens, the limits and
-// the log. docs/wire_protocol.md describes the conversation.
+// (ingest_session.h); this class holds what they share: the store, the tokens, the limits, the
+// log, the policies and the open streams, which it tells of revocations, renewals due and
+// changed plans. docs/wire_protocol.md describes the conversation.
 
 #ifndef PERFHIVE_SERVER_INGEST_SERVICE_H_
 #define PERFHIVE_SERVER_INGEST_SERVICE_H_
@@ -14,7 +15,10 @@
 #include <string>
 
 #include "perfhive/v1/ingest.grpc.pb.h"
+#include "proto/collection_plan.h"
 #include "server/enrolled_clients.h"
+#include "server/enrollment_service.h"
+#include "server/policy_book.h"
 #include "server/server_log.h"
 #include "server/token_table.h"
 #include "store/store.h"
@@ -72,14 +76,36 @@ class IngestService final : public perfhive::v1::Ingest::CallbackService {
   ServerLog& log() { return log_; }
   IngestCounters& counters() { return counters_; }
 
-  // Streams of enrolled hosts, by their certificate's serial, so that a revocation ends them
-  // (CloseRevokedStreams, called every few seconds) rather than waiting for a reconnect.
+  // Renews enrolled hosts' certificates; null: no enrollment.
+  EnrollmentService* renewals() const { return renewals_; }
+  void set_renewals(EnrollmentService* renewals) { renewals_ = renewals; }
+  // The policies that give hosts their collection plans; null: none.
+  void set_policies(const PolicyFile* policies) { policies_ = policies; }
+  // The plan of `host` now; empty (no revision) without policies or a policy naming it.
+  CollectionPlan PlanFor(const std::string& host) const;
+
+  // Every open stream, so that the server can reach it between its messages: once welcomed, by
+  // its host; with its certificate's serial for enrolled hosts, and when that certificate is due
+  // for renewal.
   void Track(IngestSession* session, const std::string& certificate_serial);
+  void TrackHost(IngestSession* session, const std::string& host,
+                 std::optional<EnrollmentService::Renewal> renewal);
   void Untrack(IngestSession* session);
   // Ends the streams whose certificates were revoked since they opened; how many.
   int CloseRevokedStreams();
+  // Asks the streams whose certificates are due for renewal (once each); how many.
+  int AskRenewals(std::chrono::system_clock::time_point now);
+  // Sends each open stream its host's plan where it changed (after the policies were read
+  // again); how many streams got a new plan.
+  int OfferPlans();
 
  private:
+  struct Tracked {
+    std::string certificate_serial;                     // empty: a token's stream
+    std::string host;                                   // empty until Hello
+    std::optional<EnrollmentService::Renewal> renewal;  // unset: none, or asked already
+  };
+
   Store& store_;
   const TokenTable& tokens_;
   const EnrolledClients* enrolled_clients_ = nullptr;
@@ -87,7 +113,9 @@ class IngestService final : public perfhive::v1::Ingest::CallbackService {
   ServerLog& log_;
   IngestCounters counters_;
   std::mutex tracked_mutex_;
-  std::map<IngestSession*, std::string> tracked_;
+  std::map<IngestSession*, Tracked> tracked_;
+  EnrollmentService* renewals_ = nullptr;
+  const PolicyFile* policies_ = nullptr;
 };
 
 }  // namespace perfhive

@@ -64,9 +64,7 @@ IngestSession::IngestSession(IngestService& service, grpc::CallbackServerContext
   service_.counters().streams++;
   Result<Principal> principal =
       AuthenticateCall(service_.tokens(), service_.enrolled_clients(), *context);
-  if (principal.ok() && !principal->certificate_serial.empty()) {
-    service_.Track(this, principal->certificate_serial);
-  }
+  service_.Track(this, principal.ok() ? principal->certificate_serial : std::string());
   std::unique_lock lock(mutex_);
   if (!principal.ok()) {
     service_.log().WarnOncePerBurst("unauthenticated", peer_,
@@ -103,6 +101,12 @@ void IngestSession::OnReadDone(bool ok) {
       break;
     case v1::AgentMessage::kHealth:
       HandleHealth(incoming_.health());
+      break;
+    case v1::AgentMessage::kPlanStatus:
+      HandlePlanStatus(incoming_.plan_status());
+      break;
+    case v1::AgentMessage::kRenewal:
+      HandleRenewal(incoming_.renewal());
       break;
     case v1::AgentMessage::BODY_NOT_SET:
       EndStream(grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, "an empty AgentMessage"));
@@ -170,12 +174,27 @@ bool IngestSession::HandleHello(const v1::Hello& hello) {
   Result<std::optional<uint64_t>> durable = store.LastSequence(host_, instance_id_);
   welcome->set_durable_sequence(durable.ok() && durable->has_value() ? **durable : 0);
   welcome->set_max_message_bytes(static_cast<uint32_t>(service_.limits().max_snapshot_bytes));
+  CollectionPlan plan = service_.PlanFor(host_);
+  PlanToProto(plan, welcome->mutable_plan());
+  {
+    std::lock_guard lock(mutex_);
+    plan_sent_ = plan.revision;
+  }
+  std::optional<EnrollmentService::Renewal> renewal;
+  if (!principal_->certificate_serial.empty() && service_.renewals() != nullptr) {
+    Result<EnrollmentService::Renewal> due =
+        service_.renewals()->RenewalDue(principal_->certificate_serial);
+    if (due.ok()) renewal = *due;
+  }
   service_.log().Info("hello", {{"host", host_},
                                 {"peer", peer_},
                                 {"instance", instance_id_},
                                 {"agent_version", info.agent_version},
                                 {"durable_sequence", std::to_string(welcome->durable_sequence())}});
   Send(std::move(reply));
+  // From now on the server may reach the stream between its messages: a changed plan, a
+  // renewal due (asked at once when it is due already).
+  service_.TrackHost(this, host_, renewal);
   return true;
 }
 
@@ -353,6 +372,66 @@ void IngestSession::HandleHealth(const v1::HealthReport& health) {
   }
 }
 
+void IngestSession::HandlePlanStatus(const v1::PlanStatus& status) {
+  if (!hello_received_) return;
+  std::string report;
+  for (const std::string& conflict : status.conflicts()) {
+    report += (report.empty() ? "" : "; ") + conflict;
+  }
+  if (!status.error().empty()) report = "not applied: " + status.error();
+  std::string revision = TruncateUtf8(status.revision(), kMaxIdentifierBytes);
+  report = TruncateUtf8(report, kMaxHealthMessageBytes);
+  if (Status recorded = service_.store().RecordHostPlan(host_, revision, report, NowNanos());
+      !recorded.ok()) {
+    service_.log().Error("store_error", {{"host", host_}, {"message", recorded.message()}});
+  }
+  std::vector<std::pair<std::string, std::string>> fields = {
+      {"host", host_}, {"revision", revision.empty() ? "none" : revision}};
+  if (!report.empty()) fields.emplace_back("report", report);
+  if (report.empty()) {
+    service_.log().Info("plan", fields);
+  } else {
+    service_.log().Warn("plan", fields);
+  }
+}
+
+void IngestSession::HandleRenewal(const v1::CertificateRenewal& renewal) {
+  v1::ServerMessage reply;
+  if (principal_->certificate_serial.empty() || service_.renewals() == nullptr) {
+    reply.mutable_renewed_certificate()->set_error(
+        "this stream authenticated with a token, not an enrolled certificate: nothing to renew");
+  } else {
+    Result<v1::RenewedCertificate> renewed =
+        service_.renewals()->Renew(principal_->certificate_serial, renewal.request_pem());
+    if (renewed.ok()) {
+      *reply.mutable_renewed_certificate() = std::move(renewed).value();
+    } else {
+      service_.log().WarnOncePerBurst("renewal-refused", host_,
+                                      {{"host", host_}, {"message", renewed.error()}});
+      reply.mutable_renewed_certificate()->set_error(renewed.error());
+    }
+  }
+  Send(std::move(reply));
+}
+
+bool IngestSession::OfferPlan(const CollectionPlan& plan) {
+  v1::ServerMessage message;
+  PlanToProto(plan, message.mutable_plan());
+  std::unique_lock lock(mutex_);
+  if (finished_ || finish_with_ || plan.revision == plan_sent_) return false;
+  plan_sent_ = plan.revision;
+  outgoing_.push_back(std::move(message));
+  Advance(lock);
+  return true;
+}
+
+void IngestSession::AskRenewal(std::chrono::system_clock::time_point expires) {
+  v1::ServerMessage message;
+  message.mutable_renew_certificate()->set_expires_unix_nanos(
+      std::chrono::duration_cast<std::chrono::nanoseconds>(expires.time_since_epoch()).count());
+  Send(std::move(message));
+}
+
 void IngestSession::Refuse(const std::string& instance_id, uint64_t sequence,
                            const Status& status) {
   service_.counters().snapshots_refused++;
@@ -465,8 +544,9 @@ void IngestSession::Advance(std::unique_lock<std::mutex>& lock) {
 }
 
 void IngestSession::Revoke(const std::string& message) {
-  std::lock_guard lock(mutex_);
-  if (!finish_with_) finish_with_ = grpc::Status(grpc::StatusCode::UNAUTHENTICATED, message);
+  // Finishes now unless appends are in flight (then once they complete): an agent that sends
+  // once an hour hears of it at once, not at its next snapshot.
+  EndStream(grpc::Status(grpc::StatusCode::UNAUTHENTICATED, message));
 }
 
 void IngestSession::OnDone() {
@@ -476,7 +556,25 @@ void IngestSession::OnDone() {
 
 void IngestService::Track(IngestSession* session, const std::string& certificate_serial) {
   std::lock_guard lock(tracked_mutex_);
-  tracked_[session] = certificate_serial;
+  tracked_[session] = Tracked{.certificate_serial = certificate_serial, .host = "", .renewal = {}};
+}
+
+void IngestService::TrackHost(IngestSession* session, const std::string& host,
+                              std::optional<EnrollmentService::Renewal> renewal) {
+  std::lock_guard lock(tracked_mutex_);
+  auto tracked = tracked_.find(session);
+  if (tracked == tracked_.end()) return;
+  tracked->second.host = host;
+  tracked->second.renewal = renewal;
+  if (renewal && renewal->due <= std::chrono::system_clock::now()) {
+    session->AskRenewal(renewal->expires);
+    tracked->second.renewal.reset();
+  }
+}
+
+CollectionPlan IngestService::PlanFor(const std::string& host) const {
+  if (policies_ == nullptr) return CollectionPlan();
+  return policies_->book()->PlanFor(host);
 }
 
 void IngestService::Untrack(IngestSession* session) {
@@ -489,13 +587,39 @@ int IngestService::CloseRevokedStreams() {
   int closed = 0;
   // Held throughout: a session leaves the map (OnDone) before it is deleted.
   std::lock_guard lock(tracked_mutex_);
-  for (const auto& [session, serial] : tracked_) {
-    Result<std::optional<std::string>> revoked = enrolled_clients_->Revocation(serial);
+  for (const auto& [session, tracked] : tracked_) {
+    if (tracked.certificate_serial.empty()) continue;
+    Result<std::optional<std::string>> revoked =
+        enrolled_clients_->Revocation(tracked.certificate_serial);
     if (!revoked.ok() || !revoked->has_value()) continue;
     session->Revoke(**revoked);
     ++closed;
   }
   return closed;
+}
+
+int IngestService::AskRenewals(std::chrono::system_clock::time_point now) {
+  int asked = 0;
+  std::lock_guard lock(tracked_mutex_);
+  for (auto& [session, tracked] : tracked_) {
+    if (!tracked.renewal || tracked.renewal->due > now) continue;
+    session->AskRenewal(tracked.renewal->expires);
+    tracked.renewal.reset();
+    ++asked;
+  }
+  return asked;
+}
+
+int IngestService::OfferPlans() {
+  if (policies_ == nullptr) return 0;
+  std::shared_ptr<const PolicyBook> book = policies_->book();
+  int offered = 0;
+  std::lock_guard lock(tracked_mutex_);
+  for (const auto& [session, tracked] : tracked_) {
+    if (tracked.host.empty()) continue;
+    if (session->OfferPlan(book->PlanFor(tracked.host))) ++offered;
+  }
+  return offered;
 }
 
 grpc::ServerBidiReactor<v1::AgentMessage, v1::ServerMessage>* IngestService::Stream(

@@ -45,9 +45,14 @@ class IngestSession final
   void OnWriteDone(bool ok) override;
   void OnDone() override;
 
-  // Ends the stream with UNAUTHENTICATED and `message` once the agent's next message (or the
-  // stream's end) arrives: its credential was revoked. Safe from any thread.
+  // Ends the stream with UNAUTHENTICATED and `message` now, or once the appends in flight
+  // complete: its credential was revoked. Safe from any thread.
   void Revoke(const std::string& message);
+  // Sends `plan` unless it is the one this stream sent last; whether it did. Safe from any
+  // thread.
+  bool OfferPlan(const CollectionPlan& plan);
+  // Asks the agent to renew its certificate. Safe from any thread.
+  void AskRenewal(std::chrono::system_clock::time_point expires);
 
  private:
   // Each returns false when the stream must end (EndStream was called).
@@ -55,6 +60,8 @@ class IngestSession final
   bool HandleTitles(const perfhive::v1::TitleDatabase& titles);
   bool HandleSnapshot(perfhive::v1::Snapshot& snapshot);
   void HandleHealth(const perfhive::v1::HealthReport& health);
+  void HandlePlanStatus(const perfhive::v1::PlanStatus& status);
+  void HandleRenewal(const perfhive::v1::CertificateRenewal& renewal);
 
   // Handles the snapshot in `incoming_` now, or once the rate limit allows (then false: the
   // alarm reads on).
@@ -97,6 +104,7 @@ class IngestSession final
   bool reads_over_ = false;   // the agent closed its side, or the stream is ending
   std::optional<grpc::Status> finish_with_;
   bool finished_ = false;
+  std::string plan_sent_;  // the revision of the plan sent last
 };
 
 }  // namespace perfhive

@@ -30,6 +30,7 @@
 #include "server/enrollment_service.h"
 #include "server/export_selection.h"
 #include "server/ingest_service.h"
+#include "server/policy_book.h"
 #include "server/prometheus_exporter.h"
 #include "server/query_service.h"
 #include "server/sample_loader.h"
@@ -194,12 +195,24 @@ Status Run(const ServerConfig& options) {
     if (!opened.ok()) return opened.status().Prefixed("the enrollment registry: ");
     registry = std::move(opened).value();
     enrolled = std::make_unique<EnrolledClients>(*registry);
-    enrollment = std::make_unique<EnrollmentService>((*own_ca)->ca, *registry, log);
+    enrollment = std::make_unique<EnrollmentService>(
+        (*own_ca)->ca, *registry, log, std::chrono::seconds(options.certificate_lifetime_seconds));
     ingest.set_enrolled_clients(enrolled.get());
+    ingest.set_renewals(enrollment.get());
+  }
+  std::unique_ptr<PolicyFile> policies;
+  if (!options.policies.empty()) {
+    Result<std::unique_ptr<PolicyFile>> opened = PolicyFile::Open(Env::Default(), options.policies);
+    if (!opened.ok()) return opened.status().Prefixed("--policies: ");
+    policies = std::move(opened).value();
+    ingest.set_policies(policies.get());
+    log.Info("policies", {{"file", options.policies},
+                          {"policies", std::to_string(policies->book()->policies().size())}});
   }
   SampleLoader loader(**store);
   QueryService query(**store, loader, *tokens);
   query.set_enrollment(registry.get(), enrolled.get());
+  query.set_policies(policies.get());
 
   Result<ExportSelection> selection =
       ExportSelection::Parse(options.export_include, options.export_exclude);
@@ -266,14 +279,37 @@ Status Run(const ServerConfig& options) {
       }
     }
   });
-  // Revoked hosts' open streams end within a few seconds, not at their next reconnect.
-  std::thread revocations([&] {
-    if (enrolled == nullptr) return;
+  // Every 2 s (and at once on SIGHUP) the open streams hear what changed: a revoked host's
+  // stream ends, a certificate due is renewed, a changed policy's plan is sent.
+  bool reload_requested = false;
+  std::thread streams([&] {
     std::unique_lock lock(mutex);
-    while (!stop_requested.wait_for(lock, std::chrono::seconds(2), [&] { return stopping; })) {
+    while (!stopping) {
+      stop_requested.wait_for(lock, std::chrono::seconds(2),
+                              [&] { return stopping || reload_requested; });
+      if (stopping) break;
+      bool forced = std::exchange(reload_requested, false);
+      lock.unlock();
       if (int closed = ingest.CloseRevokedStreams(); closed > 0) {
         log.Info("revoked", {{"streams", std::to_string(closed)}});
       }
+      ingest.AskRenewals(std::chrono::system_clock::now());
+      if (policies != nullptr) {
+        Result<bool> changed = policies->Reload();
+        if (!changed.ok()) {
+          // The policies in force stay; the file is read again at the next pass.
+          log.WarnOncePerBurst("policies-unreadable", options.policies,
+                               {{"file", options.policies}, {"message", changed.error()}});
+        } else if (*changed || forced) {
+          log.Info("policies", {{"file", options.policies},
+                                {"policies", std::to_string(policies->book()->policies().size())},
+                                {"reason", forced ? "SIGHUP" : "changed"}});
+        }
+        if (int offered = ingest.OfferPlans(); offered > 0) {
+          log.Info("plans-sent", {{"streams", std::to_string(offered)}});
+        }
+      }
+      lock.lock();
     }
   });
 
@@ -281,8 +317,13 @@ Status Run(const ServerConfig& options) {
   sigemptyset(&signals);
   sigaddset(&signals, SIGINT);
   sigaddset(&signals, SIGTERM);
+  sigaddset(&signals, SIGHUP);
   int signal_number = 0;
-  sigwait(&signals, &signal_number);
+  while (sigwait(&signals, &signal_number) == 0 && signal_number == SIGHUP) {
+    std::lock_guard lock(mutex);
+    reload_requested = true;
+    stop_requested.notify_all();
+  }
   log.Info("stopping", {{"signal", signal_number == SIGINT ? "SIGINT" : "SIGTERM"}});
   {
     std::lock_guard lock(mutex);
@@ -290,7 +331,7 @@ Status Run(const ServerConfig& options) {
   }
   stop_requested.notify_all();
   retention.join();
-  revocations.join();
+  streams.join();
   if (metrics_server) metrics_server->Stop();
   // What was delivered is persisted; the rest is sent again after the next start.
   for (auto& exporter : exporters) exporter->Stop();
@@ -309,6 +350,7 @@ int main(int argc, char** argv) {
   sigemptyset(&signals);
   sigaddset(&signals, SIGINT);
   sigaddset(&signals, SIGTERM);
+  sigaddset(&signals, SIGHUP);
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
 
   CLI::App app{"perfhive-server: receives raw snapshots from agents, stores them, answers queries"};

@@ -16,22 +16,6 @@ namespace {
 // too) or a number of bytes.
 CLI::Validator SizeSyntax() { return CLI::AsSizeValue(false); }
 
-Result<std::vector<std::string>> StringList(std::string_view origin, const toml::node& node,
-                                            std::string_view key) {
-  const toml::array* items = node.as_array();
-  if (items == nullptr) {
-    return Status::InvalidArgument(TomlWhere(origin, node) + std::string(key) +
-                                   " must be a list of strings");
-  }
-  std::vector<std::string> list;
-  for (const toml::node& item : *items) {
-    Result<std::string> text = TomlString(origin, item, key);
-    if (!text.ok()) return text.status();
-    list.push_back(std::move(text).value());
-  }
-  return list;
-}
-
 // A non-negative integer, or a string in `syntax` (a size, an age) that comes to one.
 Result<int64_t> QuantityValue(std::string_view origin, const toml::node& node, std::string_view key,
                               const CLI::Validator& syntax, std::string_view example) {
@@ -80,6 +64,7 @@ Status LoadTable(const toml::table& root, std::string_view origin, ServerConfig&
       {"remote_write_basic_auth_password_file", &config.remote_write_password_file},
       {"remote_write_ca", &config.remote_write_ca},
       {"metrics_listen", &config.metrics_listen},
+      {"policies", &config.policies},
   };
   const std::map<std::string_view, std::vector<std::string>*> lists = {
       {"remote_write", &config.remote_write},
@@ -92,7 +77,7 @@ Status LoadTable(const toml::table& root, std::string_view origin, ServerConfig&
       if (!text_value.ok()) return text_value.status();
       *field->second = std::move(text_value).value();
     } else if (auto list = lists.find(key.str()); list != lists.end()) {
-      Result<std::vector<std::string>> items = StringList(origin, value, key.str());
+      Result<std::vector<std::string>> items = TomlStringList(origin, value, key.str());
       if (!items.ok()) return items.status();
       *list->second = std::move(items).value();
     } else if (key == "insecure") {
@@ -116,6 +101,14 @@ Status LoadTable(const toml::table& root, std::string_view origin, ServerConfig&
       Result<int64_t> seconds = QuantityValue(origin, value, key.str(), AgeSyntax(), "30d");
       if (!seconds.ok()) return seconds.status();
       config.retention_age_seconds = *seconds;
+    } else if (key == "certificate_lifetime") {
+      Result<int64_t> seconds = QuantityValue(origin, value, key.str(), AgeSyntax(), "90d");
+      if (!seconds.ok()) return seconds.status();
+      if (*seconds < 10) {
+        return Status::InvalidArgument(TomlWhere(origin, value) +
+                                       "certificate_lifetime must be at least 10s");
+      }
+      config.certificate_lifetime_seconds = *seconds;
     } else if (key == "max_snapshots_per_second") {
       std::optional<double> rate = value.is_boolean() ? std::nullopt : value.value<double>();
       if (!rate || !(*rate > 0)) {
@@ -222,6 +215,16 @@ ServerFlags::ServerFlags(CLI::App& app) {
   add(app.add_option("--metrics-listen", v.metrics_listen,
                      "HOST:PORT to serve /metrics on (Prometheus text format)"),
       [&v](ServerConfig& c) { c.metrics_listen = v.metrics_listen; });
+  add(app.add_option("--policies", v.policies,
+                     "Collection policies (TOML, docs/policies.md): which hosts collect what; "
+                     "read again on SIGHUP and when it changes"),
+      [&v](ServerConfig& c) { c.policies = v.policies; });
+  add(app.add_option("--certificate-lifetime", v.certificate_lifetime_seconds,
+                     "How long enrolled hosts' certificates are valid (e.g. 90d, the default); "
+                     "hosts renew them on their stream once two thirds have passed")
+          ->transform(AgeSyntax())
+          ->check(CLI::Range(int64_t{10}, int64_t{10} * 365 * 86400)),
+      [&v](ServerConfig& c) { c.certificate_lifetime_seconds = v.certificate_lifetime_seconds; });
 }
 
 Result<ServerConfig> ServerFlags::Resolve(Env& env) const {

@@ -40,6 +40,8 @@ struct ServerConfig {
   std::vector<std::string> export_include;  // PDH path patterns
   std::vector<std::string> export_exclude;
   std::string metrics_listen;  // HOST:PORT of /metrics; empty: not served
+  std::string policies;        // collection policies (server/policy_book.h); empty: none
+  int64_t certificate_lifetime_seconds = 90 * 86400;  // of enrolled hosts' certificates
 };
 
 // Ages as flags and the file write them: "30d", "12h", "90m", "3600s" or a number of seconds.

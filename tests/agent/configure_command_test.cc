@@ -274,7 +274,7 @@ TEST_F(ConfigureTest, RefusesMalformedSettingsWritingNothing) {
   const Case cases[] = {
       {[](ConfigureOptions& o) { o.interval = "10 seconds"; }, "interval: "},
       {[](ConfigureOptions& o) { o.queries = ";;"; }, "expected queries separated by ';'"},
-      {[](ConfigureOptions& o) { o.queries = "Global@soon"; }, "--query Global@soon"},
+      {[](ConfigureOptions& o) { o.queries = "Global@soon"; }, "queries: query Global@soon"},
       {[](ConfigureOptions& o) { o.targets = "\\\\web01=a/b"; }, "is not a host name"},
       {[](ConfigureOptions& o) { o.host_name = "web 01"; }, "host name: "},
       {[](ConfigureOptions& o) { o.insecure = "yes please"; }, "expected 1 or 0"},

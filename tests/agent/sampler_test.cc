@@ -1,7 +1,8 @@
 // The sampler on real Asio timers with a source the test controls: a slow snapshot makes the
 // ticks it overran count as skipped and the next ones keep their slots (never bunched); object
 // names are resolved through the source's title database. With a worker pool, a host whose
-// reads hang keeps neither the io thread nor another host from their schedules.
+// reads hang keeps neither the io thread nor another host from their schedules. Replan (a
+// central plan) swaps the queries while timers and reads are pending.
 
 #include "agent/sampler.h"
 
@@ -187,6 +188,48 @@ TEST_F(SamplerTest, AHostThatHangsDelaysNoOtherHost) {
   EXPECT_GE(hung_sampler.stats().missed_ticks, 20u);
   EXPECT_EQ(hung_sampler.stats().taken, 1u);
   EXPECT_GE(quick_sampler.stats().taken, 10u);
+}
+
+// Proves: Replan stops the old queries and starts the new ones at once, in the same sampler;
+// a read in flight when the plan changes finishes and its snapshot is kept.
+TEST_F(SamplerTest, ReplanSwapsTheQueriesWhileAReadIsInFlight) {
+  asio::thread_pool workers(1);
+  BlockingSource source(milliseconds(80));
+  QuerySchedule global;
+  global.name = "Global";
+  global.every = milliseconds(50);  // would come back often, were it not stopped
+  QuerySchedule processor;
+  processor.objects = {"Processor"};
+  Sampler sampler(io_, source, *shipper_, *outbox_, log_, TestOwner(), "abc", {global},
+                  milliseconds(1000), &workers);
+  asio::steady_timer replan(io_);
+  asio::steady_timer stop(io_);
+  sampler.Start();
+  // The first Global read runs until 80 ms; the plan arrives at 40 ms.
+  replan.expires_after(milliseconds(40));
+  replan.async_wait([&](const std::error_code&) {
+    sampler.Replan({processor}, milliseconds(30));
+    stop.expires_after(milliseconds(400));
+    stop.async_wait([&](const std::error_code&) { sampler.Stop(); });
+  });
+  io_.run();
+  workers.join();
+
+  std::vector<std::string> queries;
+  outbox_->SetConnected(true);
+  const std::atomic<bool> never_interrupted{false};
+  while (outbox_->size() > 0) {
+    std::shared_ptr<const SnapshotRecord> record = outbox_->NextToSend(1000, never_interrupted);
+    if (record == nullptr) break;
+    queries.push_back(record->query);
+    outbox_->Remove(record->instance_id, record->sequence);
+  }
+  // The Global read in flight is kept; then only the planned query, every 30 ms (about 3 in
+  // 400 ms, as each read takes 80 ms and overrun slots are skipped).
+  ASSERT_GE(queries.size(), 3u) << log_text_.str();
+  EXPECT_EQ(queries[0], "Global");
+  for (size_t i = 1; i < queries.size(); ++i) EXPECT_EQ(queries[i], "238") << i;
+  EXPECT_NE(log_text_.str().find("sampling Processor every 30ms"), std::string::npos);
 }
 
 }  // namespace

@@ -305,6 +305,30 @@ std::vector<std::string> HostNames(const ScratchDir& scratch, const ServerProces
   return names;
 }
 
+nlohmann::json HostEntry(const ScratchDir& scratch, const ServerProcess& server,
+                         const std::string& host, const std::vector<std::string>& cli_flags) {
+  std::vector<std::string> argv = {CliBinary(),      "hosts",    "--server",
+                                   server.address(), "--format", "json"};
+  argv.insert(argv.end(), cli_flags.begin(), cli_flags.end());
+  CommandResult listed = RunCommand(scratch, argv);
+  EXPECT_EQ(listed.exit_code, 0) << listed.err;
+  if (listed.exit_code != 0) return nullptr;
+  nlohmann::json listing = nlohmann::json::parse(listed.out);
+  for (const auto& entry : listing["hosts"]) {
+    if (entry["name"] == host) return entry;
+  }
+  return nullptr;
+}
+
+bool WaitUntil(const std::function<bool()>& done, std::chrono::milliseconds limit) {
+  auto deadline = std::chrono::steady_clock::now() + limit;
+  while (std::chrono::steady_clock::now() < deadline) {
+    if (done()) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  }
+  return done();
+}
+
 void ExpectStoredExactlyOnce(const ScratchDir& scratch, const ServerProcess& server,
                              const std::string& host, const ReplayDir& dir) {
   nlohmann::json stored = StoredSnapshots(scratch, server, host);

@@ -5,7 +5,9 @@
 #ifndef PERFHIVE_TESTS_E2E_E2E_CLUSTER_H_
 #define PERFHIVE_TESTS_E2E_E2E_CLUSTER_H_
 
+#include <chrono>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -113,6 +115,13 @@ nlohmann::json StoredSnapshots(const ScratchDir& scratch, const ServerProcess& s
                                const std::string& host, std::vector<std::string> extra = {});
 // The names of the hosts the server knows, as `perfhive hosts --format json` lists them.
 std::vector<std::string> HostNames(const ScratchDir& scratch, const ServerProcess& server);
+// `perfhive hosts --format json`'s entry for `host`, null while the server does not list it;
+// `cli_flags` reach the server (TLS and a token).
+nlohmann::json HostEntry(const ScratchDir& scratch, const ServerProcess& server,
+                         const std::string& host, const std::vector<std::string>& cli_flags);
+// Asks `done` every 200 ms until it holds or `limit` has passed; its last answer.
+bool WaitUntil(const std::function<bool()>& done,
+               std::chrono::milliseconds limit = std::chrono::seconds(30));
 // Every file of `dir` is stored for `host` exactly once, in order, with its exact bytes, and
 // nothing else is.
 void ExpectStoredExactlyOnce(const ScratchDir& scratch, const ServerProcess& server,

@@ -12,6 +12,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <csignal>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -321,6 +322,81 @@ TEST(WindowsEnrolledAgentEndToEndTest, ATokenAndAFingerprintAreAllItNeeds) {
   CommandResult cut = run(WriteReplayDir(scratch, "WINENROLL1-later", 2, 100), "5s");
   EXPECT_NE(cut.exit_code, 0);
   EXPECT_THAT(cut.err, HasSubstr("was revoked"));
+  std::filesystem::remove_all(credentials);
+  EXPECT_EQ(server.Stop(), 0);
+}
+
+// Proves issue 22's whole path for a Windows agent: it joins a server made by init with an
+// enrollment token and the fingerprint, ships Wine's registry snapshots, takes a policy written
+// while it runs (Global every 300 ms instead of its local hourly Global) without a restart,
+// reports the local query the plan overrides, and a revocation cuts it off.
+TEST(WindowsEnrolledAgentEndToEndTest, APolicyChangeAppliesWithoutARestartAndRevocationCutsOff) {
+  const char* agent = std::getenv("PERFHIVE_WINDOWS_AGENT");
+  const char* prefix = std::getenv("WINEPREFIX");
+  if (agent == nullptr || *agent == '\0' || prefix == nullptr) {
+    GTEST_SKIP() << "PERFHIVE_WINDOWS_AGENT and WINEPREFIX are not set; scripts/test-windows.sh "
+                    "runs this test";
+  }
+  ScratchDir scratch("windows-policies");
+  std::string data = scratch / "server-data";
+  std::string pin = InitServerCa(scratch, data, {"--name", "localhost"});
+  ASSERT_FALSE(pin.empty());
+  CommandResult created = RunCommand(scratch, {ServerBinary(), "enroll", "create", "--data", data,
+                                               "--hosts", "WINPOL*", "--uses", "1"});
+  ASSERT_EQ(created.exit_code, 0) << created.err;
+  std::string token = created.out.substr(0, created.out.find('\n'));
+  WriteText(scratch / "tokens.toml", std::string("[[token]]\nname = \"cli\"\nsecret = \"") +
+                                         kReaderSecret + "\"\nread = true\n");
+  WriteText(scratch / "reader.token", kReaderSecret);
+  const std::string policies = scratch / "policies.toml";
+  WriteText(policies, "[[policy]]\nname = \"databases\"\nhosts = [\"db*\"]\n");
+  ServerProcess server(scratch, {"--tokens", scratch / "tokens.toml", "--policies", policies});
+  ASSERT_TRUE(server.Start());
+  const std::string credentials =
+      std::string(prefix) + "/drive_c/ProgramData/perfhive/agent/credentials/winpol1";
+  std::filesystem::remove_all(credentials);
+  const std::vector<std::string> reader = {"--ca-sha256", pin, "--token-file",
+                                           scratch / "reader.token"};
+
+  ChildProcess running({kWine, agent, "run", "--source", "hkpd", "--query", "Global@1h", "--server",
+                        server.address(), "--ca-sha256", pin, "--enroll", token, "--host-name",
+                        "WINPOL1", "--spool-dir", WinePath(scratch / "spool")},
+                       scratch / "agent.out", scratch / "agent.err");
+  auto log = [&] { return ReadWholeFile(scratch / "agent.err"); };
+  ASSERT_EQ(
+      WaitForSnapshots(scratch, server, "WINPOL1", 1, reader, std::chrono::seconds(120)).size(), 1u)
+      << log();
+  EXPECT_THAT(log(), HasSubstr("enrolled WINPOL1"));
+
+  std::string written =
+      "[[policy]]\nname = \"windows\"\nhosts = [\"WINPOL*\"]\n"
+      "queries = [\"Global@300ms\"]\n";
+  WriteText(policies + ".new", written);
+  std::filesystem::rename(policies + ".new", policies);
+  nlohmann::json host;
+  ASSERT_TRUE(WaitUntil(
+      [&] {
+        host = HostEntry(scratch, server, "WINPOL1", reader);
+        return host.is_object() && !host.value("plan_latest", "").empty() &&
+               host.value("plan_revision", "") == host.value("plan_latest", "");
+      },
+      std::chrono::seconds(60)))
+      << host.dump(1) << log();
+  EXPECT_THAT(host.value("plan_report", ""),
+              HasSubstr("local queries Global@1h is overridden by policy windows: Global@300ms"));
+  EXPECT_GE(
+      WaitForSnapshots(scratch, server, "WINPOL1", 5, reader, std::chrono::seconds(60)).size(), 5u)
+      << log();
+  EXPECT_TRUE(running.running()) << log();
+
+  CommandResult revoked =
+      RunCommand(scratch, {ServerBinary(), "hosts", "revoke", "WINPOL1", "--data", data});
+  ASSERT_EQ(revoked.exit_code, 0) << revoked.err;
+  EXPECT_TRUE(WaitUntil([&] { return log().find("was revoked") != std::string::npos; },
+                        std::chrono::seconds(60)))
+      << log();
+  running.Signal(SIGTERM);
+  running.Wait(std::chrono::seconds(30));
   std::filesystem::remove_all(credentials);
   EXPECT_EQ(server.Stop(), 0);
 }

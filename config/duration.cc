@@ -1,4 +1,4 @@
-#include "agent/duration.h"
+#include "config/duration.h"
 
 #include <cstdint>
 #include <limits>

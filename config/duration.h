@@ -1,8 +1,8 @@
 // Durations as people write them in flags and the config file: "10s", "100ms", "5m", "1h",
 // "1m30s".
 
-#ifndef PERFHIVE_AGENT_DURATION_H_
-#define PERFHIVE_AGENT_DURATION_H_
+#ifndef PERFHIVE_CONFIG_DURATION_H_
+#define PERFHIVE_CONFIG_DURATION_H_
 
 #include <chrono>
 #include <string>
@@ -21,4 +21,4 @@ std::string FormatDuration(std::chrono::milliseconds duration);
 
 }  // namespace perfhive
 
-#endif  // PERFHIVE_AGENT_DURATION_H_
+#endif  // PERFHIVE_CONFIG_DURATION_H_

@@ -1,0 +1,203 @@
+// PolicyBook and PolicyFile (server/policy_book.h), and the plan on the wire
+// (proto/collection_plan.h): what a policies file means, every mistake in one named with its
+// line, revisions that follow content, and a broken file that keeps the policies in force.
+
+#include "server/policy_book.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+
+namespace perfhive {
+namespace {
+
+using std::chrono::milliseconds;
+using ::testing::HasSubstr;
+
+constexpr char kPolicies[] = R"(# Two policies; a host takes the first that names it.
+[[policy]]
+name = "web"
+hosts = ["web*", "shop01"]
+queries = ["Global", "Costly@5m", "Processor,Memory@30s"]
+interval = "10s"
+spool_max_bytes = 536870912
+
+[[policy]]
+name = "everyone else"
+hosts = ["*"]
+interval = "1m"
+)";
+
+TEST(PolicyBookTest, AHostTakesThePlanOfTheFirstPolicyThatNamesIt) {
+  Result<PolicyBook> book = PolicyBook::Parse(kPolicies, "policies.toml");
+  ASSERT_TRUE(book.ok()) << book.error();
+  ASSERT_EQ(book->policies().size(), 2u);
+
+  CollectionPlan web = book->PlanFor("WEB01");  // case ignored
+  EXPECT_EQ(web.policy, "web");
+  ASSERT_EQ(web.queries.size(), 3u);
+  EXPECT_EQ(web.queries[0].name, "Global");
+  EXPECT_FALSE(web.queries[0].every.has_value());
+  EXPECT_EQ(web.queries[1].name, "Costly");
+  EXPECT_EQ(web.queries[1].every, milliseconds(300000));
+  EXPECT_EQ(web.queries[2].objects, (std::vector<std::string>{"Processor", "Memory"}));
+  EXPECT_EQ(web.queries[2].every, milliseconds(30000));
+  EXPECT_EQ(web.interval, milliseconds(10000));
+  EXPECT_EQ(web.spool_max_bytes, 536870912u);
+  EXPECT_EQ(web.revision, PlanRevision(web));
+  EXPECT_EQ(web.revision.size(), 12u);
+  EXPECT_EQ(book->PlanFor("shop01").revision, web.revision);
+
+  // The catch-all leaves the queries and the spool to the agent.
+  CollectionPlan other = book->PlanFor("db01");
+  EXPECT_EQ(other.policy, "everyone else");
+  EXPECT_TRUE(other.queries.empty());
+  EXPECT_EQ(other.interval, milliseconds(60000));
+  EXPECT_FALSE(other.spool_max_bytes.has_value());
+  EXPECT_NE(other.revision, web.revision);
+}
+
+TEST(PolicyBookTest, WithoutAPolicyForTheHostThePlanIsEmpty) {
+  Result<PolicyBook> book =
+      PolicyBook::Parse("[[policy]]\nname = \"web\"\nhosts = [\"web*\"]\n", "p.toml");
+  ASSERT_TRUE(book.ok()) << book.error();
+  EXPECT_EQ(book->PlanFor("db01"), CollectionPlan());
+  Result<PolicyBook> empty = PolicyBook::Parse("# nothing yet\n", "p.toml");
+  ASSERT_TRUE(empty.ok()) << empty.error();
+  EXPECT_TRUE(empty->PlanFor("web01").revision.empty());
+}
+
+// The revision is the content's: renaming the policy or the order of its keys keeps it, any
+// change of what is collected makes another.
+TEST(PolicyBookTest, TheRevisionFollowsTheContentOnly) {
+  auto revision = [](const std::string& text) {
+    Result<PolicyBook> book = PolicyBook::Parse(text, "p.toml");
+    EXPECT_TRUE(book.ok()) << book.error();
+    return book.ok() ? book->PlanFor("web01").revision : std::string();
+  };
+  std::string base =
+      revision("[[policy]]\nname = \"a\"\nhosts = [\"web*\"]\nqueries = [\"Global@10s\"]\n");
+  EXPECT_EQ(base, revision("[[policy]]\nqueries = [\"Global@10s\"]\nhosts = [\"*\"]\n"
+                           "name = \"b\"\n"));
+  EXPECT_NE(base, revision("[[policy]]\nname = \"a\"\nhosts = [\"web*\"]\n"
+                           "queries = [\"Global@11s\"]\n"));
+  EXPECT_NE(base, revision("[[policy]]\nname = \"a\"\nhosts = [\"web*\"]\n"
+                           "queries = [\"Global@10s\"]\ninterval = \"5s\"\n"));
+}
+
+TEST(PolicyBookTest, EveryMistakeIsNamedWithItsLine) {
+  struct Case {
+    const char* text;
+    const char* message;
+  };
+  const Case cases[] = {
+      {"[[policy]]\nhosts = [\"*\"]\n", "p.toml:1: each [[policy]] needs a name"},
+      {"[[policy]]\nname = \"a\"\n", "policy \"a\" needs hosts"},
+      {"[[policy]]\nname = \"a\"\nhosts = \"web*\"\n", "p.toml:3: hosts must be a list"},
+      {"[[policy]]\nname = \"a\"\nhosts = [\"*\"]\nqueries = [\"Global@soon\"]\n",
+       "p.toml:4: queries: query Global@soon"},
+      {"[[policy]]\nname = \"a\"\nhosts = [\"*\"]\nqueries = []\n",
+       "queries is empty; leave it out"},
+      {"[[policy]]\nname = \"a\"\nhosts = [\"*\"]\ninterval = \"10ms\"\n",
+       "interval 10ms is not between 100ms and 24h"},
+      {"[[policy]]\nname = \"a\"\nhosts = [\"*\"]\nspool_max_bytes = 1000\n",
+       "spool_max_bytes 1000 is under the least"},
+      {"[[policy]]\nname = \"a\"\nhosts = [\"*\"]\nspool = 1\n", "p.toml:4: unknown key \"spool\""},
+      {"[[policy]]\nname = \"a\"\nhosts = [\"*\"]\n[[policy]]\nname = \"A\"\nhosts = [\"*\"]\n",
+       "two policies are named \"A\""},
+      {"policy = 1\n", "p.toml:1: policies are [[policy]] tables"},
+      {"[[policies]]\nname = \"a\"\n", "unknown key \"policies\""},
+      {"[[policy]\n", "p.toml:1: "},
+  };
+  for (const Case& c : cases) {
+    Result<PolicyBook> book = PolicyBook::Parse(c.text, "p.toml");
+    ASSERT_FALSE(book.ok()) << c.text;
+    EXPECT_THAT(book.error(), HasSubstr(c.message)) << c.text;
+  }
+}
+
+TEST(PolicyFileTest, ABrokenFileKeepsThePoliciesInForce) {
+  std::filesystem::path dir =
+      std::filesystem::temp_directory_path() / ("policy-file-test-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  std::string path = dir / "policies.toml";
+  auto write = [&](const std::string& text) { std::ofstream(path, std::ios::trunc) << text; };
+  write(kPolicies);
+  Result<std::unique_ptr<PolicyFile>> file = PolicyFile::Open(Env::Default(), path);
+  ASSERT_TRUE(file.ok()) << file.error();
+  std::string web = (*file)->book()->PlanFor("web01").revision;
+
+  Result<bool> unchanged = (*file)->Reload();
+  ASSERT_TRUE(unchanged.ok());
+  EXPECT_FALSE(*unchanged);
+
+  write("[[policy]]\nname = \"web\"\nhosts = \"web*\"\n");
+  Result<bool> broken = (*file)->Reload();
+  ASSERT_FALSE(broken.ok());
+  EXPECT_THAT(broken.error(), HasSubstr("hosts must be a list"));
+  EXPECT_EQ((*file)->book()->PlanFor("web01").revision, web);
+
+  std::filesystem::remove(path);
+  EXPECT_FALSE((*file)->Reload().ok());
+  EXPECT_EQ((*file)->book()->PlanFor("web01").revision, web);
+
+  write("[[policy]]\nname = \"web\"\nhosts = [\"web*\"]\ninterval = \"20s\"\n");
+  Result<bool> changed = (*file)->Reload();
+  ASSERT_TRUE(changed.ok()) << changed.error();
+  EXPECT_TRUE(*changed);
+  EXPECT_NE((*file)->book()->PlanFor("web01").revision, web);
+  EXPECT_EQ((*file)->book()->PlanFor("web01").interval, milliseconds(20000));
+  std::filesystem::remove_all(dir);
+
+  Result<std::unique_ptr<PolicyFile>> missing = PolicyFile::Open(Env::Default(), path);
+  EXPECT_FALSE(missing.ok());
+}
+
+// The plan crosses the wire and comes back the same; what a server could send beyond the bounds
+// is refused by the agent with a message.
+TEST(CollectionPlanTest, ThePlanCrossesTheWireAndBadOnesAreRefused) {
+  Result<PolicyBook> book = PolicyBook::Parse(kPolicies, "policies.toml");
+  ASSERT_TRUE(book.ok()) << book.error();
+  CollectionPlan plan = book->PlanFor("web01");
+  v1::CollectionPlan message;
+  PlanToProto(plan, &message);
+  Result<CollectionPlan> back = PlanFromProto(message);
+  ASSERT_TRUE(back.ok()) << back.error();
+  EXPECT_EQ(*back, plan);
+  EXPECT_EQ(DescribePlan(plan),
+            "Global; Costly@5m; Processor,Memory@30s; interval 10s; spool limit 536870912 bytes");
+
+  PlanToProto(CollectionPlan(), &message);
+  Result<CollectionPlan> none = PlanFromProto(message);
+  ASSERT_TRUE(none.ok());
+  EXPECT_EQ(*none, CollectionPlan());
+
+  auto refused = [&](const std::function<void(v1::CollectionPlan&)>& damage) {
+    v1::CollectionPlan bad;
+    PlanToProto(plan, &bad);
+    damage(bad);
+    Result<CollectionPlan> read = PlanFromProto(bad);
+    return read.ok() ? std::string("accepted") : read.error();
+  };
+  EXPECT_THAT(refused([](auto& m) { m.mutable_queries(0)->set_name("Everything"); }),
+              HasSubstr("is Global, Costly or objects"));
+  EXPECT_THAT(refused([](auto& m) { m.mutable_queries(2)->add_objects("a,b"); }),
+              HasSubstr("without commas"));
+  EXPECT_THAT(refused([](auto& m) { m.set_interval_millis(1); }),
+              HasSubstr("interval 1ms is not between"));
+  EXPECT_THAT(refused([](auto& m) { m.mutable_queries(0)->set_every_millis(~0ull); }),
+              HasSubstr("is not between"));
+  EXPECT_THAT(refused([](auto& m) { m.set_revision("two words"); }), HasSubstr("revision"));
+  EXPECT_THAT(refused([](auto& m) {
+                for (int i = 0; i < 40; ++i) m.add_queries()->set_name("Global");
+              }),
+              HasSubstr("at most 32 queries"));
+}
+
+}  // namespace
+}  // namespace perfhive
