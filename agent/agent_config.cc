@@ -190,6 +190,7 @@ Status LoadTable(const toml::table& root, std::string_view origin, AgentConfig& 
       {"key", &config.key_file},
       {"token_file", &config.token_file},
       {"host_name", &config.host_name},
+      {"poller_name", &config.poller_name},
       {"source", &config.source},
       {"replay", &config.replay_dir},
       {"proc_root", &config.proc_root},

@@ -47,7 +47,10 @@ struct AgentConfig {
   bool insecure = false;
   std::string token_file;
   std::string host_name;  // empty: the source's own
-  std::string source;     // procfs, hkpd, replay; empty: this platform's own
+  // A poller's own name (--target): the host its enrolled certificate names, which may write as
+  // every target. Empty: this machine's name.
+  std::string poller_name;
+  std::string source;  // procfs, hkpd, replay; empty: this platform's own
   std::string replay_dir;
   std::string proc_root = "/proc";
   std::string sys_root = "/sys";
@@ -68,8 +71,9 @@ struct AgentConfig {
 
 // Overlays the settings of a TOML file onto `config`. Unknown keys are errors, so a typo does
 // not silently leave a default in force. Keys: server, ca, cert, key, insecure, token_file,
-// host_name, source, replay, proc_root, sys_root, interval, spool_dir, spool_max_bytes,
-// timeout, max_concurrent_polls, [[query]] tables with name or objects, and every, and
+// host_name, poller_name, source, replay, proc_root, sys_root, interval, spool_dir,
+// spool_max_bytes, timeout, max_concurrent_polls, [[query]] tables with name or objects, and every,
+// and
 // [[target]] tables with address, host_name, credentials, interval and call_timeout.
 Status LoadConfigFile(Env& env, const std::string& path, AgentConfig& config);
 // The same, from the text of a file (`origin` names it in errors).

@@ -90,6 +90,7 @@ int DrainSpools(const AgentConfig& config, Env& env, Logger& log) {
       drain.outbox = std::make_unique<Outbox>(**spool, std::move(entries), kMemoryBytes, log);
       drain.shipper = std::make_unique<Shipper>(ShipperOptions{.server = server->server,
                                                                .credentials = server->credentials,
+                                                               .renewable = nullptr,
                                                                .token = server->token,
                                                                .owner = owner,
                                                                .agent_version = kAgentVersion,

@@ -23,6 +23,7 @@ std::string CredentialDirectory(const std::string& host_name) {
 Result<EnrolledCredential> EnrollAgent(Env& env, const std::string& server,
                                        std::shared_ptr<grpc::ChannelCredentials> credentials,
                                        const std::string& token, const std::string& host_name,
+                                       const std::vector<std::string>& targets,
                                        const std::string& dir, Logger& log) {
   Result<KeyAndRequest> made = MakeKeyAndRequest(host_name);
   if (!made.ok()) return made.status();
@@ -30,7 +31,8 @@ Result<EnrolledCredential> EnrollAgent(Env& env, const std::string& server,
   std::chrono::seconds wait(1);
   std::string last_failure;
   for (;;) {
-    Result<EnrolledCredential> enrolled = RequestCertificate(channel, token, host_name, *made);
+    Result<EnrolledCredential> enrolled =
+        RequestCertificate(channel, token, host_name, *made, targets);
     if (enrolled.ok()) {
       if (Status saved = SaveCredential(env, dir, *enrolled); !saved.ok()) return saved;
       return enrolled;

@@ -13,6 +13,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "agent/logger.h"
 #include "perfdata/status.h"
@@ -26,12 +27,15 @@ std::string CredentialDirectory(const std::string& host_name);
 
 // Makes a key and a certificate request for `host_name`, sends them with `token` to the
 // server's Enrollment service over `credentials` (TLS trusting the server's CA, no client
-// certificate), and keeps the key and the certificate in `dir`. While the server cannot be
+// certificate), and keeps the key and the certificate in `dir`. An agentless poller names the
+// hosts it polls as `targets`: its certificate may write as them too. While the server cannot be
 // reached it tries again, up to a minute apart, logging the first failure of each kind; a
-// refusal (a token unknown, revoked, expired, used up, or not for this host) is returned.
+// refusal (a token unknown, revoked, expired, used up, or not for this host or a target) is
+// returned.
 Result<EnrolledCredential> EnrollAgent(Env& env, const std::string& server,
                                        std::shared_ptr<grpc::ChannelCredentials> credentials,
                                        const std::string& token, const std::string& host_name,
+                                       const std::vector<std::string>& targets,
                                        const std::string& dir, Logger& log);
 
 }  // namespace perfhive

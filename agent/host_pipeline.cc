@@ -59,11 +59,13 @@ Result<std::unique_ptr<HostPipeline>> HostPipeline::Create(
   std::unique_ptr<HostPipeline> pipeline(new HostPipeline(
       io, env, std::move(options), std::move(source), std::move(spool).value(), log));
   HostPipeline& p = *pipeline;
+  p.credential_ = server;
   // The plan an earlier run was given holds until the server says otherwise.
   p.plan_ = p.LoadKeptPlan();
   p.spool_->SetMaxBytes(SpoolLimitUnder(p.plan_, p.options_));
   p.shipper_ = std::make_unique<Shipper>(ShipperOptions{.server = server.server,
                                                         .credentials = server.credentials,
+                                                        .renewable = server.renewable,
                                                         .token = server.token,
                                                         .owner = p.options_.owner,
                                                         .agent_version = kAgentVersion,
@@ -183,33 +185,34 @@ void HostPipeline::KeepPlan(const CollectionPlan& plan) {
 }
 
 Result<std::string> HostPipeline::MakeRenewalRequest() {
-  if (options_.credential_dir.empty()) {
+  if (credential_.credential_dir.empty() || options_.credentials_for == nullptr) {
     return Status::NotFound("this host is not enrolled: it has no certificate to renew");
   }
   Result<std::optional<EnrolledCredential>> credential =
-      LoadCredential(env_, options_.credential_dir);
+      LoadCredential(env_, credential_.credential_dir);
   if (!credential.ok()) return credential.status();
   if (!credential->has_value()) {
-    return Status::NotFound("no credential in " + options_.credential_dir);
+    return Status::NotFound("no credential in " + credential_.credential_dir);
   }
-  return MakeRequestForKey((*credential)->key_pem, options_.owner.host.name);
+  return MakeRequestForKey((*credential)->key_pem, credential_.credential_host);
 }
 
 Result<std::shared_ptr<grpc::ChannelCredentials>> HostPipeline::AdoptCertificate(
     const std::string& certificate_pem) {
   Result<CertificateSubject> subject = DescribeCertificate(certificate_pem);
   if (!subject.ok()) return subject.status();
-  if (FoldCase(subject->common_name) != FoldCase(options_.owner.host.name)) {
+  if (FoldCase(subject->common_name) != FoldCase(credential_.credential_host)) {
     return Status::InvalidArgument("the renewed certificate names " + subject->common_name +
-                                   ", not " + options_.owner.host.name);
+                                   ", not " + credential_.credential_host);
   }
-  Result<std::optional<EnrolledCredential>> current = LoadCredential(env_, options_.credential_dir);
+  Result<std::optional<EnrolledCredential>> current =
+      LoadCredential(env_, credential_.credential_dir);
   if (!current.ok()) return current.status();
-  if (!current->has_value()) return Status::NotFound("no key in " + options_.credential_dir);
+  if (!current->has_value()) return Status::NotFound("no key in " + credential_.credential_dir);
   EnrolledCredential renewed{.key_pem = (*current)->key_pem,
                              .certificate_pem = certificate_pem,
                              .expires = subject->not_after};
-  if (Status saved = SaveCredential(env_, options_.credential_dir, renewed); !saved.ok()) {
+  if (Status saved = SaveCredential(env_, credential_.credential_dir, renewed); !saved.ok()) {
     return saved;
   }
   return options_.credentials_for(renewed);

@@ -34,7 +34,12 @@ struct ServerConnection {
   std::string server;  // HOST:PORT
   std::shared_ptr<grpc::ChannelCredentials> credentials;
   std::string token;
-  std::string credential_dir;  // an enrolled host's credential folder; empty: not enrolled
+  // Of an enrolled credential (empty, null: none): its folder, the host it names (a poller's own
+  // name for the hosts it polls) and its channel credentials, which renewal replaces, shared by
+  // every host a poller polls with its one certificate.
+  std::string credential_dir;
+  std::string credential_host;
+  std::shared_ptr<StreamCredentials> renewable;
 };
 
 struct HostPipelineOptions {
@@ -51,9 +56,8 @@ struct HostPipelineOptions {
   bool spool_max_bytes_given = false;
   // A replay hands out its recording's files in order and follows no plan.
   bool follows_plans = true;
-  // An enrolled host's credential folder, and the channel credentials of a credential there:
-  // for renewing the certificate on the stream. Empty: the host is not enrolled.
-  std::string credential_dir;
+  // The channel credentials of an enrolled credential (ServerConnection's): for renewing the
+  // certificate on the stream. Null: the host is not enrolled.
   std::function<Result<std::shared_ptr<grpc::ChannelCredentials>>(const EnrolledCredential&)>
       credentials_for;
 };
@@ -109,7 +113,8 @@ class HostPipeline : public ShipperDelegate {
   const HostPipelineOptions options_;
   const std::string instance_id_;
   Logger& log_;
-  CollectionPlan plan_;  // in force; touched on the io thread only
+  CollectionPlan plan_;          // in force; touched on the io thread only
+  ServerConnection credential_;  // where the streams go, and with which credential
   // Declared in the order they depend on each other, so they are destroyed in reverse.
   std::unique_ptr<SnapshotSource> source_;
   std::unique_ptr<Spool> spool_;

@@ -166,6 +166,10 @@ void AddRunFlags(CLI::App& run, RunFlags& flags) {
                      "The name to file snapshots under (default: the host's own; required for "
                      "replay)"),
       [&v](AgentConfig& c) { c.host_name = v.host_name; });
+  add(run.add_option("--poller-name", v.poller_name,
+                     "With --target and --enroll: the name this poller enrolls as, for all the "
+                     "hosts it polls (default: this machine's name)"),
+      [&v](AgentConfig& c) { c.poller_name = v.poller_name; });
   add(run.add_option("--source", v.source, "procfs (Linux), hkpd (Windows) or replay")
           ->check(CLI::IsMember({"procfs", "hkpd", "replay"})),
       [&v](AgentConfig& c) { c.source = v.source; });

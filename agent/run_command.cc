@@ -75,6 +75,10 @@ Result<std::string> ReadToken(Env& env, const std::string& path,
   return token;
 }
 
+// The channel credentials of an enrolled credential, as renewal needs them.
+using CredentialsFor =
+    std::function<Result<std::shared_ptr<grpc::ChannelCredentials>>(const EnrolledCredential&)>;
+
 // One polled host's log: its lines carry its name and its repeats are summed up on their own.
 struct HostLog {
   HostLog(std::mutex& out_mutex, Env& env, const std::string& name)
@@ -97,9 +101,9 @@ std::vector<QuerySchedule> Queries(const AgentConfig& config, bool replay) {
 // Each remote host's pipeline: its source (nothing is read yet), a spool folder named after it
 // under `spool_root`, its own interval. Names must differ, since each is one host on the server.
 Status AddRemotePipelines(const AgentConfig& config, const ServerConnection& server,
-                          const std::string& spool_root, asio::io_context& io,
-                          asio::thread_pool& workers, Env& env, std::mutex& log_mutex,
-                          std::vector<std::unique_ptr<HostLog>>& logs,
+                          const CredentialsFor& credentials_for, const std::string& spool_root,
+                          asio::io_context& io, asio::thread_pool& workers, Env& env,
+                          std::mutex& log_mutex, std::vector<std::unique_ptr<HostLog>>& logs,
                           std::vector<std::unique_ptr<HostPipeline>>& pipelines) {
   if (!config.source.empty()) {
     return Status::InvalidArgument("--target polls remote hosts; it does not go with --source " +
@@ -135,8 +139,7 @@ Status AddRemotePipelines(const AgentConfig& config, const ServerConnection& ser
             .interval_given = target.interval.has_value() || config.interval_given,
             .spool_max_bytes_given = config.spool_max_bytes_given,
             .follows_plans = true,
-            .credential_dir = "",
-            .credentials_for = nullptr},
+            .credentials_for = credentials_for},
         server, env, logs.back()->log);
     if (!pipeline.ok()) return pipeline.status().Prefixed(name + ": ");
     pipelines.push_back(std::move(pipeline).value());
@@ -214,6 +217,7 @@ void ForgetEnrollmentToken(const AgentConfig& config, Env& env, Logger& log) {
 // it has none yet and was given an enrollment token. Other hosts keep `plain`.
 Result<ServerConnection> WithEnrolledCredential(const AgentConfig& config,
                                                 const std::string& host_name,
+                                                const std::vector<std::string>& targets,
                                                 const ServerConnection& plain, Env& env,
                                                 Logger& log) {
   if (config.insecure) {
@@ -246,7 +250,7 @@ Result<ServerConnection> WithEnrolledCredential(const AgentConfig& config,
     }
     log.Info("enrolling " + host_name + " at " + config.server);
     Result<EnrolledCredential> enrolled =
-        EnrollAgent(env, config.server, plain.credentials, token, host_name, dir, log);
+        EnrollAgent(env, config.server, plain.credentials, token, host_name, targets, dir, log);
     if (!enrolled.ok()) return enrolled.status();
     credential = std::move(enrolled).value();
     log.Info("enrolled " + host_name + ": its certificate is in " + dir);
@@ -260,7 +264,29 @@ Result<ServerConnection> WithEnrolledCredential(const AgentConfig& config,
   return ServerConnection{.server = plain.server,
                           .credentials = *credentials,
                           .token = plain.token,
-                          .credential_dir = dir};
+                          .credential_dir = dir,
+                          .credential_host = host_name,
+                          .renewable = std::make_shared<StreamCredentials>(*credentials)};
+}
+
+// The name a poller enrolls as: --poller-name, else this machine's name.
+Result<std::string> PollerName(const AgentConfig& config, Env& env) {
+  std::string poller = config.poller_name;
+  if (poller.empty()) {
+    AgentConfig local = config;
+    local.targets.clear();
+    local.host_name.clear();
+    Result<std::unique_ptr<SnapshotSource>> own = OpenSource(local, env);
+    Result<HostIdentity> identity = own.ok() ? (*own)->Identity() : own.status();
+    if (!identity.ok()) return identity.status().Prefixed("this poller's own name: ");
+    poller = identity->name;
+  }
+  if (Status valid = CheckHostName(poller); !valid.ok()) {
+    return valid.Prefixed(config.poller_name.empty()
+                              ? "this machine's name cannot be used, give --poller-name: "
+                              : "--poller-name: ");
+  }
+  return poller;
 }
 
 }  // namespace
@@ -281,7 +307,9 @@ Result<ServerConnection> ConnectionFromConfig(const AgentConfig& config, Env& en
   return ServerConnection{.server = config.server,
                           .credentials = *credentials,
                           .token = std::move(token).value(),
-                          .credential_dir = ""};
+                          .credential_dir = "",
+                          .credential_host = "",
+                          .renewable = nullptr};
 }
 
 int RunAgent(const AgentConfig& config, Env& env, Logger& log) {
@@ -303,6 +331,18 @@ int RunAgent(const AgentConfig& config, Env& env, Logger& log) {
   std::vector<std::unique_ptr<HostLog>> host_logs;  // outlive the pipelines that log to them
   std::vector<std::unique_ptr<HostPipeline>> pipelines;
   bool replay = config.source == "replay";
+  // A refused enrollment is settled: exit 2, which the units do not restart on.
+  auto enrollment_failed = [&](const Status& status) {
+    log.Error(status.message());
+    return status.code() == StatusCode::kUnauthenticated ||
+                   status.code() == StatusCode::kInvalidArgument
+               ? 2
+               : 1;
+  };
+  // A renewed certificate makes new channel credentials the way the first one did.
+  CredentialsFor credentials_for = [&config, &env](const EnrolledCredential& credential) {
+    return MakeChannelCredentials(env, config, &credential);
+  };
   if (config.targets.empty()) {
     Result<std::unique_ptr<SnapshotSource>> source = OpenSource(config, env);
     if (!source.ok()) return fail(source.status());
@@ -315,25 +355,11 @@ int RunAgent(const AgentConfig& config, Env& env, Logger& log) {
                                      : "--host-name: "));
     }
     Result<ServerConnection> connection_of_host =
-        WithEnrolledCredential(config, identity->name, server, env, log);
-    if (!connection_of_host.ok()) {
-      log.Error(connection_of_host.error());
-      // A refused enrollment is settled: exit 2, which the units do not restart on.
-      return connection_of_host.status().code() == StatusCode::kUnauthenticated ||
-                     connection_of_host.status().code() == StatusCode::kInvalidArgument
-                 ? 2
-                 : 1;
-    }
+        WithEnrolledCredential(config, identity->name, {}, server, env, log);
+    if (!connection_of_host.ok()) return enrollment_failed(connection_of_host.status());
     std::string spool_dir = config.spool_dir.empty()
                                 ? spool_root + "/" + SpoolFolderName(identity->name)
                                 : config.spool_dir;
-    // A renewed certificate makes new channel credentials the way the first one did.
-    auto credentials_for = [&config, &env,
-                            host = identity->name](const EnrolledCredential& credential) {
-      AgentConfig with_host = config;
-      with_host.host_name = host;
-      return MakeChannelCredentials(env, with_host, &credential);
-    };
     Result<std::unique_ptr<HostPipeline>> pipeline = HostPipeline::Create(
         io, nullptr, std::move(source).value(),
         HostPipelineOptions{.owner = SnapshotOwner{.host = *identity},
@@ -345,15 +371,29 @@ int RunAgent(const AgentConfig& config, Env& env, Logger& log) {
                             .interval_given = config.interval_given,
                             .spool_max_bytes_given = config.spool_max_bytes_given,
                             .follows_plans = !replay,
-                            .credential_dir = connection_of_host->credential_dir,
                             .credentials_for = credentials_for},
         *connection_of_host, env, log);
     if (!pipeline.ok()) return fail(pipeline.status());
     pipelines.push_back(std::move(pipeline).value());
-  } else if (Status status = AddRemotePipelines(config, server, spool_root, io, workers, env,
-                                                host_log_mutex, host_logs, pipelines);
-             !status.ok()) {
-    return fail(status);
+  } else {
+    // A poller enrolls as itself (--poller-name, else this machine's name) for the hosts it
+    // polls: one certificate for all of them. In plain text there is nothing to enroll.
+    Result<ServerConnection> connection_of_poller = server;
+    if (!config.insecure) {
+      Result<std::string> poller = PollerName(config, env);
+      if (!poller.ok()) return fail(poller.status());
+      std::vector<std::string> target_names;
+      for (const RemoteHostConfig& target : config.targets) target_names.push_back(target.Name());
+      connection_of_poller =
+          WithEnrolledCredential(config, *poller, target_names, server, env, log);
+      if (!connection_of_poller.ok()) return enrollment_failed(connection_of_poller.status());
+    }
+    if (Status status =
+            AddRemotePipelines(config, *connection_of_poller, credentials_for, spool_root, io,
+                               workers, env, host_log_mutex, host_logs, pipelines);
+        !status.ok()) {
+      return fail(status);
+    }
   }
   auto* replay_source = replay ? static_cast<ReplaySource*>(&pipelines.front()->source()) : nullptr;
 

@@ -29,11 +29,7 @@ void AddTitleDigest(const TitleRef& title, v1::TitleDigest* out) {
 }  // namespace
 
 Shipper::Shipper(ShipperOptions options, Outbox& outbox, Spool& spool, Logger& log)
-    : options_(std::move(options)),
-      outbox_(outbox),
-      spool_(spool),
-      log_(log),
-      credentials_(options_.credentials) {}
+    : options_(std::move(options)), outbox_(outbox), spool_(spool), log_(log) {}
 
 Shipper::~Shipper() { Stop(); }
 
@@ -93,15 +89,17 @@ void Shipper::Run() {
   arguments.SetInt(GRPC_ARG_MAX_RECONNECT_BACKOFF_MS, 1000);
   std::shared_ptr<grpc::Channel> channel;
   std::unique_ptr<v1::Ingest::Stub> stub;
+  uint64_t channel_version = 0;
   std::chrono::milliseconds backoff = options_.initial_backoff;
   while (!stopping_) {
-    {
-      // A new channel for new credentials (a renewed certificate): a channel keeps its own.
-      std::lock_guard lock(mutex_);
-      if (stub == nullptr || std::exchange(credentials_changed_, false)) {
-        channel = grpc::CreateCustomChannel(options_.server, credentials_, arguments);
-        stub = v1::Ingest::NewStub(channel);
-      }
+    // A new channel for new credentials (a renewed certificate): a channel keeps its own.
+    auto [credentials, version] = options_.renewable != nullptr
+                                      ? options_.renewable->Get()
+                                      : std::pair{options_.credentials, uint64_t{0}};
+    if (stub == nullptr || version != channel_version) {
+      channel = grpc::CreateCustomChannel(options_.server, credentials, arguments);
+      stub = v1::Ingest::NewStub(channel);
+      channel_version = version;
     }
     bool welcomed = RunStream(*stub);
     outbox_.SetConnected(false);
@@ -175,11 +173,15 @@ void Shipper::AdoptRenewed(const v1::RenewedCertificate& renewed) {
     log_.Error("cannot keep the renewed certificate: " + credentials.error());
     return;
   }
+  if (options_.renewable == nullptr) {
+    log_.Error("renewed the certificate, but this stream's credentials cannot be replaced");
+    return;
+  }
   log_.Info("renewed the certificate; reconnecting with it");
+  options_.renewable->Replace(*credentials);
+  // This stream's next one, at once, uses it (what it left unanswered is sent again there); the
+  // other streams of the credential (a poller's other hosts) from their next connection.
   std::lock_guard lock(mutex_);
-  credentials_ = *credentials;
-  credentials_changed_ = true;
-  // The next stream, at once, uses it: what this one left unanswered is sent again there.
   interrupted_ = true;
   if (context_ != nullptr) context_->TryCancel();
 }

@@ -36,6 +36,30 @@
 
 namespace perfhive {
 
+// The channel credentials of the streams of one enrolled credential: a host's, or every host an
+// agentless poller polls with its one certificate. A renewed certificate replaces them here, and
+// each stream uses them from its next connection on.
+class StreamCredentials {
+ public:
+  explicit StreamCredentials(std::shared_ptr<grpc::ChannelCredentials> credentials)
+      : credentials_(std::move(credentials)) {}
+  // The credentials now and their version (one more at every Replace).
+  std::pair<std::shared_ptr<grpc::ChannelCredentials>, uint64_t> Get() const {
+    std::lock_guard lock(mutex_);
+    return {credentials_, version_};
+  }
+  void Replace(std::shared_ptr<grpc::ChannelCredentials> credentials) {
+    std::lock_guard lock(mutex_);
+    credentials_ = std::move(credentials);
+    ++version_;
+  }
+
+ private:
+  mutable std::mutex mutex_;
+  std::shared_ptr<grpc::ChannelCredentials> credentials_;
+  uint64_t version_ = 0;
+};
+
 // The rest of the agent, as the stream needs it. Called on the shipper's threads.
 class ShipperDelegate {
  public:
@@ -52,6 +76,8 @@ class ShipperDelegate {
 struct ShipperOptions {
   std::string server;  // HOST:PORT
   std::shared_ptr<grpc::ChannelCredentials> credentials;
+  // An enrolled credential's, which renewal replaces; when set, used instead of `credentials`.
+  std::shared_ptr<StreamCredentials> renewable;
   std::string token;    // sent as "authorization: Bearer <token>"; empty: none
   SnapshotOwner owner;  // the host the stream is for: every snapshot it sends must be its
   std::string agent_version;
@@ -137,9 +163,7 @@ class Shipper {
   std::mutex write_mutex_;
   std::optional<v1::AgentMessage> unsent_health_;
   std::optional<v1::AgentMessage> unsent_plan_status_;
-  // The credentials of the next stream: options_' until a certificate is renewed.
-  std::shared_ptr<grpc::ChannelCredentials> credentials_;
-  bool credentials_changed_ = false;
+
   std::map<Sha256Digest, TitleBytes> titles_;
   std::vector<TitleRef> current_titles_;
   std::set<Sha256Digest> stream_titles_;  // the server has these, or they were sent

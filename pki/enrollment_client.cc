@@ -12,12 +12,14 @@ constexpr char kCertificateFile[] = "/certificate.pem";
 
 Result<EnrolledCredential> RequestCertificate(const std::shared_ptr<grpc::Channel>& channel,
                                               const std::string& token, const std::string& name,
-                                              const KeyAndRequest& made) {
+                                              const KeyAndRequest& made,
+                                              const std::vector<std::string>& targets) {
   std::unique_ptr<v1::Enrollment::Stub> stub = v1::Enrollment::NewStub(channel);
   v1::EnrollRequest request;
   request.set_token(token);
   request.set_host_name(name);
   request.set_request_pem(made.request_pem);
+  for (const std::string& target : targets) request.add_targets(target);
   grpc::ClientContext context;
   context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(30));
   v1::EnrollReply reply;

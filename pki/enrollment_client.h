@@ -12,6 +12,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "perfdata/status.h"
 #include "pki/certificate_request.h"
@@ -25,12 +26,14 @@ struct EnrolledCredential {
   std::chrono::system_clock::time_point expires;
 };
 
-// Asks `channel`'s Enrollment service once for a certificate for `name` and the key of `made`.
-// A failure keeps gRPC's code (UNAUTHENTICATED for a refused token, UNAVAILABLE for no server)
-// and the server's message.
+// Asks `channel`'s Enrollment service once for a certificate for `name` and the key of `made`;
+// an agentless poller names the hosts it polls as `targets`, which the certificate may write as
+// too. A failure keeps gRPC's code (UNAUTHENTICATED for a refused token, UNAVAILABLE for no
+// server) and the server's message.
 Result<EnrolledCredential> RequestCertificate(const std::shared_ptr<grpc::Channel>& channel,
                                               const std::string& token, const std::string& name,
-                                              const KeyAndRequest& made);
+                                              const KeyAndRequest& made,
+                                              const std::vector<std::string>& targets = {});
 
 // The credential in `dir`, or nothing when it has none.
 Result<std::optional<EnrolledCredential>> LoadCredential(Env& env, const std::string& dir);

@@ -127,16 +127,21 @@ Status EnrollCommands::Run(std::ostream& out) const {
                           : credential.expires <= now ? "expired"
                                                       : "valid";
       char line[256];
-      std::snprintf(line, sizeof line, "%-21s %-33s %-21s %s\n", credential.host.c_str(),
-                    credential.serial.c_str(), Iso(credential.expires).c_str(), state.c_str());
-      out << line;
+      if (!credential.targets.empty()) {
+        state += " (polls";
+        for (const std::string& target : credential.targets) state += " " + target;
+        state += ")";
+      }
+      std::snprintf(line, sizeof line, "%-21s %-33s %-21s ", credential.host.c_str(),
+                    credential.serial.c_str(), Iso(credential.expires).c_str());
+      out << line << state << "\n";
     }
     return Status();
   }
   Result<int> revoked = (*registry)->RevokeHost(host_, now);
   if (!revoked.ok()) return revoked.status();
   out << "revoked " << *revoked << " credential" << (*revoked == 1 ? "" : "s") << " of host "
-      << host_ << "; its streams are refused from its next connection\n";
+      << host_ << ": its open streams end within seconds and its reconnects are refused\n";
   return Status();
 }
 

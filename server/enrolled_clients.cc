@@ -1,6 +1,7 @@
 #include "server/enrolled_clients.h"
 
 #include "perfdata/case_folding.h"
+#include "perfdata/name_pattern.h"
 #include "pki/certificate_request.h"
 
 namespace perfhive {
@@ -53,8 +54,14 @@ Result<std::optional<Principal>> EnrolledClients::FromPeer(
                                               .read = true,
                                               .certificate_serial = subject->serial});
   }
+  // A poller's certificate speaks for the hosts it polls too (their names are exact: patterns
+  // that match only themselves).
+  std::vector<std::string> write_hosts = {EscapePattern(credential->host)};
+  for (const std::string& target : credential->targets) {
+    write_hosts.push_back(EscapePattern(target));
+  }
   return std::optional<Principal>(Principal{.name = "enrolled host " + credential->host,
-                                            .write_hosts = {credential->host},
+                                            .write_hosts = std::move(write_hosts),
                                             .read = false,
                                             .certificate_serial = subject->serial});
 }

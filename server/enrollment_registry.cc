@@ -22,10 +22,12 @@ namespace {
 
 using Clock = std::chrono::system_clock;
 
-constexpr int64_t kSchemaVersion = 1;
+constexpr int64_t kSchemaVersion = 2;
 constexpr char kPrefix[] = "phe1_";
 constexpr size_t kIdDigits = 8;
 constexpr size_t kSecretDigits = 32;
+// Hosts one poller may enroll for.
+constexpr size_t kMaxTargets = 1024;
 
 constexpr const char* kSchema = R"sql(
 CREATE TABLE IF NOT EXISTS enrollment_tokens (
@@ -55,7 +57,18 @@ CREATE TABLE IF NOT EXISTS credentials (
   read INTEGER NOT NULL DEFAULT 0
 );
 CREATE INDEX IF NOT EXISTS credentials_by_host ON credentials (host_key, issued);
-PRAGMA user_version=1;
+)sql";
+
+// Version 2: the hosts an agentless poller's certificate may write as, besides its own.
+constexpr const char* kSchemaTargets = R"sql(
+CREATE TABLE IF NOT EXISTS credential_targets (
+  serial TEXT NOT NULL COLLATE NOCASE,
+  position INTEGER NOT NULL,
+  host TEXT NOT NULL,
+  host_key TEXT NOT NULL,
+  PRIMARY KEY (serial, position)
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS credential_targets_by_host ON credential_targets (host_key);
 )sql";
 
 // SqliteDb keeps prepared statements keyed by the SQL text's address, so each is one constant.
@@ -86,11 +99,17 @@ constexpr char kSelectCredential[] =
 constexpr char kListCredentials[] =
     "SELECT serial, host, token_id, issued, expires, revoked, read FROM credentials"
     " ORDER BY host_key, issued DESC, serial";
+constexpr char kInsertTarget[] =
+    "INSERT INTO credential_targets (serial, position, host, host_key) VALUES (?1, ?2, ?3, ?4)";
+constexpr char kSelectTargets[] =
+    "SELECT host FROM credential_targets WHERE serial = ?1 ORDER BY position";
+// A host's credentials: its own, and the pollers' that may write as it.
 constexpr char kCountHostCredentials[] =
     "SELECT count(*), count(*) - count(revoked) FROM credentials"
-    " WHERE host_key = ?1";
+    " WHERE host_key = ?1 OR serial IN (SELECT serial FROM credential_targets WHERE host_key = ?1)";
 constexpr char kRevokeHost[] =
-    "UPDATE credentials SET revoked = ?2 WHERE host_key = ?1 AND revoked IS NULL";
+    "UPDATE credentials SET revoked = ?2 WHERE revoked IS NULL AND (host_key = ?1"
+    " OR serial IN (SELECT serial FROM credential_targets WHERE host_key = ?1))";
 
 Status Unauthenticated(std::string message) {
   return Status(StatusCode::kUnauthenticated, std::move(message));
@@ -192,6 +211,19 @@ Result<std::vector<std::string>> LoadPatterns(SqliteDb& db, const std::string& i
   return patterns;
 }
 
+// The hosts a poller's certificate may write as besides its own, in the order given.
+Result<std::vector<std::string>> LoadTargets(SqliteDb& db, const std::string& serial) {
+  Result<SqliteStatement*> select = db.Prepare(kSelectTargets);
+  if (!select.ok()) return select.status();
+  std::vector<std::string> targets;
+  if (Status s = (*select)->Bind(1, serial).ForEachRow(
+          [&](const SqliteStatement& row) { targets.push_back(row.Text(0)); });
+      !s.ok()) {
+    return s;
+  }
+  return targets;
+}
+
 // A credential from the columns serial, host, token_id, issued, expires, revoked.
 CredentialInfo CredentialFrom(const SqliteStatement& row) {
   CredentialInfo credential;
@@ -245,9 +277,14 @@ Result<std::unique_ptr<EnrollmentRegistry>> EnrollmentRegistry::Open(const std::
                            std::to_string(*version) + ", this build reads version " +
                            std::to_string(kSchemaVersion));
     }
-    if (*version == 0) {
-      if (Status s = (*db)->Exec(kSchema); !s.ok()) return s;
+    // Each upgrade in order, from the database's version to this build's.
+    const char* const upgrades[] = {kSchema, kSchemaTargets};
+    static_assert(std::size(upgrades) == kSchemaVersion);
+    for (int64_t v = *version; v < kSchemaVersion; ++v) {
+      if (Status s = (*db)->Exec(upgrades[v]); !s.ok()) return s;
     }
+    std::string pragma = "PRAGMA user_version=" + std::to_string(kSchemaVersion);
+    if (Status s = (*db)->Exec(pragma.c_str()); !s.ok()) return s;
     if (Status s = transaction.Commit(); !s.ok()) return s;
   }
   return std::unique_ptr<EnrollmentRegistry>(new EnrollmentRegistry(std::move(*db)));
@@ -367,10 +404,19 @@ Status EnrollmentRegistry::RevokeToken(const std::string& id) {
 
 Result<EnrollmentTokenInfo> EnrollmentRegistry::Redeem(std::string_view token_text,
                                                        std::string_view host_name,
-                                                       std::chrono::system_clock::time_point now) {
+                                                       std::chrono::system_clock::time_point now,
+                                                       const std::vector<std::string>& targets) {
   Result<TokenText> text = ParseTokenText(token_text);
   if (!text.ok()) return text.status();
   if (Status s = CheckHostName(host_name); !s.ok()) return s;
+  if (targets.size() > kMaxTargets) {
+    return Status::InvalidArgument("a poller may enroll for at most " +
+                                   std::to_string(kMaxTargets) + " targets, not " +
+                                   std::to_string(targets.size()));
+  }
+  for (const std::string& target : targets) {
+    if (Status s = CheckHostName(target); !s.ok()) return s.Prefixed("target: ");
+  }
   const std::string name = "enrollment token " + text->id;
 
   std::lock_guard lock(mutex_);
@@ -413,17 +459,23 @@ Result<EnrollmentTokenInfo> EnrollmentRegistry::Redeem(std::string_view token_te
   Result<std::vector<std::string>> patterns = LoadPatterns(*db_, text->id);
   if (!patterns.ok()) return patterns.status();
   info.host_patterns = std::move(*patterns);
-  bool allowed = false;
-  // The same matching as a token file's write patterns (Principal::MayWriteAs).
-  for (const std::string& pattern : info.host_patterns) {
-    if (MatchesPattern(pattern, host_name)) {
-      allowed = true;
-      break;
+  // The same matching as a token file's write patterns (Principal::MayWriteAs): the host and
+  // every target it polls.
+  auto allowed = [&](std::string_view host) {
+    for (const std::string& pattern : info.host_patterns) {
+      if (MatchesPattern(pattern, host)) return true;
     }
-  }
-  if (!allowed) {
+    return false;
+  };
+  if (!allowed(host_name)) {
     return Unauthenticated(name + " is not for host " + std::string(host_name) +
                            ": its host patterns are " + JoinPatterns(info.host_patterns));
+  }
+  for (const std::string& target : targets) {
+    if (!allowed(target)) {
+      return Unauthenticated(name + " is not for the polled host " + target +
+                             ": its host patterns are " + JoinPatterns(info.host_patterns));
+    }
   }
 
   if (uses_left) {
@@ -443,6 +495,9 @@ Status EnrollmentRegistry::RecordCredential(const CredentialInfo& credential) {
                                    "\" is not 1 to 64 hex digits");
   }
   if (Status s = CheckHostName(credential.host); !s.ok()) return s;
+  for (const std::string& target : credential.targets) {
+    if (Status s = CheckHostName(target); !s.ok()) return s.Prefixed("target: ");
+  }
 
   std::lock_guard lock(mutex_);
   SqliteTransaction transaction(db_.get());
@@ -470,6 +525,19 @@ Status EnrollmentRegistry::RecordCredential(const CredentialInfo& credential) {
     (*insert)->BindNull(7);
   }
   if (Status s = (*insert)->Run(); !s.ok()) return s;
+  for (size_t i = 0; i < credential.targets.size(); ++i) {
+    Result<SqliteStatement*> target = db_->Prepare(kInsertTarget);
+    if (!target.ok()) return target.status();
+    if (Status s = (*target)
+                       ->Bind(1, credential.serial)
+                       .Bind(2, static_cast<int64_t>(i))
+                       .Bind(3, credential.targets[i])
+                       .Bind(4, FoldCase(credential.targets[i]))
+                       .Run();
+        !s.ok()) {
+      return s;
+    }
+  }
   return transaction.Commit();
 }
 
@@ -485,6 +553,9 @@ Result<CredentialInfo> EnrollmentRegistry::FindCredential(const std::string& ser
   }
   CredentialInfo credential = CredentialFrom(**select);
   (*select)->Reset();
+  Result<std::vector<std::string>> targets = LoadTargets(*db_, credential.serial);
+  if (!targets.ok()) return targets.status();
+  credential.targets = std::move(targets).value();
   return credential;
 }
 
@@ -496,6 +567,11 @@ Result<std::vector<CredentialInfo>> EnrollmentRegistry::ListCredentials() {
   Status status = (*select)->ForEachRow(
       [&](const SqliteStatement& row) { credentials.push_back(CredentialFrom(row)); });
   if (!status.ok()) return status;
+  for (CredentialInfo& credential : credentials) {
+    Result<std::vector<std::string>> targets = LoadTargets(*db_, credential.serial);
+    if (!targets.ok()) return targets.status();
+    credential.targets = std::move(targets).value();
+  }
   return credentials;
 }
 

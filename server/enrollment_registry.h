@@ -13,7 +13,8 @@
 // certificates. The running server and `perfhive-server enroll ...` commands open it at the same
 // time, so it is in WAL mode, waits up to 5 s for the other's lock, and every change (a use spent
 // above all) is one transaction that commits durably (synchronous=FULL). PRAGMA user_version is
-// the schema's version, 1; a newer one is refused. Times are Unix nanoseconds (UTC). Tables:
+// the schema's version, 2 (an older database is upgraded on open); a newer one is refused. Times
+// are Unix nanoseconds (UTC). Tables:
 //
 //   enrollment_tokens: one row a token.
 //     id TEXT PRIMARY KEY       the 8 hex digits of the token text
@@ -39,6 +40,10 @@
 //     revoked INTEGER           when it was revoked; NULL while valid
 //     read INTEGER              1 for a reader's certificate (perfhive login): it may read and
 //                               write nothing; 0 for a host's
+//   credential_targets (version 2): the hosts an agentless poller's certificate may write as,
+//     besides its own name, in the order the poller gave them.
+//     serial TEXT, position INTEGER (from 0), host TEXT, host_key TEXT (folded, indexed);
+//     primary key (serial, position)
 //
 // Host-name patterns match as a token file's `write` patterns do (server/token_table.h): '*'
 // matches any run of characters, and case is ignored. Every method is thread-safe.
@@ -88,6 +93,8 @@ struct CredentialInfo {
   std::chrono::system_clock::time_point issued, expires;
   std::optional<std::chrono::system_clock::time_point> revoked;
   bool read = false;  // a reader's (perfhive login), not a host's: may read, writes nothing
+  // An agentless poller's: the hosts it polls, which it may write as besides `host`.
+  std::vector<std::string> targets = {};
 };
 
 class EnrollmentRegistry {
@@ -114,8 +121,10 @@ class EnrollmentRegistry {
   // (saying when), one used up (saying how many uses it had), and a host name matching none of
   // its patterns (naming them); INVALID_ARGUMENT for a host name that is not one
   // (perfdata/host_name.h). A refused redemption spends nothing. The text may be in either case.
+  // An agentless poller gives the hosts it polls as `targets`: each must pass the same checks.
   Result<EnrollmentTokenInfo> Redeem(std::string_view token_text, std::string_view host_name,
-                                     std::chrono::system_clock::time_point now);
+                                     std::chrono::system_clock::time_point now,
+                                     const std::vector<std::string>& targets = {});
 
   // Remembers a certificate issued. INVALID_ARGUMENT for a serial that is not hex or a host name
   // that is not one; ALREADY_EXISTS for a serial recorded before.
@@ -124,8 +133,9 @@ class EnrollmentRegistry {
   Result<CredentialInfo> FindCredential(const std::string& serial);
   // Every credential, by host (folded name), each host's newest first.
   Result<std::vector<CredentialInfo>> ListCredentials();
-  // Marks every unrevoked credential of `host` (case ignored) revoked at `now` and returns how
-  // many it marked (0 when all were revoked already); NOT_FOUND when the host was issued none.
+  // Marks every unrevoked credential of `host` (case ignored) revoked at `now`, the pollers'
+  // that may write as it too, and returns how many it marked (0 when all were revoked already);
+  // NOT_FOUND when none names the host.
   Result<int> RevokeHost(std::string_view host, std::chrono::system_clock::time_point now);
 
  private:

@@ -32,7 +32,9 @@ Status EnrollmentService::EnrollHost(const perfhive::v1::EnrollRequest& request,
   if (Status valid = CheckRequestPem(request.request_pem()); !valid.ok()) {
     return valid.Prefixed("enrollment: ");
   }
-  Result<EnrollmentTokenInfo> token = registry_.Redeem(request.token(), request.host_name(), now);
+  std::vector<std::string> targets(request.targets().begin(), request.targets().end());
+  Result<EnrollmentTokenInfo> token =
+      registry_.Redeem(request.token(), request.host_name(), now, targets);
   if (!token.ok()) return token.status();
   Result<IssuedCertificate> issued =
       ca_.IssueClientCertificate(request.request_pem(), request.host_name(), validity_);
@@ -45,13 +47,16 @@ Status EnrollmentService::EnrollHost(const perfhive::v1::EnrollRequest& request,
                             .issued = now,
                             .expires = subject->not_after,
                             .revoked = std::nullopt,
-                            .read = token->read};
+                            .read = token->read,
+                            .targets = targets};
   if (Status recorded = registry_.RecordCredential(credential); !recorded.ok()) return recorded;
   reply.set_certificate_pem(issued->certificate_pem);
   reply.set_expires_unix_seconds(UnixSeconds(subject->not_after));
-  log_.Info("enrolled", {{token->read ? "reader" : "host", request.host_name()},
-                         {"token", token->id},
-                         {"serial", subject->serial}});
+  ServerLog::Fields fields = {{token->read ? "reader" : "host", request.host_name()},
+                              {"token", token->id},
+                              {"serial", subject->serial}};
+  if (!targets.empty()) fields.emplace_back("targets", std::to_string(targets.size()));
+  log_.Info("enrolled", fields);
   return Status();
 }
 
@@ -86,7 +91,8 @@ Result<perfhive::v1::RenewedCertificate> EnrollmentService::Renew(const std::str
                          .issued = now,
                          .expires = subject->not_after,
                          .revoked = std::nullopt,
-                         .read = current->read};
+                         .read = current->read,
+                         .targets = current->targets};
   if (Status recorded = registry_.RecordCredential(renewed); !recorded.ok()) return recorded;
   log_.Info("renewed", {{current->read ? "reader" : "host", current->host},
                         {"serial", subject->serial},

@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <map>
 #include <mutex>
+#include <set>
 #include <string>
 
 #include "perfhive/v1/ingest.grpc.pb.h"
@@ -93,8 +94,11 @@ class IngestService final : public perfhive::v1::Ingest::CallbackService {
   void Untrack(IngestSession* session);
   // Ends the streams whose certificates were revoked since they opened; how many.
   int CloseRevokedStreams();
-  // Asks the streams whose certificates are due for renewal (once each); how many.
+  // Asks the streams whose certificates are due for renewal (one per certificate); how many
+  // were due.
   int AskRenewals(std::chrono::system_clock::time_point now);
+  // A renewal of `certificate_serial` failed: its streams may be asked again when they reconnect.
+  void RenewalFailed(const std::string& certificate_serial);
   // Sends each open stream its host's plan where it changed (after the policies were read
   // again); how many streams got a new plan.
   int OfferPlans();
@@ -113,7 +117,13 @@ class IngestService final : public perfhive::v1::Ingest::CallbackService {
   ServerLog& log_;
   IngestCounters counters_;
   std::mutex tracked_mutex_;
+  // Under tracked_mutex_: asks `session` to renew when its certificate is due and no stream of
+  // that certificate was asked; true when it was due.
+  bool AskRenewalIfDue(IngestSession* session, Tracked& tracked,
+                       std::chrono::system_clock::time_point now);
+
   std::map<IngestSession*, Tracked> tracked_;
+  std::set<std::string> renewals_asked_;  // certificate serials
   EnrollmentService* renewals_ = nullptr;
   const PolicyFile* policies_ = nullptr;
 };

@@ -409,6 +409,7 @@ void IngestSession::HandleRenewal(const v1::CertificateRenewal& renewal) {
       service_.log().WarnOncePerBurst("renewal-refused", host_,
                                       {{"host", host_}, {"message", renewed.error()}});
       reply.mutable_renewed_certificate()->set_error(renewed.error());
+      service_.RenewalFailed(principal_->certificate_serial);
     }
   }
   Send(std::move(reply));
@@ -566,10 +567,18 @@ void IngestService::TrackHost(IngestSession* session, const std::string& host,
   if (tracked == tracked_.end()) return;
   tracked->second.host = host;
   tracked->second.renewal = renewal;
-  if (renewal && renewal->due <= std::chrono::system_clock::now()) {
-    session->AskRenewal(renewal->expires);
-    tracked->second.renewal.reset();
+  AskRenewalIfDue(session, tracked->second, std::chrono::system_clock::now());
+}
+
+bool IngestService::AskRenewalIfDue(IngestSession* session, Tracked& tracked,
+                                    std::chrono::system_clock::time_point now) {
+  if (!tracked.renewal || tracked.renewal->due > now) return false;
+  // One stream per certificate is asked: a poller's streams of all its hosts share one.
+  if (renewals_asked_.insert(tracked.certificate_serial).second) {
+    session->AskRenewal(tracked.renewal->expires);
   }
+  tracked.renewal.reset();
+  return true;
 }
 
 CollectionPlan IngestService::PlanFor(const std::string& host) const {
@@ -602,12 +611,14 @@ int IngestService::AskRenewals(std::chrono::system_clock::time_point now) {
   int asked = 0;
   std::lock_guard lock(tracked_mutex_);
   for (auto& [session, tracked] : tracked_) {
-    if (!tracked.renewal || tracked.renewal->due > now) continue;
-    session->AskRenewal(tracked.renewal->expires);
-    tracked.renewal.reset();
-    ++asked;
+    if (AskRenewalIfDue(session, tracked, now)) ++asked;
   }
   return asked;
+}
+
+void IngestService::RenewalFailed(const std::string& certificate_serial) {
+  std::lock_guard lock(tracked_mutex_);
+  renewals_asked_.erase(certificate_serial);
 }
 
 int IngestService::OfferPlans() {

@@ -455,13 +455,19 @@ grpc::ServerUnaryReactor* QueryService::ListHosts(grpc::CallbackServerContext* c
     if (!hosts.ok()) {
       status = Status::Unavailable("store: " + hosts.error());
     } else {
-      // Each host's newest credential (the registry lists a host's newest first).
+      // Each host's newest credential (the registry lists a host's newest first); a polled
+      // host without one of its own shows its poller's.
       std::map<std::string, CredentialInfo> credentials;
       if (registry_ != nullptr) {
         Result<std::vector<CredentialInfo>> listed = registry_->ListCredentials();
         if (listed.ok()) {
-          for (CredentialInfo& credential : *listed) {
-            credentials.try_emplace(FoldCase(credential.host), std::move(credential));
+          for (const CredentialInfo& credential : *listed) {
+            credentials.try_emplace(FoldCase(credential.host), credential);
+          }
+          for (const CredentialInfo& credential : *listed) {
+            for (const std::string& target : credential.targets) {
+              credentials.try_emplace(FoldCase(target), credential);
+            }
           }
         }
       }

@@ -6,6 +6,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <signal.h>
+#include <stdlib.h>
 #include <sys/stat.h>
 
 #include <fstream>
@@ -144,6 +145,92 @@ TEST(AgentlessEndToEndTest, OneAgentPollsTwoLiveHostsAndReportsTheDeadOne) {
   std::string log = ReadWholeFile(scratch / "agent.err");
   EXPECT_THAT(log, HasSubstr("[WINDEAD] "));
   EXPECT_THAT(log, Not(HasSubstr(samba.options().password)));
+  EXPECT_EQ(server.Stop(), 0);
+}
+
+// Proves: an agentless poller enrolls once, as itself, for the hosts it polls: its one
+// certificate writes as each of them, `hosts list` names them, a token whose patterns miss a
+// target is refused naming it, and revoking one polled host ends the poller's credential.
+TEST(AgentlessEndToEndTest, APollerEnrollsOnceForTheHostsItPolls) {
+  if (std::string why = SambaServer::Unavailable(); !why.empty()) GTEST_SKIP() << why;
+  SambaServer samba;
+  ASSERT_TRUE(samba.ready()) << samba.log();
+  samba.Write(Widgets());
+
+  ScratchDir scratch("agentless-enrolled");
+  setenv("STATE_DIRECTORY", (scratch / "agent-state").c_str(), 1);
+  std::string credentials = scratch / "smb.auth";
+  WriteText(credentials, "username = " + samba.options().user +
+                             "\npassword = " + samba.options().password + "\n");
+  chmod(credentials.c_str(), 0600);
+  std::string data = scratch / "server-data";
+  std::string pin = InitServerCa(scratch, data, {"--name", "localhost"});
+  ASSERT_FALSE(pin.empty());
+  WriteText(scratch / "tokens.toml",
+            "[[token]]\nname = \"cli\"\nsecret = \"agentless-reader-secret-0001\"\nread = true\n");
+  WriteText(scratch / "reader.token", "agentless-reader-secret-0001");
+  ServerProcess server(scratch, {"--tokens", scratch / "tokens.toml"});
+  ASSERT_TRUE(server.Start());
+  auto create = [&](std::vector<std::string> hosts) {
+    std::vector<std::string> argv = {ServerBinary(), "enroll", "create", "--data",
+                                     data,           "--uses", "1"};
+    for (const std::string& host : hosts) argv.insert(argv.end(), {"--hosts", host});
+    CommandResult created = RunCommand(scratch, argv);
+    EXPECT_EQ(created.exit_code, 0) << created.err;
+    return created.out.substr(0, created.out.find('\n'));
+  };
+  auto poller = [&](const std::string& token, const std::string& second) {
+    return std::vector<std::string>{AgentBinary(),   "run",
+                                    "--server",      server.address(),
+                                    "--ca-sha256",   pin,
+                                    "--enroll",      token,
+                                    "--poller-name", "POLLER1",
+                                    "--target",      samba.target() + "=WINPA",
+                                    "--target",      samba.target() + "=" + second,
+                                    "--credentials", credentials,
+                                    "--interval",    "1500ms",
+                                    "--spool-dir",   scratch / "spool"};
+  };
+
+  // A token for the poller and one of its hosts only: refused, naming the other; nothing spent.
+  std::vector<std::string> narrow = poller(create({"POLLER1", "WINPA"}), "WINPC");
+  narrow.insert(narrow.end(), {"--timeout", "20s"});
+  CommandResult refused = RunCommand(scratch, narrow);
+  EXPECT_EQ(refused.exit_code, 2) << refused.err;
+  EXPECT_THAT(refused.err, HasSubstr("is not for the polled host WINPC"));
+
+  ChildProcess agent(poller(create({"POLLER*", "WINP*"}), "WINPB"), scratch / "agent.out",
+                     scratch / "agent.err");
+  const std::vector<std::string> reader = {"--ca-sha256", pin, "--token-file",
+                                           scratch / "reader.token"};
+  nlohmann::json a, b;
+  ASSERT_TRUE(WaitUntil([&] {
+    a = HostEntry(scratch, server, "WINPA", reader);
+    b = HostEntry(scratch, server, "WINPB", reader);
+    return a.is_object() && b.is_object() && a["snapshots"] >= 2 && b["snapshots"] >= 2;
+  })) << ReadWholeFile(scratch / "agent.err");
+  for (const nlohmann::json& host : {a, b}) {
+    EXPECT_EQ(host["source"], "agentless") << host.dump();
+    EXPECT_EQ(host["credential"], "enrolled") << host.dump();
+  }
+  EXPECT_THAT(ReadWholeFile(scratch / "agent.err"), HasSubstr("enrolled POLLER1"));
+  CommandResult listed = RunCommand(scratch, {ServerBinary(), "hosts", "list", "--data", data});
+  ASSERT_EQ(listed.exit_code, 0) << listed.err;
+  EXPECT_THAT(listed.out, HasSubstr("(polls WINPA WINPB)"));
+
+  // Revoking one polled host ends the poller's one credential: every stream of it.
+  CommandResult revoked =
+      RunCommand(scratch, {ServerBinary(), "hosts", "revoke", "WINPB", "--data", data});
+  ASSERT_EQ(revoked.exit_code, 0) << revoked.err;
+  EXPECT_TRUE(WaitUntil([&] {
+    std::string log = ReadWholeFile(scratch / "agent.err");
+    return log.find("[WINPA] ") != std::string::npos &&
+           log.find("was revoked") != std::string::npos &&
+           HostEntry(scratch, server, "WINPA", reader).value("credential", "") == "revoked";
+  })) << ReadWholeFile(scratch / "agent.err");
+  agent.Signal(SIGTERM);
+  agent.Wait(std::chrono::seconds(30));
+  unsetenv("STATE_DIRECTORY");
   EXPECT_EQ(server.Stop(), 0);
 }
 

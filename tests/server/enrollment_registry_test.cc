@@ -16,6 +16,7 @@
 #include <thread>
 #include <vector>
 
+#include "store/sqlite.h"
 #include "tests/store/store_test_util.h"
 
 namespace perfhive {
@@ -445,6 +446,91 @@ TEST(EnrollmentRegistryTest, KeepsEverythingAcrossReopening) {
   ASSERT_TRUE(redeemed.ok()) << redeemed.error();
   EXPECT_EQ(redeemed->uses_left, 0);
   EXPECT_EQ(redeemed->expires, kNow + hours(1));
+}
+
+// Proves: a poller enrolls for the hosts it polls, each checked against the token's patterns
+// (a target no pattern allows is refused naming it, and nothing is spent); its credential keeps
+// them in order; revoking one polled host revokes the poller's credential.
+TEST(EnrollmentRegistryTest, APollersTargetsAreCheckedKeptAndRevokedWithIt) {
+  TempDir dir;
+  std::unique_ptr<EnrollmentRegistry> registry = OpenRegistry(dir.path() + "/data");
+  ASSERT_NE(registry, nullptr);
+  std::string token = Create(*registry, Spec({"poll*", "win*"}, 1));
+  ExpectUnauthenticated(registry->Redeem(token, "poller1", kNow, {"win01", "db01"}),
+                        "enrollment token " + IdOf(token) +
+                            " is not for the polled host db01: its host patterns "
+                            "are poll*, win*");
+  Result<EnrollmentTokenInfo> bad = registry->Redeem(token, "poller1", kNow, {"not a name"});
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.status().code(), StatusCode::kInvalidArgument);
+  Result<EnrollmentTokenInfo> redeemed =
+      registry->Redeem(token, "poller1", kNow, {"WIN02", "win01"});
+  ASSERT_TRUE(redeemed.ok()) << redeemed.error();  // the one use was not spent by the refusals
+
+  ASSERT_TRUE(registry
+                  ->RecordCredential({.serial = "ab12",
+                                      .host = "poller1",
+                                      .token_id = IdOf(token),
+                                      .issued = kNow,
+                                      .expires = kNow + hours(24),
+                                      .revoked = std::nullopt,
+                                      .read = false,
+                                      .targets = {"WIN02", "win01"}})
+                  .ok());
+  Result<CredentialInfo> found = registry->FindCredential("AB12");
+  ASSERT_TRUE(found.ok()) << found.error();
+  EXPECT_THAT(found->targets, ElementsAre("WIN02", "win01"));
+
+  Result<int> revoked = registry->RevokeHost("win02", kNow + minutes(1));
+  ASSERT_TRUE(revoked.ok()) << revoked.error();
+  EXPECT_EQ(*revoked, 1);
+  found = registry->FindCredential("ab12");
+  ASSERT_TRUE(found.ok());
+  EXPECT_TRUE(found->revoked.has_value());
+  Result<std::vector<CredentialInfo>> listed = registry->ListCredentials();
+  ASSERT_TRUE(listed.ok());
+  ASSERT_EQ(listed->size(), 1u);
+  EXPECT_THAT(listed->front().targets, ElementsAre("WIN02", "win01"));
+}
+
+// Proves: a registry made by the first version (no credential_targets) is upgraded on open, its
+// credentials kept, and takes pollers' targets afterwards.
+TEST(EnrollmentRegistryTest, AVersionOneRegistryIsUpgradedOnOpen) {
+  TempDir dir;
+  {
+    std::unique_ptr<EnrollmentRegistry> registry = OpenRegistry(dir.path() + "/data");
+    ASSERT_NE(registry, nullptr);
+    ASSERT_TRUE(registry
+                    ->RecordCredential({.serial = "0c0c",
+                                        .host = "web01",
+                                        .token_id = "1234abcd",
+                                        .issued = kNow,
+                                        .expires = kNow + hours(24),
+                                        .revoked = std::nullopt})
+                    .ok());
+  }
+  {
+    Result<std::unique_ptr<SqliteDb>> db = SqliteDb::Open(dir.path() + "/data/pki/enrollment.db");
+    ASSERT_TRUE(db.ok()) << db.error();
+    ASSERT_TRUE((*db)->Exec("DROP TABLE credential_targets; PRAGMA user_version=1;").ok());
+  }
+  std::unique_ptr<EnrollmentRegistry> registry = OpenRegistry(dir.path() + "/data");
+  ASSERT_NE(registry, nullptr);
+  Result<CredentialInfo> kept = registry->FindCredential("0c0c");
+  ASSERT_TRUE(kept.ok()) << kept.error();
+  EXPECT_EQ(kept->host, "web01");
+  EXPECT_TRUE(kept->targets.empty());
+  ASSERT_TRUE(registry
+                  ->RecordCredential({.serial = "0d0d",
+                                      .host = "poller1",
+                                      .token_id = "1234abcd",
+                                      .issued = kNow,
+                                      .expires = kNow + hours(24),
+                                      .revoked = std::nullopt,
+                                      .read = false,
+                                      .targets = {"win01"}})
+                  .ok());
+  EXPECT_THAT(registry->FindCredential("0d0d")->targets, ElementsAre("win01"));
 }
 
 }  // namespace
