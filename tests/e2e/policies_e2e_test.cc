@@ -20,6 +20,7 @@ namespace perfhive::testing {
 namespace {
 
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 constexpr char kReaderSecret[] = "policies-reader-secret-0000001";
 
@@ -43,6 +44,7 @@ class PoliciesTest : public ::testing::Test {
     flags.insert(flags.end(), extra_flags.begin(), extra_flags.end());
     server_ = std::make_unique<ServerProcess>(*scratch_, flags);
     ASSERT_TRUE(server_->Start());
+    address_ = server_->address();
   }
   void TearDown() override {
     agent_.reset();
@@ -70,11 +72,9 @@ class PoliciesTest : public ::testing::Test {
 
   // The procfs agent of this machine as `host`, with local settings that a plan may override.
   void StartAgent(const std::string& host, std::vector<std::string> local) {
-    std::vector<std::string> argv = {AgentBinary(), "run",
-                                     "--server",    server_->address(),
-                                     "--ca-sha256", fingerprint_,
-                                     "--host-name", host,
-                                     "--spool-dir", *scratch_ / ("spool-" + host)};
+    std::vector<std::string> argv = {
+        AgentBinary(), "run",         "--server", address_,      "--ca-sha256",
+        fingerprint_,  "--host-name", host,       "--spool-dir", *scratch_ / ("spool-" + host)};
     argv.insert(argv.end(), local.begin(), local.end());
     agent_ = std::make_unique<ChildProcess>(argv, *scratch_ / "agent.out", *scratch_ / "agent.err");
   }
@@ -114,6 +114,7 @@ class PoliciesTest : public ::testing::Test {
   std::unique_ptr<ScratchDir> scratch_;
   std::unique_ptr<ServerProcess> server_;
   std::unique_ptr<ChildProcess> agent_;
+  std::string address_;  // the server's, kept while it is stopped
   std::string fingerprint_;
 };
 
@@ -222,6 +223,41 @@ TEST_F(PoliciesTest, ACertificateIsRenewedOnTheStreamBeforeItExpires) {
   stored = Stored("RENEW1").size();
   StartAgent("RENEW1", {"--interval", "500ms"});
   EXPECT_TRUE(WaitUntil([&] { return Stored("RENEW1").size() >= stored + 3; })) << AgentLog();
+}
+
+// Proves: the plan in force is kept in the spool folder, so that an agent restarted while the
+// server is away follows it (not its local settings) from its first snapshot, and the server,
+// once back, finds the same revision applied.
+TEST_F(PoliciesTest, AKeptPlanHoldsAcrossARestartWhileTheServerIsAway) {
+  ASSERT_NO_FATAL_FAILURE(StartServer());
+  WritePolicies(std::string(kOtherHostsOnly) +
+                "[[policy]]\nname = \"linux\"\nhosts = [\"KEPT*\"]\n"
+                "queries = [\"Memory@400ms\"]\n");
+  std::string token = CreateToken("kept*");
+  StartAgent("KEPT1", {"--enroll", token, "--query", "Global@1h"});
+  nlohmann::json applied;
+  ASSERT_TRUE(WaitUntil([&] {
+    applied = Host("KEPT1");
+    return applied.is_object() && !applied.value("plan_latest", "").empty() &&
+           applied.value("plan_revision", "") == applied.value("plan_latest", "");
+  })) << AgentLog();
+  std::string revision = applied.value("plan_revision", "");
+  agent_->Signal(SIGTERM);
+  ASSERT_EQ(agent_->Wait(std::chrono::seconds(20)), 0) << AgentLog();
+
+  ASSERT_EQ(server_->Stop(), 0);
+  server_.reset();
+  size_t first_run = AgentLog().size();
+  StartAgent("KEPT1", {"--query", "Global@1h"});
+  auto second_run = [&] { return AgentLog().substr(first_run); };
+  ASSERT_TRUE(WaitUntil([&] {
+    return second_run().find("following policy linux (revision " + revision +
+                             ", kept from an earlier run)") != std::string::npos;
+  })) << AgentLog();
+  EXPECT_THAT(second_run(), HasSubstr("sampling Memory every 400ms"));
+  EXPECT_THAT(second_run(), Not(HasSubstr("sampling Global")));
+  agent_->Signal(SIGTERM);
+  EXPECT_EQ(agent_->Wait(std::chrono::seconds(20)), 0) << AgentLog();
 }
 
 }  // namespace
