@@ -15,11 +15,13 @@ std::string RevokedMessage(const std::string& host) {
 
 }  // namespace
 
-Result<std::optional<std::string>> EnrolledClients::Revocation(const std::string& serial) const {
-  Result<CredentialInfo> credential = registry_.FindCredential(serial);
-  if (!credential.ok()) return credential.status();
-  if (!credential->revoked) return std::optional<std::string>();
-  return std::optional<std::string>(RevokedMessage(credential->host));
+Result<std::map<std::string, std::string>> EnrolledClients::RevokedSince(
+    std::chrono::system_clock::time_point since) const {
+  Result<std::vector<std::pair<std::string, std::string>>> revoked = registry_.RevokedSince(since);
+  if (!revoked.ok()) return revoked.status();
+  std::map<std::string, std::string> why;
+  for (const auto& [serial, host] : *revoked) why[FoldCase(serial)] = RevokedMessage(host);
+  return why;
 }
 
 Result<std::optional<Principal>> EnrolledClients::FromPeer(

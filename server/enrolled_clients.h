@@ -9,7 +9,9 @@
 #include <grpcpp/grpcpp.h>
 
 #include <chrono>
+#include <map>
 #include <optional>
+#include <string>
 
 #include "server/enrollment_registry.h"
 #include "server/token_table.h"
@@ -26,8 +28,10 @@ class EnrolledClients {
   Result<std::optional<Principal>> FromPeer(const grpc::AuthContext& auth,
                                             std::chrono::system_clock::time_point now) const;
 
-  // Why the certificate with `serial` may no longer be used, when it was revoked.
-  Result<std::optional<std::string>> Revocation(const std::string& serial) const;
+  // Why each certificate revoked at or after `since` may no longer be used, by serial (lower
+  // case).
+  Result<std::map<std::string, std::string>> RevokedSince(
+      std::chrono::system_clock::time_point since) const;
 
  private:
   EnrollmentRegistry& registry_;

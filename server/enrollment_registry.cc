@@ -59,7 +59,8 @@ CREATE TABLE IF NOT EXISTS credentials (
 CREATE INDEX IF NOT EXISTS credentials_by_host ON credentials (host_key, issued);
 )sql";
 
-// Version 2: the hosts an agentless poller's certificate may write as, besides its own.
+// Version 2: the hosts an agentless poller's certificate may write as, besides its own; and
+// credentials by revocation time, which the server asks for every few seconds.
 constexpr const char* kSchemaTargets = R"sql(
 CREATE TABLE IF NOT EXISTS credential_targets (
   serial TEXT NOT NULL COLLATE NOCASE,
@@ -69,6 +70,7 @@ CREATE TABLE IF NOT EXISTS credential_targets (
   PRIMARY KEY (serial, position)
 ) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS credential_targets_by_host ON credential_targets (host_key);
+CREATE INDEX IF NOT EXISTS credentials_by_revoked ON credentials (revoked);
 )sql";
 
 // SqliteDb keeps prepared statements keyed by the SQL text's address, so each is one constant.
@@ -99,6 +101,7 @@ constexpr char kSelectCredential[] =
 constexpr char kListCredentials[] =
     "SELECT serial, host, token_id, issued, expires, revoked, read FROM credentials"
     " ORDER BY host_key, issued DESC, serial";
+constexpr char kRevokedSince[] = "SELECT serial, host FROM credentials WHERE revoked >= ?1";
 constexpr char kInsertTarget[] =
     "INSERT INTO credential_targets (serial, position, host, host_key) VALUES (?1, ?2, ?3, ?4)";
 constexpr char kSelectTargets[] =
@@ -573,6 +576,21 @@ Result<std::vector<CredentialInfo>> EnrollmentRegistry::ListCredentials() {
     credential.targets = std::move(targets).value();
   }
   return credentials;
+}
+
+Result<std::vector<std::pair<std::string, std::string>>> EnrollmentRegistry::RevokedSince(
+    std::chrono::system_clock::time_point since) {
+  std::lock_guard lock(mutex_);
+  Result<SqliteStatement*> select = db_->Prepare(kRevokedSince);
+  if (!select.ok()) return select.status();
+  std::vector<std::pair<std::string, std::string>> revoked;
+  if (Status s = (*select)->Bind(1, ToNanos(since)).ForEachRow([&](const SqliteStatement& row) {
+        revoked.emplace_back(row.Text(0), row.Text(1));
+      });
+      !s.ok()) {
+    return s;
+  }
+  return revoked;
 }
 
 Result<int> EnrollmentRegistry::RevokeHost(std::string_view host,

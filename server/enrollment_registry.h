@@ -37,7 +37,7 @@
 //     token_id TEXT             the enrollment token it was issued for (not checked: a
 //                               certificate may outlive its token's row)
 //     issued INTEGER, expires INTEGER
-//     revoked INTEGER           when it was revoked; NULL while valid
+//     revoked INTEGER           when it was revoked; NULL while valid; indexed (version 2)
 //     read INTEGER              1 for a reader's certificate (perfhive login): it may read and
 //                               write nothing; 0 for a host's
 //   credential_targets (version 2): the hosts an agentless poller's certificate may write as,
@@ -133,6 +133,10 @@ class EnrollmentRegistry {
   Result<CredentialInfo> FindCredential(const std::string& serial);
   // Every credential, by host (folded name), each host's newest first.
   Result<std::vector<CredentialInfo>> ListCredentials();
+  // The credentials revoked at or after `since`, with the host each was issued to: one query for
+  // every open stream, however many there are.
+  Result<std::vector<std::pair<std::string, std::string>>> RevokedSince(
+      std::chrono::system_clock::time_point since);
   // Marks every unrevoked credential of `host` (case ignored) revoked at `now`, the pollers'
   // that may write as it too, and returns how many it marked (0 when all were revoked already);
   // NOT_FOUND when none names the host.

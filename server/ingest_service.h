@@ -92,7 +92,8 @@ class IngestService final : public perfhive::v1::Ingest::CallbackService {
   void TrackHost(IngestSession* session, const std::string& host,
                  std::optional<EnrollmentService::Renewal> renewal);
   void Untrack(IngestSession* session);
-  // Ends the streams whose certificates were revoked since they opened; how many.
+  // Ends the streams whose certificates were revoked since they opened (one registry query for
+  // them all: the revocations since the previous pass); how many.
   int CloseRevokedStreams();
   // Asks the streams whose certificates are due for renewal (one per certificate); how many
   // were due.
@@ -124,6 +125,8 @@ class IngestService final : public perfhive::v1::Ingest::CallbackService {
 
   std::map<IngestSession*, Tracked> tracked_;
   std::set<std::string> renewals_asked_;  // certificate serials
+  // Where CloseRevokedStreams' previous pass started; revocations from then on are looked at.
+  std::chrono::system_clock::time_point revocations_checked_ = std::chrono::system_clock::now();
   EnrollmentService* renewals_ = nullptr;
   const PolicyFile* policies_ = nullptr;
 };

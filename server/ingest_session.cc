@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <utility>
 
+#include "perfdata/case_folding.h"
 #include "perfdata/display_text.h"
 #include "perfdata/host_name.h"
 #include "perfdata/snapshot_reader.h"
@@ -593,15 +594,23 @@ void IngestService::Untrack(IngestSession* session) {
 
 int IngestService::CloseRevokedStreams() {
   if (enrolled_clients_ == nullptr) return 0;
+  // A stream authenticated a moment before a revocation committed is still caught: each pass
+  // looks back a little before where the previous one started (`hosts revoke` runs on this
+  // machine, on this clock).
+  auto pass = std::chrono::system_clock::now();
+  Result<std::map<std::string, std::string>> revoked =
+      enrolled_clients_->RevokedSince(revocations_checked_ - std::chrono::seconds(10));
+  if (!revoked.ok()) return 0;  // the next pass looks again from the same point
+  revocations_checked_ = pass;
+  if (revoked->empty()) return 0;
   int closed = 0;
   // Held throughout: a session leaves the map (OnDone) before it is deleted.
   std::lock_guard lock(tracked_mutex_);
   for (const auto& [session, tracked] : tracked_) {
     if (tracked.certificate_serial.empty()) continue;
-    Result<std::optional<std::string>> revoked =
-        enrolled_clients_->Revocation(tracked.certificate_serial);
-    if (!revoked.ok() || !revoked->has_value()) continue;
-    session->Revoke(**revoked);
+    auto why = revoked->find(FoldCase(tracked.certificate_serial));
+    if (why == revoked->end()) continue;
+    session->Revoke(why->second);
     ++closed;
   }
   return closed;

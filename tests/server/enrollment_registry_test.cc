@@ -491,6 +491,15 @@ TEST(EnrollmentRegistryTest, APollersTargetsAreCheckedKeptAndRevokedWithIt) {
   ASSERT_TRUE(listed.ok());
   ASSERT_EQ(listed->size(), 1u);
   EXPECT_THAT(listed->front().targets, ElementsAre("WIN02", "win01"));
+
+  // What the server's pass over its open streams asks: revocations from a time on.
+  using Revoked = std::vector<std::pair<std::string, std::string>>;
+  Result<Revoked> since = registry->RevokedSince(kNow);
+  ASSERT_TRUE(since.ok()) << since.error();
+  EXPECT_EQ(*since, (Revoked{{"ab12", "poller1"}}));
+  since = registry->RevokedSince(kNow + minutes(2));
+  ASSERT_TRUE(since.ok()) << since.error();
+  EXPECT_TRUE(since->empty());
 }
 
 // Proves: a registry made by the first version (no credential_targets) is upgraded on open, its
