@@ -57,11 +57,12 @@ Result<PolicyBook::Policy> ParsePolicy(std::string_view origin, const toml::tabl
       if (!interval.ok()) return interval.status().Prefixed(where + "interval: ");
       policy.plan.interval = *interval;
     } else if (key == "spool_max_bytes") {
-      std::optional<int64_t> bytes = value.value<int64_t>();
-      if (!bytes || *bytes <= 0) {
+      // An integer node only: toml++ converting a float that no int64_t holds is undefined.
+      const toml::value<int64_t>* bytes = value.as_integer();
+      if (bytes == nullptr || bytes->get() <= 0) {
         return Status::InvalidArgument(where + "spool_max_bytes must be a positive integer");
       }
-      policy.plan.spool_max_bytes = static_cast<uint64_t>(*bytes);
+      policy.plan.spool_max_bytes = static_cast<uint64_t>(bytes->get());
     } else {
       return Status::InvalidArgument(
           where + "unknown key \"" + std::string(key.str()) +

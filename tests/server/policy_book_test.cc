@@ -108,6 +108,9 @@ TEST(PolicyBookTest, EveryMistakeIsNamedWithItsLine) {
       {"[[policy]]\nname = \"a\"\nhosts = [\"*\"]\nspool_max_bytes = 1000\n",
        "spool_max_bytes 1000 is under the least"},
       {"[[policy]]\nname = \"a\"\nhosts = [\"*\"]\nspool = 1\n", "p.toml:4: unknown key \"spool\""},
+      // Regression (found by collection_plan_fuzzer): a float beyond int64_t was converted.
+      {"[[policy]]\nname = \"a\"\nhosts = [\"*\"]\nspool_max_bytes = 5.3687e19\n",
+       "p.toml:4: spool_max_bytes must be a positive integer"},
       {"[[policy]]\nname = \"a\"\nhosts = [\"*\"]\n[[policy]]\nname = \"A\"\nhosts = [\"*\"]\n",
        "two policies are named \"A\""},
       {"policy = 1\n", "p.toml:1: policies are [[policy]] tables"},
