@@ -15,13 +15,6 @@ constexpr uint64_t kOutboxMemoryBytes = 64ull << 20;
 // The central plan in force, in the spool folder: perfhive.v1.CollectionPlan's bytes.
 constexpr const char* kKeptPlanFile = "/plan.binpb";
 
-std::string Describe(const std::vector<QuerySchedule>& queries) {
-  std::string text;
-  for (const QuerySchedule& query : queries)
-    text += (text.empty() ? "" : "; ") + FormatQuery(query);
-  return text;
-}
-
 // What is in force under `plan`: its settings where it has them, else the local ones.
 std::vector<QuerySchedule> QueriesUnder(const CollectionPlan& plan,
                                         const HostPipelineOptions& local) {
@@ -137,8 +130,8 @@ std::vector<std::string> HostPipeline::Conflicts(const CollectionPlan& plan) con
   std::vector<std::string> conflicts;
   std::string by = " is overridden by policy " + plan.policy + ": ";
   if (options_.queries_given && !plan.queries.empty() && plan.queries != options_.queries) {
-    conflicts.push_back("local queries " + Describe(options_.queries) + by +
-                        Describe(plan.queries));
+    conflicts.push_back("local queries " + FormatQueries(options_.queries) + by +
+                        FormatQueries(plan.queries));
   }
   if (options_.interval_given && plan.interval && *plan.interval != options_.interval) {
     conflicts.push_back("local interval " + FormatDuration(options_.interval) + by +

@@ -56,4 +56,12 @@ std::string FormatQuery(const QuerySchedule& query) {
   return text;
 }
 
+std::string FormatQueries(const std::vector<QuerySchedule>& queries) {
+  std::string text;
+  for (const QuerySchedule& query : queries) {
+    text += (text.empty() ? "" : "; ") + FormatQuery(query);
+  }
+  return text;
+}
+
 }  // namespace perfhive

@@ -36,6 +36,8 @@ std::string QueryLabel(const QuerySchedule& query);
 
 // The text ParseQueryFlag reads back: "Global", "Processor,Memory@30s".
 std::string FormatQuery(const QuerySchedule& query);
+// Each query's FormatQuery, joined by "; ".
+std::string FormatQueries(const std::vector<QuerySchedule>& queries);
 
 }  // namespace perfhive
 

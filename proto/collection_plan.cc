@@ -140,9 +140,8 @@ Result<CollectionPlan> PlanFromProto(const perfhive::v1::CollectionPlan& message
 }
 
 std::string DescribePlan(const CollectionPlan& plan) {
-  std::string text;
+  std::string text = FormatQueries(plan.queries);
   auto add = [&text](const std::string& part) { text += (text.empty() ? "" : "; ") + part; };
-  for (const QuerySchedule& query : plan.queries) add(FormatQuery(query));
   if (plan.interval) add("interval " + FormatDuration(*plan.interval));
   if (plan.spool_max_bytes) add("spool limit " + std::to_string(*plan.spool_max_bytes) + " bytes");
   return text.empty() ? "the agent's own settings" : text;

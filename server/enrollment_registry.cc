@@ -202,29 +202,18 @@ std::optional<int64_t> OptionalInt(const SqliteStatement& row, int column) {
   return row.Int(column);
 }
 
-Result<std::vector<std::string>> LoadPatterns(SqliteDb& db, const std::string& id) {
-  Result<SqliteStatement*> select = db.Prepare(kSelectTokenHosts);
+// The first column of every row `sql` selects for `key`, in order: a token's host patterns, a
+// poller's targets.
+Result<std::vector<std::string>> LoadTexts(SqliteDb& db, const char* sql, const std::string& key) {
+  Result<SqliteStatement*> select = db.Prepare(sql);
   if (!select.ok()) return select.status();
-  std::vector<std::string> patterns;
-  if (Status s = (*select)->Bind(1, id).ForEachRow(
-          [&](const SqliteStatement& row) { patterns.push_back(row.Text(0)); });
+  std::vector<std::string> texts;
+  if (Status s = (*select)->Bind(1, key).ForEachRow(
+          [&](const SqliteStatement& row) { texts.push_back(row.Text(0)); });
       !s.ok()) {
     return s;
   }
-  return patterns;
-}
-
-// The hosts a poller's certificate may write as besides its own, in the order given.
-Result<std::vector<std::string>> LoadTargets(SqliteDb& db, const std::string& serial) {
-  Result<SqliteStatement*> select = db.Prepare(kSelectTargets);
-  if (!select.ok()) return select.status();
-  std::vector<std::string> targets;
-  if (Status s = (*select)->Bind(1, serial).ForEachRow(
-          [&](const SqliteStatement& row) { targets.push_back(row.Text(0)); });
-      !s.ok()) {
-    return s;
-  }
-  return targets;
+  return texts;
 }
 
 // A credential from the columns serial, host, token_id, issued, expires, revoked.
@@ -459,7 +448,7 @@ Result<EnrollmentTokenInfo> EnrollmentRegistry::Redeem(std::string_view token_te
     return Unauthenticated(name + " is used up: it had " + std::to_string(had) +
                            (had == 1 ? " use" : " uses"));
   }
-  Result<std::vector<std::string>> patterns = LoadPatterns(*db_, text->id);
+  Result<std::vector<std::string>> patterns = LoadTexts(*db_, kSelectTokenHosts, text->id);
   if (!patterns.ok()) return patterns.status();
   info.host_patterns = std::move(*patterns);
   // The same matching as a token file's write patterns (Principal::MayWriteAs): the host and
@@ -556,7 +545,7 @@ Result<CredentialInfo> EnrollmentRegistry::FindCredential(const std::string& ser
   }
   CredentialInfo credential = CredentialFrom(**select);
   (*select)->Reset();
-  Result<std::vector<std::string>> targets = LoadTargets(*db_, credential.serial);
+  Result<std::vector<std::string>> targets = LoadTexts(*db_, kSelectTargets, credential.serial);
   if (!targets.ok()) return targets.status();
   credential.targets = std::move(targets).value();
   return credential;
@@ -571,7 +560,7 @@ Result<std::vector<CredentialInfo>> EnrollmentRegistry::ListCredentials() {
       [&](const SqliteStatement& row) { credentials.push_back(CredentialFrom(row)); });
   if (!status.ok()) return status;
   for (CredentialInfo& credential : credentials) {
-    Result<std::vector<std::string>> targets = LoadTargets(*db_, credential.serial);
+    Result<std::vector<std::string>> targets = LoadTexts(*db_, kSelectTargets, credential.serial);
     if (!targets.ok()) return targets.status();
     credential.targets = std::move(targets).value();
   }

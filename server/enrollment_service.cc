@@ -36,25 +36,21 @@ Status EnrollmentService::EnrollHost(const perfhive::v1::EnrollRequest& request,
   Result<EnrollmentTokenInfo> token =
       registry_.Redeem(request.token(), request.host_name(), now, targets);
   if (!token.ok()) return token.status();
-  Result<IssuedCertificate> issued =
-      ca_.IssueClientCertificate(request.request_pem(), request.host_name(), validity_);
+  Result<IssuedCredential> issued =
+      IssueAndRecord(request.request_pem(), CredentialInfo{.serial = "",
+                                                           .host = request.host_name(),
+                                                           .token_id = token->id,
+                                                           .issued = now,
+                                                           .expires = {},
+                                                           .revoked = std::nullopt,
+                                                           .read = token->read,
+                                                           .targets = targets});
   if (!issued.ok()) return issued.status();
-  Result<CertificateSubject> subject = DescribeCertificate(issued->certificate_pem);
-  if (!subject.ok()) return subject.status();
-  CredentialInfo credential{.serial = subject->serial,
-                            .host = request.host_name(),
-                            .token_id = token->id,
-                            .issued = now,
-                            .expires = subject->not_after,
-                            .revoked = std::nullopt,
-                            .read = token->read,
-                            .targets = targets};
-  if (Status recorded = registry_.RecordCredential(credential); !recorded.ok()) return recorded;
   reply.set_certificate_pem(issued->certificate_pem);
-  reply.set_expires_unix_seconds(UnixSeconds(subject->not_after));
+  reply.set_expires_unix_seconds(UnixSeconds(issued->credential.expires));
   ServerLog::Fields fields = {{token->read ? "reader" : "host", request.host_name()},
                               {"token", token->id},
-                              {"serial", subject->serial}};
+                              {"serial", issued->credential.serial}};
   if (!targets.empty()) fields.emplace_back("targets", std::to_string(targets.size()));
   log_.Info("enrolled", fields);
   return Status();
@@ -80,27 +76,32 @@ Result<perfhive::v1::RenewedCertificate> EnrollmentService::Renew(const std::str
                   "certificate " + serial + " of " + current->host + " is " +
                       (current->revoked ? "revoked" : "expired") + ": it cannot be renewed");
   }
-  Result<IssuedCertificate> issued =
-      ca_.IssueClientCertificate(request_pem, current->host, validity_);
+  CredentialInfo next = *current;
+  next.issued = now;
+  Result<IssuedCredential> issued = IssueAndRecord(request_pem, std::move(next));
   if (!issued.ok()) return issued.status();
-  Result<CertificateSubject> subject = DescribeCertificate(issued->certificate_pem);
-  if (!subject.ok()) return subject.status();
-  CredentialInfo renewed{.serial = subject->serial,
-                         .host = current->host,
-                         .token_id = current->token_id,
-                         .issued = now,
-                         .expires = subject->not_after,
-                         .revoked = std::nullopt,
-                         .read = current->read,
-                         .targets = current->targets};
-  if (Status recorded = registry_.RecordCredential(renewed); !recorded.ok()) return recorded;
   log_.Info("renewed", {{current->read ? "reader" : "host", current->host},
-                        {"serial", subject->serial},
+                        {"serial", issued->credential.serial},
                         {"previous", serial}});
   perfhive::v1::RenewedCertificate reply;
   reply.set_certificate_pem(issued->certificate_pem);
-  reply.set_expires_unix_seconds(UnixSeconds(subject->not_after));
+  reply.set_expires_unix_seconds(UnixSeconds(issued->credential.expires));
   return reply;
+}
+
+Result<EnrollmentService::IssuedCredential> EnrollmentService::IssueAndRecord(
+    const std::string& request_pem, CredentialInfo credential) {
+  Result<IssuedCertificate> issued =
+      ca_.IssueClientCertificate(request_pem, credential.host, validity_);
+  if (!issued.ok()) return issued.status();
+  Result<CertificateSubject> subject = DescribeCertificate(issued->certificate_pem);
+  if (!subject.ok()) return subject.status();
+  credential.serial = subject->serial;
+  credential.expires = subject->not_after;
+  credential.revoked = std::nullopt;
+  if (Status recorded = registry_.RecordCredential(credential); !recorded.ok()) return recorded;
+  return IssuedCredential{.certificate_pem = std::move(issued->certificate_pem),
+                          .credential = std::move(credential)};
 }
 
 grpc::ServerUnaryReactor* EnrollmentService::Enroll(grpc::CallbackServerContext* context,

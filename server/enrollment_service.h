@@ -44,7 +44,17 @@ class EnrollmentService final : public perfhive::v1::Enrollment::CallbackService
                                                  const std::string& request_pem);
 
  private:
+  struct IssuedCredential {
+    std::string certificate_pem;  // the certificate, then the CA's
+    CredentialInfo credential;    // as recorded
+  };
+
   Status EnrollHost(const perfhive::v1::EnrollRequest& request, perfhive::v1::EnrollReply& reply);
+  // Has the CA sign a client certificate for `credential.host` and the key of `request_pem`,
+  // and records it as `credential` with the certificate's serial and expiry: enrollment and
+  // renewal alike.
+  Result<IssuedCredential> IssueAndRecord(const std::string& request_pem,
+                                          CredentialInfo credential);
 
   const CertificateAuthority& ca_;
   EnrollmentRegistry& registry_;
