@@ -15,6 +15,7 @@
 #include <sys/sysinfo.h>
 #include <sys/sysmacros.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -66,9 +67,15 @@ class HostTest : public ::testing::Test {
 
 // (The fake tree tests check PerfTime and PerfTime100nSec against the clocks.)
 TEST_F(HostTest, GlobalHasEveryObjectTheUtcTimeAndTheHostName) {
-  time_t wall_before = time(nullptr);
+  // clock_gettime, as the source reads it: glibc's time() is the coarse clock, which lags
+  // CLOCK_REALTIME by up to a tick, so a snapshot taken just after a second turned was once
+  // "later" than time() read after it (a CI failure, 61978 vs 61977).
+  timespec now{};
+  clock_gettime(CLOCK_REALTIME, &now);
+  time_t wall_before = now.tv_sec;
   TakenSnapshot taken(*source_, "Global");
-  time_t wall_after = time(nullptr);
+  clock_gettime(CLOCK_REALTIME, &now);
+  time_t wall_after = now.tv_sec;
   const SnapshotReader& snapshot = taken.reader();
 
   EXPECT_THAT(ObjectIndexes(snapshot), ::testing::ElementsAre(2, 4, 230, 234, 236, 238, 510));
