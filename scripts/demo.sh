@@ -4,7 +4,8 @@
 # samples, and asks the server what any user would ask first: % Processor Time per CPU and the
 # busiest processes. Then it stops what it started, by PID.
 #   scripts/demo.sh [--keep] [--seconds N]
-# --keep leaves the server and agent running (it prints how to query and stop them);
+# --keep leaves the server and agent running (it prints the web console's address, how to query
+# and how to stop them);
 # --seconds N waits for N seconds of samples before asking (default 5).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -40,8 +41,8 @@ stop() {
 ((keep)) || trap stop EXIT
 
 echo "== starting perfhive-server (store in $work/data, plain text on loopback)"
-"$bin/server/perfhive-server" --listen 127.0.0.1:0 --data "$work/data" --insecure \
-  >"$work/server.out" 2>"$work/server.log" &
+"$bin/server/perfhive-server" --listen 127.0.0.1:0 --http-listen 127.0.0.1:0 --data "$work/data" \
+  --insecure >"$work/server.out" 2>"$work/server.log" &
 server_pid=$!
 for _ in $(seq 100); do
   address=$(grep -o 'listening on [0-9.]*:[0-9]*' "$work/server.out" | awk '{print $3}' || true)
@@ -54,6 +55,7 @@ if [[ -z ${address:-} ]]; then
   exit 1
 fi
 export PERFHIVE_SERVER=$address
+console=$(grep -o 'console on http://[0-9.]*:[0-9]*/' "$work/server.out" | awk '{print $3}')
 host=$(hostname)
 
 echo "== starting perfhive-agent for $host (procfs, Global every second)"
@@ -89,6 +91,9 @@ echo "== the busiest processes: perfhive query '\\Process(*)\\% Processor Time' 
 if ((keep)); then
   cat <<TXT
 
+The web console: ${console}
+  this host's CPUs, live: ${console}#/chart?path=%5C%5C${host}%5CProcessor(*)%5C%25%20Processor%20Time&range=5m&live=1
+  its processes:          ${console}#/processes?host=${host}&sort=cpu&desc=1
 perfhive-server (PID $server_pid) and perfhive-agent (PID $agent_pid) keep running.
   export PERFHIVE_SERVER=$address
   $bin/cli/perfhive watch --insecure '\\\\$host\\Memory\\Available Bytes'

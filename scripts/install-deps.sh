@@ -17,6 +17,8 @@ build_packages=(
   libgrpc++-dev libprotobuf-dev protobuf-compiler protobuf-compiler-grpc  # proto, server
   libasio-dev libtomlplusplus-dev openssl
   libsnappy-dev libcurl4-openssl-dev         # export/: remote-write compression and HTTP
+  libcpp-httplib-dev                         # export/: HTTP server
+  libjs-chart.js                             # the server's web console embeds Chart.js
   libsmbclient-dev                           # sources/msrrp: SMB2/3 to \PIPE\winreg (GPL-3+)
   unicode-data                               # CaseFolding.txt: perfdata's case folding table
 )
@@ -26,6 +28,7 @@ test_packages=(
   prometheus                                 # export/'s end-to-end tests (prometheus, promtool)
   samba libnss-wrapper libtdb-dev            # msrrp e2e tests: a private smbd with test data
   dpkg-dev help2man lintian iproute2         # the Debian packages (scripts/test-packages.sh)
+  chromium chromium-driver python3-selenium  # browser tests of the web console
 )
 # The system services the packages above would start, by package.
 declare -A services=([samba]="smbd nmbd samba-ad-dc" [prometheus]="prometheus")

@@ -24,6 +24,7 @@
 #include "export/metrics_http_server.h"
 #include "perfhive/version.h"
 #include "pki/certificate_authority.h"
+#include "server/console_server.h"
 #include "server/enroll_command.h"
 #include "server/enrolled_clients.h"
 #include "server/enrollment_registry.h"
@@ -229,17 +230,59 @@ Status Run(const ServerConfig& options) {
     log.Info("remote-write", {{"receiver", exporters.back()->receiver()}});
   }
   ServerMetricsPage metrics_page(**store, loader, *selection, ingest.counters(), exporters);
+  // HTTP (/metrics, the console) with gRPC's TLS certificate; plain only where gRPC is too.
+  HttpServerOptions http_options;
+  if (!options.insecure) {
+    http_options.tls_cert_file = options.tls_cert;
+    http_options.tls_key_file = options.tls_key;
+  }
   std::unique_ptr<MetricsHttpServer> metrics_server;
   if (!options.metrics_listen.empty()) {
     Result<std::pair<std::string, uint16_t>> where = SplitHostPort(options.metrics_listen);
     if (!where.ok()) return where.status().Prefixed("--metrics-listen: ");
+    if (options.insecure && !IsLoopback(options.metrics_listen)) {
+      return Status::InvalidArgument("--metrics-listen: --insecure serves on loopback only");
+    }
+    // Prometheus scrapes with a read token (its authorization.credentials_file).
+    MetricsHttpOptions metrics_options{.http = http_options};
+    if (!options.insecure) {
+      metrics_options.authorize = [&tokens](std::string_view authorization) {
+        Result<Principal> scraper = tokens->Authenticate(authorization);
+        if (!scraper.ok()) return scraper.status();
+        if (!scraper->read) {
+          return Status::PermissionDenied("token \"" + scraper->name + "\" may not read");
+        }
+        return Status();
+      };
+    }
     Result<std::unique_ptr<MetricsHttpServer>> started = MetricsHttpServer::Start(
-        where->first, where->second, [&metrics_page] { return metrics_page.Render(); });
+        where->first, where->second, [&metrics_page] { return metrics_page.Render(); },
+        metrics_options);
     if (!started.ok()) return started.status().Prefixed("--metrics-listen: ");
     metrics_server = std::move(started).value();
     std::string address = where->first + ":" + std::to_string(metrics_server->port());
     log.Info("metrics", {{"address", address}});
-    std::cout << "perfhive-server: metrics on http://" << address << "/metrics" << std::endl;
+    std::cout << "perfhive-server: metrics on " << (options.insecure ? "http" : "https") << "://"
+              << address << "/metrics" << std::endl;
+  }
+  std::unique_ptr<ConsoleServer> console;
+  if (!options.http_listen.empty()) {
+    Result<std::pair<std::string, uint16_t>> where = SplitHostPort(options.http_listen);
+    if (!where.ok()) return where.status().Prefixed("--http-listen: ");
+    if (options.insecure && !IsLoopback(options.http_listen)) {
+      return Status::InvalidArgument(
+          "--http-listen: --insecure serves on loopback only; for " + options.http_listen +
+          " give --tls-cert and --tls-key (or run perfhive-server init) and --tokens");
+    }
+    Result<std::unique_ptr<ConsoleServer>> started =
+        ConsoleServer::Start(where->first, where->second, query, *tokens,
+                             /*login_required=*/!options.insecure, http_options);
+    if (!started.ok()) return started.status().Prefixed("--http-listen: ");
+    console = std::move(started).value();
+    std::string address = where->first + ":" + std::to_string(console->port());
+    log.Info("console", {{"address", address}});
+    std::cout << "perfhive-server: console on " << (options.insecure ? "http" : "https") << "://"
+              << address << "/" << std::endl;
   }
 
   grpc::ServerBuilder builder;
@@ -332,6 +375,7 @@ Status Run(const ServerConfig& options) {
   stop_requested.notify_all();
   retention.join();
   streams.join();
+  if (console) console->Stop();
   if (metrics_server) metrics_server->Stop();
   // What was delivered is persisted; the rest is sent again after the next start.
   for (auto& exporter : exporters) exporter->Stop();

@@ -154,6 +154,14 @@ grpc::ServerUnaryReactor* FinishUnary(grpc::CallbackServerContext* context, cons
   return reactor;
 }
 
+// Moves a computed answer into the response a gRPC call sends.
+template <typename Message>
+Status MoveInto(Result<Message> answer, Message* response) {
+  if (!answer.ok()) return answer.status();
+  *response = std::move(answer).value();
+  return Status();
+}
+
 }  // namespace
 
 Result<std::vector<v1::ReadResponse>> QueryService::Answer(const v1::ReadRequest& request) {
@@ -341,17 +349,16 @@ std::optional<int64_t> QueryService::NearestSampleTime(const std::string& host, 
   return nearest;
 }
 
-grpc::ServerUnaryReactor* QueryService::ListObjects(grpc::CallbackServerContext* context,
-                                                    const v1::ListObjectsRequest* request,
-                                                    v1::ListObjectsResponse* response) {
-  Result<BrowsedSample> browsed = Browse(*context, request->where());
-  if (!browsed.ok()) return FinishUnary(context, browsed.status());
+Result<v1::ListObjectsResponse> QueryService::Objects(const v1::ListObjectsRequest& request) {
+  Result<BrowsedSample> browsed = Browse(request.where());
+  if (!browsed.ok()) return browsed.status();
   query::Titles titles = browsed->titles();
-  response->set_host(browsed->host.info.name);
-  response->set_sample_unix_nanos(browsed->info.sample_time_ns);
+  v1::ListObjectsResponse response;
+  response.set_host(browsed->host.info.name);
+  response.set_sample_unix_nanos(browsed->info.sample_time_ns);
   for (const query::ObjectInfo& object :
-       query::ListObjects(*browsed->snapshot, titles, MaxDetail(request->detail()))) {
-    v1::ObjectInfo* out = response->add_objects();
+       query::ListObjects(*browsed->snapshot, titles, MaxDetail(request.detail()))) {
+    v1::ObjectInfo* out = response.add_objects();
     out->set_name(object.name);
     out->set_index(object.index);
     out->set_help(object.help);
@@ -359,23 +366,22 @@ grpc::ServerUnaryReactor* QueryService::ListObjects(grpc::CallbackServerContext*
     out->set_instances(object.num_instances);
     out->set_counters(object.num_counters);
   }
-  return FinishUnary(context, Status());
+  return response;
 }
 
-grpc::ServerUnaryReactor* QueryService::ListCounters(grpc::CallbackServerContext* context,
-                                                     const v1::ListCountersRequest* request,
-                                                     v1::ListCountersResponse* response) {
-  Result<BrowsedSample> browsed = Browse(*context, request->where());
-  if (!browsed.ok()) return FinishUnary(context, browsed.status());
+Result<v1::ListCountersResponse> QueryService::Counters(const v1::ListCountersRequest& request) {
+  Result<BrowsedSample> browsed = Browse(request.where());
+  if (!browsed.ok()) return browsed.status();
   query::Titles titles = browsed->titles();
-  Result<ObjectView> object = FindObjectIn(*browsed, request->object());
-  if (!object.ok()) return FinishUnary(context, object.status());
-  response->set_host(browsed->host.info.name);
-  response->set_object(titles.Name(object->name_index()));
-  response->set_sample_unix_nanos(browsed->info.sample_time_ns);
+  Result<ObjectView> object = FindObjectIn(*browsed, request.object());
+  if (!object.ok()) return object.status();
+  v1::ListCountersResponse response;
+  response.set_host(browsed->host.info.name);
+  response.set_object(titles.Name(object->name_index()));
+  response.set_sample_unix_nanos(browsed->info.sample_time_ns);
   for (const query::CounterInfo& counter :
-       query::ListCounters(*object, titles, MaxDetail(request->detail()))) {
-    v1::CounterInfo* out = response->add_counters();
+       query::ListCounters(*object, titles, MaxDetail(request.detail()))) {
+    v1::CounterInfo* out = response.add_counters();
     out->set_name(counter.name);
     out->set_index(counter.index);
     out->set_help(counter.help);
@@ -385,31 +391,52 @@ grpc::ServerUnaryReactor* QueryService::ListCounters(grpc::CallbackServerContext
     out->set_default_scale(counter.default_scale);
     out->set_unit(counter.unit);
   }
-  return FinishUnary(context, Status());
+  return response;
+}
+
+Result<v1::ListInstancesResponse> QueryService::Instances(const v1::ListInstancesRequest& request) {
+  Result<BrowsedSample> browsed = Browse(request.where());
+  if (!browsed.ok()) return browsed.status();
+  query::Titles titles = browsed->titles();
+  Result<ObjectView> object = FindObjectIn(*browsed, request.object());
+  if (!object.ok()) return object.status();
+  v1::ListInstancesResponse response;
+  response.set_host(browsed->host.info.name);
+  response.set_object(titles.Name(object->name_index()));
+  response.set_sample_unix_nanos(browsed->info.sample_time_ns);
+  for (const query::InstanceInfo& instance : query::ListInstances(*browsed->snapshot, *object)) {
+    v1::InstanceInfo* out = response.add_instances();
+    out->set_name(instance.name);
+    out->set_identity(IdentityText(instance.identity));
+  }
+  return response;
+}
+
+grpc::ServerUnaryReactor* QueryService::ListObjects(grpc::CallbackServerContext* context,
+                                                    const v1::ListObjectsRequest* request,
+                                                    v1::ListObjectsResponse* response) {
+  Status status = Authorize(*context);
+  if (status.ok()) status = MoveInto(Objects(*request), response);
+  return FinishUnary(context, status);
+}
+
+grpc::ServerUnaryReactor* QueryService::ListCounters(grpc::CallbackServerContext* context,
+                                                     const v1::ListCountersRequest* request,
+                                                     v1::ListCountersResponse* response) {
+  Status status = Authorize(*context);
+  if (status.ok()) status = MoveInto(Counters(*request), response);
+  return FinishUnary(context, status);
 }
 
 grpc::ServerUnaryReactor* QueryService::ListInstances(grpc::CallbackServerContext* context,
                                                       const v1::ListInstancesRequest* request,
                                                       v1::ListInstancesResponse* response) {
-  Result<BrowsedSample> browsed = Browse(*context, request->where());
-  if (!browsed.ok()) return FinishUnary(context, browsed.status());
-  query::Titles titles = browsed->titles();
-  Result<ObjectView> object = FindObjectIn(*browsed, request->object());
-  if (!object.ok()) return FinishUnary(context, object.status());
-  response->set_host(browsed->host.info.name);
-  response->set_object(titles.Name(object->name_index()));
-  response->set_sample_unix_nanos(browsed->info.sample_time_ns);
-  for (const query::InstanceInfo& instance : query::ListInstances(*browsed->snapshot, *object)) {
-    v1::InstanceInfo* out = response->add_instances();
-    out->set_name(instance.name);
-    out->set_identity(IdentityText(instance.identity));
-  }
-  return FinishUnary(context, Status());
+  Status status = Authorize(*context);
+  if (status.ok()) status = MoveInto(Instances(*request), response);
+  return FinishUnary(context, status);
 }
 
-Result<QueryService::BrowsedSample> QueryService::Browse(const grpc::CallbackServerContext& context,
-                                                         const v1::BrowseAt& where) {
-  if (Status status = Authorize(context); !status.ok()) return status;
+Result<QueryService::BrowsedSample> QueryService::Browse(const v1::BrowseAt& where) {
   Result<BrowsedSample> browsed = SampleToBrowse(where);
   if (!browsed.ok()) return browsed.status();
   Result<SnapshotReader> snapshot = SnapshotReader::Open(*browsed->sample.bytes);
@@ -446,52 +473,50 @@ Result<HostRecord> QueryService::FindHost(const std::string& name) {
                           (all.ok() ? KnownHosts(*all) : std::string()));
 }
 
-grpc::ServerUnaryReactor* QueryService::ListHosts(grpc::CallbackServerContext* context,
-                                                  const v1::ListHostsRequest* request,
-                                                  v1::ListHostsResponse* response) {
-  Status status = Authorize(*context);
-  if (status.ok()) {
-    Result<std::vector<HostRecord>> hosts = store_.ListHosts();
-    if (!hosts.ok()) {
-      status = Status::Unavailable("store: " + hosts.error());
-    } else {
-      // Each host's newest credential (the registry lists a host's newest first); a polled
-      // host without one of its own shows its poller's.
-      std::map<std::string, CredentialInfo> credentials;
-      if (registry_ != nullptr) {
-        Result<std::vector<CredentialInfo>> listed = registry_->ListCredentials();
-        if (listed.ok()) {
-          for (const CredentialInfo& credential : *listed) {
-            credentials.try_emplace(FoldCase(credential.host), credential);
-          }
-          for (const CredentialInfo& credential : *listed) {
-            for (const std::string& target : credential.targets) {
-              credentials.try_emplace(FoldCase(target), credential);
-            }
-          }
-        }
+Result<v1::ListHostsResponse> QueryService::Hosts(const v1::ListHostsRequest& request) {
+  Result<std::vector<HostRecord>> hosts = store_.ListHosts();
+  if (!hosts.ok()) return Status::Unavailable("store: " + hosts.error());
+  // Each host's newest credential (the registry lists a host's newest first); a polled host
+  // without one of its own shows its poller's.
+  std::map<std::string, CredentialInfo> credentials;
+  if (registry_ != nullptr) {
+    Result<std::vector<CredentialInfo>> listed = registry_->ListCredentials();
+    if (listed.ok()) {
+      for (const CredentialInfo& credential : *listed) {
+        credentials.try_emplace(FoldCase(credential.host), credential);
       }
-      // One book for the whole list, however the file is reloaded meanwhile.
-      std::shared_ptr<const PolicyBook> book = policies_ != nullptr ? policies_->book() : nullptr;
-      auto now = std::chrono::system_clock::now();
-      for (const HostRecord& host : *hosts) {
-        if (request->pattern().empty() || MatchesPattern(request->pattern(), host.info.name)) {
-          v1::HostInfo* info = response->add_hosts();
-          ToProto(host, info);
-          if (book != nullptr) info->set_plan_latest(book->PlanFor(host.info.name).revision);
-          auto credential = credentials.find(FoldCase(host.info.name));
-          if (credential == credentials.end()) continue;
-          const CredentialInfo& held = credential->second;
-          info->set_credential(held.revoked          ? "revoked"
-                               : held.expires <= now ? "expired"
-                                                     : "enrolled");
-          info->set_credential_expires_unix_nanos(
-              std::chrono::duration_cast<std::chrono::nanoseconds>(held.expires.time_since_epoch())
-                  .count());
+      for (const CredentialInfo& credential : *listed) {
+        for (const std::string& target : credential.targets) {
+          credentials.try_emplace(FoldCase(target), credential);
         }
       }
     }
   }
+  // One book for the whole list, however the file is reloaded meanwhile.
+  std::shared_ptr<const PolicyBook> book = policies_ != nullptr ? policies_->book() : nullptr;
+  auto now = std::chrono::system_clock::now();
+  v1::ListHostsResponse response;
+  for (const HostRecord& host : *hosts) {
+    if (!request.pattern().empty() && !MatchesPattern(request.pattern(), host.info.name)) continue;
+    v1::HostInfo* info = response.add_hosts();
+    ToProto(host, info);
+    if (book != nullptr) info->set_plan_latest(book->PlanFor(host.info.name).revision);
+    auto credential = credentials.find(FoldCase(host.info.name));
+    if (credential == credentials.end()) continue;
+    const CredentialInfo& held = credential->second;
+    info->set_credential(held.revoked ? "revoked" : held.expires <= now ? "expired" : "enrolled");
+    info->set_credential_expires_unix_nanos(
+        std::chrono::duration_cast<std::chrono::nanoseconds>(held.expires.time_since_epoch())
+            .count());
+  }
+  return response;
+}
+
+grpc::ServerUnaryReactor* QueryService::ListHosts(grpc::CallbackServerContext* context,
+                                                  const v1::ListHostsRequest* request,
+                                                  v1::ListHostsResponse* response) {
+  Status status = Authorize(*context);
+  if (status.ok()) status = MoveInto(Hosts(*request), response);
   return FinishUnary(context, status);
 }
 

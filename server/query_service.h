@@ -59,6 +59,15 @@ class QueryService final : public perfhive::v1::Query::CallbackService {
   grpc::ServerWriteReactor<perfhive::v1::ReadResponse>* Read(
       grpc::CallbackServerContext* context, const perfhive::v1::ReadRequest* request) override;
 
+  // The answers themselves, for callers that authorized the reader already (the gRPC methods
+  // above, the console's HTTP API).
+  Result<perfhive::v1::ListHostsResponse> Hosts(const perfhive::v1::ListHostsRequest& request);
+  Result<perfhive::v1::ListObjectsResponse> Objects(
+      const perfhive::v1::ListObjectsRequest& request);
+  Result<perfhive::v1::ListCountersResponse> Counters(
+      const perfhive::v1::ListCountersRequest& request);
+  Result<perfhive::v1::ListInstancesResponse> Instances(
+      const perfhive::v1::ListInstancesRequest& request);
   // Computes a Read's answer, one response per host (more for a host with many points).
   Result<std::vector<perfhive::v1::ReadResponse>> Answer(const perfhive::v1::ReadRequest& request);
 
@@ -72,9 +81,8 @@ class QueryService final : public perfhive::v1::Query::CallbackService {
 
     query::Titles titles() const { return {sample.english.get(), sample.localized.get()}; }
   };
-  // Authorizes the call, then finds the sample `where` names and opens it.
-  Result<BrowsedSample> Browse(const grpc::CallbackServerContext& context,
-                               const perfhive::v1::BrowseAt& where);
+  // Finds the sample `where` names and opens it.
+  Result<BrowsedSample> Browse(const perfhive::v1::BrowseAt& where);
   Result<BrowsedSample> SampleToBrowse(const perfhive::v1::BrowseAt& where);
   // The object named `object` in the browsed sample; NOT_FOUND names the host and close names.
   static Result<ObjectView> FindObjectIn(const BrowsedSample& browsed, const std::string& object);

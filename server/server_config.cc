@@ -64,6 +64,7 @@ Status LoadTable(const toml::table& root, std::string_view origin, ServerConfig&
       {"remote_write_basic_auth_password_file", &config.remote_write_password_file},
       {"remote_write_ca", &config.remote_write_ca},
       {"metrics_listen", &config.metrics_listen},
+      {"http_listen", &config.http_listen},
       {"policies", &config.policies},
   };
   const std::map<std::string_view, std::vector<std::string>*> lists = {
@@ -215,6 +216,10 @@ ServerFlags::ServerFlags(CLI::App& app) {
   add(app.add_option("--metrics-listen", v.metrics_listen,
                      "HOST:PORT to serve /metrics on (Prometheus text format)"),
       [&v](ServerConfig& c) { c.metrics_listen = v.metrics_listen; });
+  add(app.add_option("--http-listen", v.http_listen,
+                     "HOST:PORT to serve the web console and its JSON API on (docs/http_api.md), "
+                     "with the TLS certificate and read tokens of gRPC"),
+      [&v](ServerConfig& c) { c.http_listen = v.http_listen; });
   add(app.add_option("--policies", v.policies,
                      "Collection policies (TOML, docs/policies.md): which hosts collect what; "
                      "read again on SIGHUP and when it changes"),

@@ -40,6 +40,7 @@ struct ServerConfig {
   std::vector<std::string> export_include;  // PDH path patterns
   std::vector<std::string> export_exclude;
   std::string metrics_listen;  // HOST:PORT of /metrics; empty: not served
+  std::string http_listen;     // HOST:PORT of the web console and its JSON API; empty: none
   std::string policies;        // collection policies (server/policy_book.h); empty: none
   int64_t certificate_lifetime_seconds = 90 * 86400;  // of enrolled hosts' certificates
 };

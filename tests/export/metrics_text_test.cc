@@ -1,4 +1,4 @@
-// The text exposition page and the /metrics server on loopback.
+// The text exposition page.
 
 #include "export/metrics_text.h"
 
@@ -7,8 +7,6 @@
 #include <cmath>
 #include <limits>
 
-#include "export/http_client.h"
-#include "export/metrics_http_server.h"
 #include "perfdata/winperf.h"
 
 namespace perfhive {
@@ -67,42 +65,6 @@ TEST(MetricsTextTest, ComputedSamplesUseTheMappedNameLabelsAndScale) {
             "Time (PERF_100NSEC_TIMER_INV), as a ratio (percent / 100)\n"
             "# TYPE pdh_processor_processor_time_ratio gauge\n"
             "pdh_processor_processor_time_ratio{host=\"web01\",instance=\"_Total\"} 0.375\n");
-}
-
-TEST(MetricsHttpServerTest, ServesMetricsAnd404ElsewhereAndBoundsRequests) {
-  int scrapes = 0;
-  auto server = MetricsHttpServer::Start("127.0.0.1", 0, [&] {
-    ++scrapes;
-    return std::string("# HELP up Up.\n# TYPE up gauge\nup 1\n");
-  });
-  ASSERT_TRUE(server.ok()) << server.error();
-  std::string base = "http://127.0.0.1:" + std::to_string((*server)->port());
-  HttpClient client({});
-  Result<HttpResponse> metrics = client.Get(base + "/metrics");
-  ASSERT_TRUE(metrics.ok()) << metrics.error();
-  EXPECT_EQ(metrics->status, 200);
-  EXPECT_EQ(metrics->body, "# HELP up Up.\n# TYPE up gauge\nup 1\n");
-  EXPECT_EQ(scrapes, 1);
-
-  Result<HttpResponse> other = client.Get(base + "/other");
-  ASSERT_TRUE(other.ok());
-  EXPECT_EQ(other->status, 404);
-  Result<HttpResponse> post = client.Post(base + "/metrics", "x", {});
-  ASSERT_TRUE(post.ok());
-  EXPECT_EQ(post->status, 405);
-  Result<HttpResponse> huge = client.Get(base + "/metrics?" + std::string(20000, 'a'));
-  ASSERT_TRUE(huge.ok()) << huge.error();
-  EXPECT_EQ(huge->status, 431);
-  Result<HttpResponse> big_body = client.Post(base + "/metrics", std::string(20000, 'b'), {});
-  ASSERT_TRUE(big_body.ok()) << big_body.error();
-  EXPECT_EQ(big_body->status, 413);
-  EXPECT_EQ(scrapes, 1);
-
-  (*server)->Stop();
-  HttpClientOptions quick;
-  quick.connect_timeout = std::chrono::milliseconds(2000);
-  HttpClient after(quick);
-  EXPECT_FALSE(after.Get(base + "/metrics").ok());  // nothing listens any more
 }
 
 }  // namespace

@@ -27,8 +27,10 @@ class ScriptedReceiver {
   using Script = std::function<HttpReply(int call, const prometheus::WriteRequest& request)>;
 
   explicit ScriptedReceiver(Script script) : script_(std::move(script)) {
+    HttpServerOptions options;
+    options.max_body_bytes = 16 << 20;
     auto server = HttpServer::Start(
-        "127.0.0.1", 0, [this](const HttpRequest& request) { return Handle(request); }, 16 << 20);
+        "127.0.0.1", 0, [this](const HttpRequest& request) { return Handle(request); }, options);
     EXPECT_TRUE(server.ok()) << server.error();
     server_ = std::move(server).value();
   }
@@ -44,7 +46,8 @@ class ScriptedReceiver {
     std::lock_guard lock(mutex_);
     return statuses_;
   }
-  std::vector<std::string> headers() {
+  // Per request, the remote-write specification's headers.
+  std::vector<std::map<std::string, std::string>> headers() {
     std::lock_guard lock(mutex_);
     return headers_;
   }
@@ -55,13 +58,17 @@ class ScriptedReceiver {
     prometheus::WriteRequest request;
     if (!snappy::Uncompress(http.body.data(), http.body.size(), &serialized) ||
         !request.ParseFromString(serialized)) {
-      return {400, "text/plain", "undecodable body\n"};
+      return {400, "text/plain", "undecodable body\n", {}};
     }
     std::lock_guard lock(mutex_);
     HttpReply reply = script_(static_cast<int>(requests_.size()), request);
     requests_.push_back(request);
     statuses_.push_back(reply.status);
-    headers_.push_back(http.headers);
+    std::map<std::string, std::string>& headers = headers_.emplace_back();
+    for (const char* name :
+         {"Content-Encoding", "Content-Type", "X-Prometheus-Remote-Write-Version"}) {
+      headers[name] = http.Header(name);
+    }
     return reply;
   }
 
@@ -69,11 +76,11 @@ class ScriptedReceiver {
   std::mutex mutex_;
   std::vector<prometheus::WriteRequest> requests_;
   std::vector<int> statuses_;
-  std::vector<std::string> headers_;
+  std::vector<std::map<std::string, std::string>> headers_;
   std::unique_ptr<HttpServer> server_;
 };
 
-HttpReply Accept() { return {204, "text/plain", ""}; }
+HttpReply Accept() { return {204, "text/plain", "", {}}; }
 
 ComputedSample Sample(const std::string& host, const std::string& instance, int64_t t,
                       double value) {
@@ -175,17 +182,17 @@ TEST(RemoteWriterTest, DeliversInBatchesEachSeriesInOrderAndAcknowledgesPerHost)
   EXPECT_EQ(stats.newest_sent_ms, kT0 + 4000);
   EXPECT_EQ(stats.lag_ms(), 0);
   // The spec's headers.
-  std::string headers = receiver.headers().front();
-  EXPECT_NE(headers.find("Content-Encoding: snappy"), std::string::npos);
-  EXPECT_NE(headers.find("Content-Type: application/x-protobuf"), std::string::npos);
-  EXPECT_NE(headers.find("X-Prometheus-Remote-Write-Version: 0.1.0"), std::string::npos);
+  std::map<std::string, std::string> headers = receiver.headers().front();
+  EXPECT_EQ(headers["Content-Encoding"], "snappy");
+  EXPECT_EQ(headers["Content-Type"], "application/x-protobuf");
+  EXPECT_EQ(headers["X-Prometheus-Remote-Write-Version"], "0.1.0");
 }
 
 TEST(RemoteWriterTest, RetriesServerErrorsAndTooManyRequestsWithTheSameBody) {
   ScriptedReceiver receiver([](int call, const prometheus::WriteRequest&) -> HttpReply {
-    if (call == 0) return {500, "text/plain", "internal\n"};
-    if (call == 1) return {503, "text/plain", "busy\n"};
-    if (call == 2) return {429, "text/plain", "slow down\n"};
+    if (call == 0) return {500, "text/plain", "internal\n", {}};
+    if (call == 1) return {503, "text/plain", "busy\n", {}};
+    if (call == 2) return {429, "text/plain", "slow down\n", {}};
     return Accept();
   });
   Acks acks;
@@ -214,9 +221,9 @@ TEST(RemoteWriterTest, RetriesServerErrorsAndTooManyRequestsWithTheSameBody) {
 
 TEST(RemoteWriterTest, ClientErrorsAndTooOldSamplesAreDroppedNotRetried) {
   ScriptedReceiver receiver([](int call, const prometheus::WriteRequest&) -> HttpReply {
-    if (call == 0) return {400, "text/plain", "out of order sample\n"};
-    if (call == 1) return {404, "text/plain", "no such endpoint\n"};
-    if (call == 2) return {500, "text/plain", "too old sample\n"};
+    if (call == 0) return {400, "text/plain", "out of order sample\n", {}};
+    if (call == 1) return {404, "text/plain", "no such endpoint\n", {}};
+    if (call == 2) return {500, "text/plain", "too old sample\n", {}};
     return Accept();
   });
   Acks acks;
@@ -246,7 +253,7 @@ TEST(RemoteWriterTest, ARefusedRequestIsSplitSoOnlyTheBadTimesAreDropped) {
   ScriptedReceiver receiver([](int, const prometheus::WriteRequest& request) -> HttpReply {
     for (const auto& series : request.timeseries()) {
       for (const auto& sample : series.samples()) {
-        if (sample.timestamp() == kT0) return {400, "text/plain", "out of order sample\n"};
+        if (sample.timestamp() == kT0) return {400, "text/plain", "out of order sample\n", {}};
       }
     }
     return Accept();

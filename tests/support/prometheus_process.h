@@ -25,6 +25,7 @@
 #include "export/http_client.h"
 #include "export/http_server.h"
 #include "tests/support/child_process.h"
+#include "tests/support/temporary_folder.h"
 
 namespace perfhive::testing {
 
@@ -71,18 +72,10 @@ inline std::string UrlEncode(std::string_view text) {
   return out;
 }
 
-class PrometheusTempDir {
+// A folder for a Prometheus' storage and the files a test gives it.
+class PrometheusTempDir : public TemporaryFolder {
  public:
-  PrometheusTempDir() {
-    std::string pattern =
-        (std::filesystem::temp_directory_path() / "perfhive-prom-XXXXXX").string();
-    path_ = mkdtemp(pattern.data());
-  }
-  ~PrometheusTempDir() { std::filesystem::remove_all(path_); }
-  const std::filesystem::path& path() const { return path_; }
-
- private:
-  std::filesystem::path path_;
+  PrometheusTempDir() : TemporaryFolder("perfhive-prom") {}
 };
 
 // (time ms, value) points of one series.

@@ -1,0 +1,319 @@
+// End to end: the console's HTTP endpoint (--http-listen) and /metrics of a real perfhive-server
+// with TLS and tokens, asked over HTTPS by a real HTTP client (cpp-httplib) as a browser, a
+// script or Prometheus would, and compared with what the perfhive CLI answers from the same
+// server. docs/http_api.md is the contract.
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <httplib.h>
+
+#include <algorithm>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "tests/e2e/e2e_cluster.h"
+
+namespace perfhive::testing {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::UnorderedElementsAre;
+using json = nlohmann::json;
+
+constexpr char kAgentSecret[] = "console-agent-secret-0001";
+constexpr char kReaderSecret[] = "console reader; secret=\"0001\"";  // what a cookie cannot hold
+
+// A server with TLS, a writer and a reader token, the console and /metrics, and two replayed
+// hosts: WINA (builder-made, known values) and this host's own procfs recording.
+class ConsoleTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    scratch_ = new ScratchDir("console");
+    WriteText(*scratch_ / "tokens.toml",
+              std::string("[[token]]\nname = \"agents\"\nsecret = \"") + kAgentSecret +
+                  "\"\nwrite = [\"*\"]\n\n[[token]]\nname = \"console reader\"\nsecret = '" +
+                  kReaderSecret + "'\nread = true\n");
+    WriteText(*scratch_ / "agent.token", kAgentSecret);
+    WriteText(*scratch_ / "reader.token", kReaderSecret);
+    ASSERT_TRUE(MakeCertificates(*scratch_));
+    console_port_ = FreeLoopbackPort();
+    metrics_port_ = FreeLoopbackPort();
+    server_ = new ServerProcess(
+        *scratch_,
+        {"--tls-cert", *scratch_ / "server.pem", "--tls-key", *scratch_ / "server.key", "--tokens",
+         *scratch_ / "tokens.toml", "--http-listen", "127.0.0.1:" + std::to_string(console_port_),
+         "--metrics-listen", "127.0.0.1:" + std::to_string(metrics_port_)});
+    ASSERT_TRUE(server_->Start());
+    windows_ = WriteReplayDir(*scratch_, "WINA", 4);
+    linux_ = RecordThisHost(*scratch_, "LINUXREC", 3);
+    for (auto [host, dir] : {std::pair{"WINA", &windows_}, std::pair{"LINUXREC", &linux_}}) {
+      CommandResult shipped =
+          RunCommand(*scratch_, {AgentBinary(),  "run",
+                                 "--server",     server_->address(),
+                                 "--ca",         *scratch_ / "ca.pem",
+                                 "--token-file", *scratch_ / "agent.token",
+                                 "--source",     "replay",
+                                 "--replay",     dir->path,
+                                 "--host-name",  host,
+                                 "--interval",   "50ms",
+                                 "--spool-dir",  *scratch_ / (std::string("spool-") + host),
+                                 "--timeout",    "60s"},
+                     std::chrono::seconds(90));
+      ASSERT_EQ(shipped.exit_code, 0) << shipped.err;
+    }
+  }
+  static void TearDownTestSuite() {
+    delete server_;
+    delete scratch_;
+  }
+
+  // An HTTPS client of the console (or of /metrics) that trusts the test CA.
+  static std::unique_ptr<httplib::SSLClient> Client(int port) {
+    auto client = std::make_unique<httplib::SSLClient>("127.0.0.1", port);
+    client->set_ca_cert_path((*scratch_ / "ca.pem").c_str());
+    client->enable_server_certificate_verification(true);
+    client->set_read_timeout(30, 0);
+    return client;
+  }
+  static httplib::Headers Bearer(const std::string& token) {
+    return {{"Authorization", "Bearer " + token}};
+  }
+  // GET `target` as the reader; the JSON answer, with the status checked.
+  static json ReaderGet(const std::string& target, int expected_status = 200) {
+    httplib::Result result = Client(console_port_)->Get(target, Bearer(kReaderSecret));
+    EXPECT_TRUE(result) << target << ": " << httplib::to_string(result.error());
+    if (!result) return json();
+    EXPECT_EQ(result->status, expected_status) << target << ": " << result->body;
+    return json::parse(result->body, nullptr, /*allow_exceptions=*/false);
+  }
+  // The CLI's answer to `perfhive query PATH --format json` as the reader.
+  static json CliQuery(const std::string& path) {
+    CommandResult answer =
+        RunCommand(*scratch_, {CliBinary(), "query", path, "--server", server_->address(), "--ca",
+                               *scratch_ / "ca.pem", "--token-file", *scratch_ / "reader.token",
+                               "--format", "json"});
+    EXPECT_EQ(answer.exit_code, 0) << answer.err;
+    return json::parse(answer.out, nullptr, false);
+  }
+
+  static ScratchDir* scratch_;
+  static ServerProcess* server_;
+  static int console_port_;
+  static int metrics_port_;
+  static ReplayDir windows_;
+  static ReplayDir linux_;
+};
+
+ScratchDir* ConsoleTest::scratch_ = nullptr;
+ServerProcess* ConsoleTest::server_ = nullptr;
+int ConsoleTest::console_port_ = 0;
+int ConsoleTest::metrics_port_ = 0;
+ReplayDir ConsoleTest::windows_;
+ReplayDir ConsoleTest::linux_;
+
+// A query parameter's value, percent-encoded.
+std::string Encoded(const std::string& text) { return httplib::detail::encode_query_param(text); }
+
+// Proves: the API's read gives every point the CLI gives, at the same times with the same
+// values, and WINA's processors are the 25% and 50% they were built with.
+TEST_F(ConsoleTest, ReadGivesTheValuesTheCliGives) {
+  const std::string path = "\\\\WINA\\Processor(*)\\% Processor Time";
+  json api = ReaderGet("/api/v1/read?path=" + Encoded(path) + "&statistics=1");
+  json cli = CliQuery(path);
+  ASSERT_TRUE(api.contains("series")) << api.dump();
+  ASSERT_EQ(api["series"].size(), cli["series"].size()) << api.dump();
+  std::map<std::string, double> last;
+  for (size_t i = 0; i < api["series"].size(); ++i) {
+    const json& ours = api["series"][i];
+    const json& theirs = cli["series"][i];
+    EXPECT_EQ(ours["path"], theirs["path"]);
+    ASSERT_EQ(ours["values"].size(), theirs["points"].size()) << ours["path"];
+    for (size_t k = 0; k < ours["values"].size(); ++k) {
+      EXPECT_EQ(ours["values"][k], theirs["points"][k]["value"]) << ours["path"] << " " << k;
+    }
+    EXPECT_EQ(ours["last_status"], "PDH_CSTATUS_VALID_DATA");
+    // The first point has no older sample to be computed against: counted as invalid.
+    size_t valid = std::count_if(ours["values"].begin(), ours["values"].end(),
+                                 [](const json& value) { return !value.is_null(); });
+    EXPECT_EQ(ours["statistics"]["count"], valid);
+    last[ours["instance"].get<std::string>()] = ours["values"].back().get<double>();
+  }
+  EXPECT_DOUBLE_EQ(last["0"], 25);
+  EXPECT_DOUBLE_EQ(last["1"], 50);
+}
+
+// Proves: latest=1 gives one point per series, and a process is followed by PID as the CLI
+// does (app#1, PID 1001, keeps its own series and its PID).
+TEST_F(ConsoleTest, LatestGivesOnePointPerSeriesWithItsProcessIdentity) {
+  json api =
+      ReaderGet("/api/v1/read?latest=1&path=" + Encoded("\\\\WINA\\Process(*)\\% Processor Time"));
+  std::map<uint64_t, double> by_pid;
+  for (const json& series : api["series"]) {
+    ASSERT_EQ(series["values"].size(), 1u) << series.dump();
+    if (series.contains("pid")) by_pid[series["pid"]] = series["values"][0];
+  }
+  EXPECT_DOUBLE_EQ(by_pid[1000], 10);
+  EXPECT_DOUBLE_EQ(by_pid[1001], 20);
+  EXPECT_DOUBLE_EQ(by_pid[1002], 30);
+}
+
+// Proves: browsing lists the objects (Global's: Thread is Costly), counters with their detail
+// level and type, and the instances with their PIDs, of a real recording of this host.
+TEST_F(ConsoleTest, BrowsingListsObjectsCountersAndProcessesWithPids) {
+  json objects = ReaderGet("/api/v1/objects?host=LINUXREC");
+  std::vector<std::string> names;
+  for (const json& object : objects["objects"]) names.push_back(object["name"]);
+  EXPECT_THAT(names, ::testing::IsSupersetOf({"Processor", "Process", "Memory", "LogicalDisk"}));
+  json counters = ReaderGet("/api/v1/counters?host=LINUXREC&object=Process&detail=novice");
+  bool found = false;
+  for (const json& counter : counters["counters"]) {
+    EXPECT_EQ(counter["detail"], "novice");
+    if (counter["name"] == "% Processor Time") {
+      found = true;
+      EXPECT_EQ(counter["type_name"], "PERF_100NSEC_TIMER");
+      EXPECT_EQ(counter["unit"], "%");
+    }
+  }
+  EXPECT_TRUE(found) << counters.dump();
+  json instances = ReaderGet("/api/v1/instances?host=WINA&object=Process");
+  std::map<std::string, uint64_t> pids;
+  for (const json& instance : instances["instances"]) pids[instance["name"]] = instance["pid"];
+  EXPECT_EQ(pids["svc"], 1002u) << instances.dump();
+}
+
+// Proves: a path the CLI would refuse is refused with the same message, pointing at its column;
+// an unknown host and a malformed time say what is wrong and how to write it.
+TEST_F(ConsoleTest, MistakesAreNamedWithTheColumn) {
+  json bad =
+      ReaderGet("/api/v1/read?path=" + Encoded("\\\\WINA\\Processor(0\\% Processor Time"), 400);
+  EXPECT_EQ(bad["error"]["code"], "INVALID_ARGUMENT");
+  EXPECT_TRUE(bad["error"].contains("column")) << bad.dump();
+  EXPECT_THAT(bad["error"]["message"].get<std::string>(), HasSubstr("^"));
+  json unknown = ReaderGet("/api/v1/objects?host=NOSUCH", 404);
+  EXPECT_THAT(unknown["error"]["message"].get<std::string>(), HasSubstr("WINA"));
+  json time = ReaderGet("/api/v1/read?from=yesterday&path=" + Encoded("\\\\WINA\\Memory\\*"), 400);
+  EXPECT_THAT(time["error"]["message"].get<std::string>(), HasSubstr("from: "));
+}
+
+// Proves: the login form's token becomes an HTTP-only, Secure, SameSite cookie that lets the
+// browser read; a wrong token goes back to the form with the reason; without either the API
+// answers 401; log out ends it.
+TEST_F(ConsoleTest, LoginKeepsTheTokenInAnHttpOnlyCookie) {
+  auto client = Client(console_port_);
+  httplib::Result anonymous = client->Get("/api/v1/hosts");
+  ASSERT_TRUE(anonymous);
+  EXPECT_EQ(anonymous->status, 401);
+
+  httplib::Result wrong =
+      client->Post("/login", httplib::Params{{"token", "guess"}, {"next", "/#/fleet"}});
+  ASSERT_TRUE(wrong);
+  EXPECT_EQ(wrong->status, 303);
+  // (cpp-httplib's client decodes Location's percent-encoding.)
+  EXPECT_THAT(wrong->get_header_value("Location"), HasSubstr("/?login_error=unknown token"));
+  EXPECT_FALSE(wrong->has_header("Set-Cookie"));
+
+  httplib::Result right =
+      client->Post("/login", httplib::Params{{"token", kReaderSecret}, {"next", "/#/fleet"}});
+  ASSERT_TRUE(right);
+  EXPECT_EQ(right->status, 303);
+  EXPECT_EQ(right->get_header_value("Location"), "/#/fleet");
+  std::string cookie = right->get_header_value("Set-Cookie");
+  EXPECT_THAT(cookie, HasSubstr("HttpOnly"));
+  EXPECT_THAT(cookie, HasSubstr("Secure"));
+  EXPECT_THAT(cookie, HasSubstr("SameSite=Strict"));
+  std::string session = cookie.substr(0, cookie.find(';'));
+
+  httplib::Result hosts = client->Get("/api/v1/hosts", {{"Cookie", session}});
+  ASSERT_TRUE(hosts);
+  ASSERT_EQ(hosts->status, 200) << hosts->body;
+  std::vector<std::string> names;
+  json listed = json::parse(hosts->body);
+  for (const json& host : listed["hosts"]) names.push_back(host["name"]);
+  EXPECT_THAT(names, UnorderedElementsAre("WINA", "LINUXREC"));
+  httplib::Result who = client->Get("/api/v1/session", {{"Cookie", session}});
+  ASSERT_TRUE(who);
+  EXPECT_EQ(json::parse(who->body)["name"], "console reader");
+
+  // The writer's token may not read, in the form as on the API.
+  httplib::Result writer = client->Post("/login", httplib::Params{{"token", kAgentSecret}});
+  ASSERT_TRUE(writer);
+  EXPECT_THAT(writer->get_header_value("Location"), HasSubstr("may not read"));
+  httplib::Result written = client->Get("/api/v1/hosts", Bearer(kAgentSecret));
+  ASSERT_TRUE(written);
+  EXPECT_EQ(written->status, 403);
+
+  // A login never sends the browser to another site.
+  httplib::Result away = client->Post(
+      "/login", httplib::Params{{"token", kReaderSecret}, {"next", "//evil.example/"}});
+  ASSERT_TRUE(away);
+  EXPECT_EQ(away->get_header_value("Location"), "/");
+
+  httplib::Result out = client->Post("/logout", {{"Cookie", session}}, "", "text/plain");
+  ASSERT_TRUE(out);
+  EXPECT_THAT(out->get_header_value("Set-Cookie"), HasSubstr("Max-Age=0"));
+}
+
+// Proves: the page and its chart library come from the server itself, compressed on request,
+// with a policy that lets the page load nothing from elsewhere.
+TEST_F(ConsoleTest, ThePageAndChartJsAreServedFromTheBinary) {
+  auto client = Client(console_port_);
+  httplib::Result page = client->Get("/");
+  ASSERT_TRUE(page);
+  EXPECT_EQ(page->status, 200);
+  EXPECT_THAT(page->get_header_value("Content-Type"), HasSubstr("text/html"));
+  EXPECT_THAT(page->get_header_value("Content-Security-Policy"), HasSubstr("default-src 'self'"));
+  EXPECT_THAT(page->body, HasSubstr("chart.min.js"));
+  client->set_decompress(false);
+  httplib::Result chart = client->Get("/chart.min.js", {{"Accept-Encoding", "gzip"}});
+  ASSERT_TRUE(chart);
+  EXPECT_EQ(chart->status, 200);
+  EXPECT_EQ(chart->get_header_value("Content-Encoding"), "gzip");
+  EXPECT_LT(chart->body.size(), 100'000u);  // 199,560 bytes as Debian ships it
+  httplib::Result missing = client->Get("/nothing-here.js");
+  ASSERT_TRUE(missing);
+  EXPECT_EQ(missing->status, 404);
+}
+
+// Proves: the CSV download is typeperf's layout with a column per series.
+TEST_F(ConsoleTest, CsvDownloadIsTypeperfsLayout) {
+  httplib::Result csv =
+      Client(console_port_)
+          ->Get("/api/v1/read.csv?path=" + Encoded("\\\\WINA\\Processor(*)\\% Processor Time"),
+                Bearer(kReaderSecret));
+  ASSERT_TRUE(csv);
+  ASSERT_EQ(csv->status, 200) << csv->body;
+  EXPECT_THAT(csv->get_header_value("Content-Disposition"), HasSubstr("attachment"));
+  EXPECT_THAT(csv->body,
+              ::testing::StartsWith("\"(PDH-CSV 4.0) (Coordinated Universal Time)(0)\""));
+  EXPECT_THAT(csv->body, HasSubstr("\"\\\\WINA\\Processor(1)\\% Processor Time\""));
+}
+
+// Proves: /metrics is served over the same TLS and wants a read token, as Prometheus scrapes
+// with authorization.credentials_file.
+TEST_F(ConsoleTest, MetricsWantsTlsAndAReadToken) {
+  auto client = Client(metrics_port_);
+  httplib::Result anonymous = client->Get("/metrics");
+  ASSERT_TRUE(anonymous) << httplib::to_string(anonymous.error());
+  EXPECT_EQ(anonymous->status, 401);
+  httplib::Result writer = client->Get("/metrics", Bearer(kAgentSecret));
+  ASSERT_TRUE(writer);
+  EXPECT_EQ(writer->status, 403);
+  httplib::Result reader = client->Get("/metrics", Bearer(kReaderSecret));
+  ASSERT_TRUE(reader);
+  EXPECT_EQ(reader->status, 200);
+  EXPECT_THAT(reader->body, HasSubstr("host=\"WINA\""));
+}
+
+// Proves: --insecure keeps the console on loopback, as it keeps gRPC.
+TEST(ConsoleListenTest, InsecureRefusesAConsoleOffLoopback) {
+  ScratchDir scratch("console-insecure");
+  CommandResult refused =
+      RunCommand(scratch, {ServerBinary(), "--insecure", "--data", scratch / "data", "--listen",
+                           "127.0.0.1:0", "--http-listen", "0.0.0.0:0"});
+  EXPECT_NE(refused.exit_code, 0);
+  EXPECT_THAT(refused.err, HasSubstr("--http-listen: --insecure serves on loopback only"));
+}
+
+}  // namespace
+}  // namespace perfhive::testing

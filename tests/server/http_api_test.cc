@@ -1,0 +1,110 @@
+// The console API's parameters and its session cookie, without a server: what each parameter
+// accepts, and that every refusal names the parameter and how to write it.
+
+#include "server/http_api.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "server/console_server.h"
+
+namespace perfhive {
+namespace {
+
+using ::testing::HasSubstr;
+
+constexpr int64_t kNow = 1'795'705'200'000'000'000;  // 2026-11-26T15:00:00Z
+constexpr int64_t kNanosPerSecond = 1'000'000'000;
+
+HttpRequest WithParams(std::initializer_list<std::pair<std::string, std::string>> params) {
+  HttpRequest request;
+  request.method = "GET";
+  request.path = "/api/v1/read";
+  for (const auto& [name, value] : params) request.params.emplace(name, value);
+  return request;
+}
+
+TEST(ApiTimeTest, MillisecondsRfc3339NowAndSpansBack) {
+  EXPECT_EQ(ParseApiTime("1795705200000", kNow).value(), kNow);
+  EXPECT_EQ(ParseApiTime("1795705200123", kNow).value(), kNow + 123'000'000);
+  EXPECT_EQ(ParseApiTime("2026-11-26T15:00:00Z", kNow).value(), kNow);
+  EXPECT_EQ(ParseApiTime("now", kNow).value(), kNow);
+  EXPECT_EQ(ParseApiTime("-5m", kNow).value(), kNow - 300 * kNanosPerSecond);
+  EXPECT_EQ(ParseApiTime("-24h", kNow).value(), kNow - 86'400 * kNanosPerSecond);
+}
+
+TEST(ApiTimeTest, AnythingElseSaysWhatItTakes) {
+  Result<int64_t> word = ParseApiTime("yesterday", kNow);
+  ASSERT_FALSE(word.ok());
+  EXPECT_THAT(word.error(), HasSubstr("Unix milliseconds, RFC 3339"));
+  EXPECT_FALSE(ParseApiTime("99999999999999999999", kNow).ok());  // beyond int64_t
+  EXPECT_FALSE(ParseApiTime("9223372036854775807", kNow).ok());   // ms beyond int64_t ns
+  EXPECT_FALSE(ParseApiTime("-5 minutes", kNow).ok());
+  EXPECT_FALSE(ParseApiTime("", kNow).ok());
+}
+
+TEST(ReadParamsTest, EveryParameterReachesTheRequest) {
+  Result<v1::ReadRequest> read =
+      ReadRequestFromParams(WithParams({{"path", "\\\\*\\Processor(*)\\% Processor Time"},
+                                        {"path", "\\Memory\\Available Bytes"},
+                                        {"from", "-1h"},
+                                        {"to", "now"},
+                                        {"step", "10s"},
+                                        {"statistics", "1"},
+                                        {"latest", ""},
+                                        {"scale", "-2"},
+                                        {"cap100", "true"},
+                                        {"max_points", "5000"}}),
+                            kNow);
+  ASSERT_TRUE(read.ok()) << read.error();
+  ASSERT_EQ(read->paths_size(), 2);
+  EXPECT_EQ(read->paths(1), "\\Memory\\Available Bytes");
+  EXPECT_EQ(read->from_unix_nanos(), kNow - 3600 * kNanosPerSecond);
+  EXPECT_EQ(read->to_unix_nanos(), kNow);
+  EXPECT_EQ(read->step_nanos(), 10 * kNanosPerSecond);
+  EXPECT_TRUE(read->statistics());
+  EXPECT_TRUE(read->latest_only());
+  EXPECT_EQ(read->scale_factor(), -2);
+  EXPECT_TRUE(read->cap_100());
+  EXPECT_EQ(read->max_points(), 5000u);
+}
+
+TEST(ReadParamsTest, MistakesNameTheParameter) {
+  EXPECT_THAT(ReadRequestFromParams(WithParams({}), kNow).error(), HasSubstr("path: "));
+  auto refusal = [](std::string name, std::string value) {
+    Result<v1::ReadRequest> read =
+        ReadRequestFromParams(WithParams({{"path", "\\Memory\\*"}, {name, value}}), kNow);
+    return read.ok() ? std::string("accepted") : read.error();
+  };
+  EXPECT_THAT(refusal("from", "tomorrow"), HasSubstr("from: "));
+  EXPECT_THAT(refusal("to", "0"), HasSubstr("to: before 1970"));
+  EXPECT_THAT(refusal("step", "often"), HasSubstr("step: "));
+  EXPECT_THAT(refusal("scale", "9"), HasSubstr("scale: from -7 to 7"));
+  EXPECT_THAT(refusal("scale", "2x"), HasSubstr("expected a whole number"));
+  EXPECT_THAT(refusal("latest", "maybe"), HasSubstr("latest=maybe: expected 1 or 0"));
+  EXPECT_THAT(refusal("max_points", "-1"), HasSubstr("max_points=-1"));
+}
+
+TEST(HttpStatusTest, CodesMapToWhatAClientActsOn) {
+  EXPECT_EQ(HttpStatusOf(Status::InvalidArgument("x")), 400);
+  EXPECT_EQ(HttpStatusOf(Status(StatusCode::kUnauthenticated, "x")), 401);
+  EXPECT_EQ(HttpStatusOf(Status::PermissionDenied("x")), 403);
+  EXPECT_EQ(HttpStatusOf(Status::NotFound("x")), 404);
+  EXPECT_EQ(HttpStatusOf(Status::ResourceExhausted("x")), 413);
+  EXPECT_EQ(HttpStatusOf(Status::Unavailable("x")), 503);
+  EXPECT_EQ(HttpStatusOf(Status::DataLoss("x")), 500);
+  HttpReply reply = JsonError(Status::InvalidArgument("bad \"path\"").WithColumn(7));
+  EXPECT_EQ(reply.status, 400);
+  EXPECT_EQ(reply.body,
+            R"({"error":{"code":"INVALID_ARGUMENT","column":7,"message":"bad \"path\""}})");
+}
+
+TEST(SessionCookieTest, FindsItsCookieAmongOthers) {
+  EXPECT_EQ(CookieValue("a=1; perfhive_session=6869; b=2", kSessionCookie), "6869");
+  EXPECT_EQ(CookieValue("perfhive_session=ab", kSessionCookie), "ab");
+  EXPECT_EQ(CookieValue("xperfhive_session=ab; perfhive_sessions=cd", kSessionCookie), "");
+  EXPECT_EQ(CookieValue("", kSessionCookie), "");
+}
+
+}  // namespace
+}  // namespace perfhive
