@@ -22,6 +22,9 @@ struct HostSample {
   std::shared_ptr<const std::vector<uint8_t>> bytes;  // the PERF_DATA_BLOCK as received
   std::shared_ptr<const TitleDatabase> english;       // "009"; null: names are indexes
   std::shared_ptr<const TitleDatabase> localized;     // the host's display language, or null
+  // The agent's query that took it ("Global", "Costly", "230 238"); empty when unknown. Values
+  // are computed between samples of one query (AddHostSeries).
+  std::string query = {};
 };
 
 struct HostSamples {

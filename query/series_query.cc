@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <iterator>
+#include <map>
 #include <string>
 #include <unordered_map>
 #include <utility>
@@ -16,6 +17,13 @@
 
 namespace perfhive::query {
 namespace {
+
+// What tells series apart within a host: the counter (object, counter, type) and the instance.
+std::string SeriesKey(uint32_t object_index, uint32_t counter_index, uint32_t counter_type,
+                      const std::string& identity_key) {
+  return std::to_string(object_index) + "|" + std::to_string(counter_index) + "|" +
+         std::to_string(counter_type) + "|" + identity_key;
+}
 
 const TitleDatabase& NoTitles() {
   static const TitleDatabase* empty = new TitleDatabase();
@@ -228,10 +236,10 @@ class HostWalk {
   // The index of the series of the match, added if new.
   size_t SeriesFor(const PathExpander& expander, const CounterMatch& match,
                    const InstanceIdentity& identity, uint32_t sample) {
-    std::string key = std::to_string(match.object.name_index()) + "|" +
-                      std::to_string(match.counter.name_index()) + "|" +
-                      std::to_string(match.counter.type()) + "|" + identity.key;
-    auto [it, added] = series_at_.try_emplace(std::move(key), answer_.series.size());
+    auto [it, added] =
+        series_at_.try_emplace(SeriesKey(match.object.name_index(), match.counter.name_index(),
+                                         match.counter.type(), identity.key),
+                               answer_.series.size());
     if (added) {
       Series& series = answer_.series.emplace_back();
       series.host = host_.host;
@@ -290,6 +298,25 @@ size_t QueryAnswer::num_points() const {
   return points;
 }
 
+namespace {
+
+// The host's samples by the query that took them, in order of each query's first sample; a
+// sample's position (RawSample::sample) is then in its query's list.
+std::vector<HostSamples> SplitByQuery(const HostSamples& host) {
+  std::vector<HostSamples> parts;
+  for (const HostSample& sample : host.samples) {
+    auto same = [&](const HostSamples& part) { return part.samples[0].query == sample.query; };
+    auto part = std::find_if(parts.begin(), parts.end(), same);
+    if (part == parts.end()) {
+      part = parts.insert(parts.end(), HostSamples{host.host, {}});
+    }
+    part->samples.push_back(sample);
+  }
+  return parts;
+}
+
+}  // namespace
+
 Status AddHostSeries(const HostSamples& host, std::span<const CounterPath> paths,
                      const QueryOptions& options, QueryAnswer& answer,
                      std::vector<bool>* selected) {
@@ -306,11 +333,55 @@ Status AddHostSeries(const HostSamples& host, std::span<const CounterPath> paths
     wanted_at.push_back(p);
   }
   if (wanted.empty() || host.samples.empty()) return Status();
-  HostWalk walk(host, options, answer);
-  if (Status s = walk.Walk(wanted); !s.ok()) return s;
-  walk.Finish();
-  if (selected != nullptr) {
-    for (size_t w = 0; w < wanted.size(); ++w) (*selected)[wanted_at[w]] = walk.selected()[w];
+  std::vector<HostSamples> by_query = SplitByQuery(host);
+  if (by_query.size() == 1) {
+    HostWalk walk(host, options, answer);
+    if (Status s = walk.Walk(wanted); !s.ok()) return s;
+    walk.Finish();
+    if (selected != nullptr) {
+      for (size_t w = 0; w < wanted.size(); ++w) (*selected)[wanted_at[w]] = walk.selected()[w];
+    }
+  } else {
+    // Each query's samples are walked apart, and a counter collected by several queries keeps
+    // the series of the query that collected it most often (the newest on a tie): Global and
+    // Costly samples taken in the same second are milliseconds apart, and a value computed
+    // across that gap is noise (a process's % Processor Time reads 0 or 300).
+    std::vector<Series> chosen;
+    std::map<std::string, size_t> chosen_at;
+    for (const HostSamples& part : by_query) {
+      QueryAnswer computed;
+      HostWalk walk(part, options, computed);
+      if (Status s = walk.Walk(wanted); !s.ok()) return s;
+      walk.Finish();
+      if (selected != nullptr) {
+        for (size_t w = 0; w < wanted.size(); ++w) {
+          if (walk.selected()[w]) (*selected)[wanted_at[w]] = true;
+        }
+      }
+      for (const std::string& warning : computed.warnings) {
+        if (std::find(answer.warnings.begin(), answer.warnings.end(), warning) ==
+            answer.warnings.end()) {
+          answer.warnings.push_back(warning);
+        }
+      }
+      for (Series& series : computed.series) {
+        auto [it, added] =
+            chosen_at.try_emplace(SeriesKey(series.object_index, series.counter_index,
+                                            series.counter_type, series.identity.key),
+                                  chosen.size());
+        if (added) {
+          chosen.push_back(std::move(series));
+          continue;
+        }
+        Series& held = chosen[it->second];
+        bool more = series.points.size() > held.points.size();
+        bool newer = series.points.size() == held.points.size() && !series.points.empty() &&
+                     !held.points.empty() &&
+                     series.points.back().time_ns > held.points.back().time_ns;
+        if (more || newer) held = std::move(series);
+      }
+    }
+    for (Series& series : chosen) answer.series.push_back(std::move(series));
   }
   if (size_t points = answer.num_points(); points > options.max_points) {
     return TooLarge(host.host, points, answer.series.size(), options);

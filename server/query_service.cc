@@ -105,6 +105,15 @@ uint32_t MaxDetail(v1::DetailLevel level) {
   return level == v1::DETAIL_LEVEL_UNSPECIFIED ? 400u : static_cast<uint32_t>(level);
 }
 
+void ToProto(const query::ObjectInfo& object, v1::ObjectInfo* out) {
+  out->set_name(object.name);
+  out->set_index(object.index);
+  out->set_help(object.help);
+  out->set_detail(ToProtoDetail(object.detail_level));
+  out->set_instances(object.num_instances);
+  out->set_counters(object.num_counters);
+}
+
 std::string IdentityText(const query::InstanceIdentity& identity) {
   std::string text;
   if (identity.pid) text = "pid " + std::to_string(*identity.pid);
@@ -297,7 +306,13 @@ Result<QueryService::BrowsedSample> QueryService::SampleToBrowse(const v1::Brows
   const SnapshotInfo& chosen = NewestGlobal(*listed);
   Result<query::HostSample> sample = loader_.Load(host->info.name, chosen);
   if (!sample.ok()) return sample.status();
-  return BrowsedSample{*host, chosen, std::move(sample).value(), std::nullopt};
+  std::vector<SnapshotInfo> others;
+  for (const SnapshotInfo& candidate : *listed) {  // newest first
+    if (candidate.query == chosen.query) continue;
+    auto same = [&](const SnapshotInfo& other) { return other.query == candidate.query; };
+    if (std::none_of(others.begin(), others.end(), same)) others.push_back(candidate);
+  }
+  return BrowsedSample{*host, chosen, std::move(sample).value(), std::nullopt, std::move(others)};
 }
 
 void QueryService::ExplainUnselected(const std::string& host,
@@ -358,23 +373,29 @@ Result<v1::ListObjectsResponse> QueryService::Objects(const v1::ListObjectsReque
   response.set_sample_unix_nanos(browsed->info.sample_time_ns);
   for (const query::ObjectInfo& object :
        query::ListObjects(*browsed->snapshot, titles, MaxDetail(request.detail()))) {
-    v1::ObjectInfo* out = response.add_objects();
-    out->set_name(object.name);
-    out->set_index(object.index);
-    out->set_help(object.help);
-    out->set_detail(ToProtoDetail(object.detail_level));
-    out->set_instances(object.num_instances);
-    out->set_counters(object.num_counters);
+    ToProto(object, response.add_objects());
+  }
+  // Objects that only another query's samples hold, after the sample's own.
+  for (const SnapshotInfo& info : browsed->others) {
+    Result<BrowsedSample> other = Reopen(*browsed, info);
+    if (!other.ok()) continue;
+    for (const query::ObjectInfo& object :
+         query::ListObjects(*other->snapshot, other->titles(), MaxDetail(request.detail()))) {
+      auto listed = [&](const v1::ObjectInfo& known) { return known.index() == object.index; };
+      if (std::any_of(response.objects().begin(), response.objects().end(), listed)) continue;
+      ToProto(object, response.add_objects());
+    }
   }
   return response;
 }
 
 Result<v1::ListCountersResponse> QueryService::Counters(const v1::ListCountersRequest& request) {
-  Result<BrowsedSample> browsed = Browse(request.where());
-  if (!browsed.ok()) return browsed.status();
+  Result<std::pair<BrowsedSample, ObjectView>> found =
+      BrowseObject(request.where(), request.object());
+  if (!found.ok()) return found.status();
+  const BrowsedSample* browsed = &found->first;
+  const ObjectView* object = &found->second;
   query::Titles titles = browsed->titles();
-  Result<ObjectView> object = FindObjectIn(*browsed, request.object());
-  if (!object.ok()) return object.status();
   v1::ListCountersResponse response;
   response.set_host(browsed->host.info.name);
   response.set_object(titles.Name(object->name_index()));
@@ -395,11 +416,12 @@ Result<v1::ListCountersResponse> QueryService::Counters(const v1::ListCountersRe
 }
 
 Result<v1::ListInstancesResponse> QueryService::Instances(const v1::ListInstancesRequest& request) {
-  Result<BrowsedSample> browsed = Browse(request.where());
-  if (!browsed.ok()) return browsed.status();
+  Result<std::pair<BrowsedSample, ObjectView>> found =
+      BrowseObject(request.where(), request.object());
+  if (!found.ok()) return found.status();
+  const BrowsedSample* browsed = &found->first;
+  const ObjectView* object = &found->second;
   query::Titles titles = browsed->titles();
-  Result<ObjectView> object = FindObjectIn(*browsed, request.object());
-  if (!object.ok()) return object.status();
   v1::ListInstancesResponse response;
   response.set_host(browsed->host.info.name);
   response.set_object(titles.Name(object->name_index()));
@@ -443,6 +465,32 @@ Result<QueryService::BrowsedSample> QueryService::Browse(const v1::BrowseAt& whe
   if (!snapshot.ok()) return Status::DataLoss("stored sample: " + snapshot.error());
   browsed->snapshot = *snapshot;
   return browsed;
+}
+
+Result<QueryService::BrowsedSample> QueryService::Reopen(const BrowsedSample& browsed,
+                                                         const SnapshotInfo& info) {
+  Result<query::HostSample> sample = loader_.Load(browsed.host.info.name, info);
+  if (!sample.ok()) return sample.status();
+  BrowsedSample other{browsed.host, info, std::move(sample).value(), std::nullopt, {}};
+  Result<SnapshotReader> snapshot = SnapshotReader::Open(*other.sample.bytes);
+  if (!snapshot.ok()) return Status::DataLoss("stored sample: " + snapshot.error());
+  other.snapshot = *snapshot;
+  return other;
+}
+
+Result<std::pair<QueryService::BrowsedSample, ObjectView>> QueryService::BrowseObject(
+    const v1::BrowseAt& where, const std::string& object) {
+  Result<BrowsedSample> browsed = Browse(where);
+  if (!browsed.ok()) return browsed.status();
+  Result<ObjectView> found = FindObjectIn(*browsed, object);
+  if (found.ok()) return std::pair(std::move(browsed).value(), *found);
+  for (const SnapshotInfo& info : browsed->others) {
+    Result<BrowsedSample> other = Reopen(*browsed, info);
+    if (!other.ok()) continue;
+    Result<ObjectView> in_other = query::FindObject(*other->snapshot, other->titles(), object);
+    if (in_other.ok()) return std::pair(std::move(other).value(), *in_other);
+  }
+  return found.status();
 }
 
 Result<ObjectView> QueryService::FindObjectIn(const BrowsedSample& browsed,

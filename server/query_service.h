@@ -78,11 +78,20 @@ class QueryService final : public perfhive::v1::Query::CallbackService {
     SnapshotInfo info;
     query::HostSample sample;
     std::optional<SnapshotReader> snapshot;  // over sample.bytes
+    // The newest sample of each other query among the candidates: where browsing finds the
+    // objects this one lacks (a Linux host's Thread is in its Costly samples only).
+    std::vector<SnapshotInfo> others;
 
     query::Titles titles() const { return {sample.english.get(), sample.localized.get()}; }
   };
   // Finds the sample `where` names and opens it.
   Result<BrowsedSample> Browse(const perfhive::v1::BrowseAt& where);
+  // `browsed`'s host's sample `info`, opened for browsing.
+  Result<BrowsedSample> Reopen(const BrowsedSample& browsed, const SnapshotInfo& info);
+  // The sample `where` names, or failing that one of its others, that holds `object`, and the
+  // object in it; the error of the first when none does.
+  Result<std::pair<BrowsedSample, ObjectView>> BrowseObject(const perfhive::v1::BrowseAt& where,
+                                                            const std::string& object);
   Result<BrowsedSample> SampleToBrowse(const perfhive::v1::BrowseAt& where);
   // The object named `object` in the browsed sample; NOT_FOUND names the host and close names.
   static Result<ObjectView> FindObjectIn(const BrowsedSample& browsed, const std::string& object);

@@ -34,6 +34,7 @@ Result<query::HostSample> SampleLoader::Load(const std::string& host, const Snap
   if (!histories.ok()) return histories.status();
   query::HostSample sample;
   sample.time_ns = info.sample_time_ns;
+  sample.query = info.query;
   sample.bytes = std::make_shared<const std::vector<uint8_t>>(std::move(raw).value());
   sample.english = ParsedTitles(VersionInForce(histories->english, info.sample_time_ns));
   sample.localized = ParsedTitles(VersionInForce(histories->localized, info.sample_time_ns));
@@ -54,6 +55,7 @@ Result<query::HostSamples> SampleLoader::LoadListed(const std::string& host,
   for (size_t i = 0; i < listed.size(); ++i) {
     query::HostSample& sample = samples.samples[i];
     sample.time_ns = listed[i].sample_time_ns;
+    sample.query = listed[i].query;
     const TitleVersion* english = VersionInForce(histories->english, sample.time_ns);
     const TitleVersion* localized = VersionInForce(histories->localized, sample.time_ns);
     sample.english = i > 0 && english == english_version ? samples.samples[i - 1].english
@@ -116,12 +118,30 @@ Result<query::HostSamples> SampleLoader::LoadRange(const std::string& host, int6
   return LoadListed(host, *listed, objects);
 }
 
+// The newest samples LoadLatest looks among for the host's queries.
+constexpr size_t kLatestCandidates = 16;
+
 Result<query::HostSamples> SampleLoader::LoadLatest(const std::string& host,
                                                     const ObjectNameFilter* objects) {
-  Result<std::vector<SnapshotInfo>> listed =
-      store_.ListSnapshots(host, 0, INT64_MAX, std::nullopt, 2, /*newest=*/true);
-  if (!listed.ok()) return listed.status();
-  return LoadListed(host, *listed, objects);
+  // The newest two of each query: a host that takes Global every 10 s and Costly every 5 min
+  // has Thread only in its Costly samples, and its newest two samples of all are both Global.
+  Result<std::vector<SnapshotInfo>> newest =
+      store_.ListSnapshots(host, 0, INT64_MAX, std::nullopt, kLatestCandidates, /*newest=*/true);
+  if (!newest.ok()) return newest.status();
+  std::vector<SnapshotInfo> listed;
+  std::vector<std::string> queries;
+  for (const SnapshotInfo& info : *newest) {
+    if (std::find(queries.begin(), queries.end(), info.query) != queries.end()) continue;
+    queries.push_back(info.query);
+    Result<std::vector<SnapshotInfo>> two =
+        store_.ListSnapshots(host, 0, INT64_MAX, info.query, 2, /*newest=*/true);
+    if (!two.ok()) return two.status();
+    listed.insert(listed.end(), two->begin(), two->end());
+  }
+  std::sort(listed.begin(), listed.end(), [](const SnapshotInfo& a, const SnapshotInfo& b) {
+    return a.sample_time_ns < b.sample_time_ns;
+  });
+  return LoadListed(host, listed, objects);
 }
 
 Result<query::HostSamples> SampleLoader::LoadAfter(const std::string& host, int64_t after_ns,

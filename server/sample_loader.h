@@ -39,7 +39,8 @@ class SampleLoader {
   // databases) and their parents: what a query of those paths reads, restored for less.
   Result<query::HostSamples> LoadRange(const std::string& host, int64_t from_ns, int64_t to_ns,
                                        const ObjectNameFilter* objects = nullptr);
-  // The newest two samples: the latest value of every counter (or of `objects`, as above).
+  // The newest two samples of each query among the newest few: the latest value of every counter
+  // (or of `objects`, as above).
   Result<query::HostSamples> LoadLatest(const std::string& host,
                                         const ObjectNameFilter* objects = nullptr);
   // At most `max_samples` samples taken after `after_ns`, oldest first, and before them the

@@ -424,5 +424,42 @@ TEST(SeriesQueryTest, ANonPositiveStepIsRejected) {
             StatusCode::kInvalidArgument);
 }
 
+// A host whose agent takes Global and Costly each second, the Costly sample 3 ms after the
+// Global one (as the agent's schedules do when their ticks coincide): Process is in both.
+// Its % Processor Time advanced one scheduler tick (15.625 ms) between the two, which over
+// 3 ms reads 520%: the console's process view showed such values until each query's samples
+// were computed apart.
+TEST(SeriesQueryTest, GlobalAndCostlyTakenMillisecondsApartAreNotComputedAcrossTheGap) {
+  constexpr uint64_t kThreeMs = 30'000;   // 100 ns units
+  constexpr uint64_t kOneTick = 156'250;  // 15.625 ms
+  constexpr uint64_t kHalfSecond = 5'000'000;
+  HostSamples host{"web01", {}};
+  auto english = EnglishTitles();
+  for (int s = 0; s < 4; ++s) {
+    uint64_t cpu = static_cast<uint64_t>(s) * kHalfSecond;  // 50% busy
+    SnapshotBuilder global = HostAt(s);
+    AddProcessors(global, {static_cast<uint64_t>(s) * kHalfSecond, 0}, {0, 0});
+    AddProcesses(global, s, {{"app", 1000, 1, cpu}});
+    host.samples.push_back(SampleOf(global, s, english));
+    host.samples.back().query = "Global";
+    SnapshotBuilder costly = HostAt(s);
+    const int64_t ticks = (1000 + s) * kTicksPerSecond + static_cast<int64_t>(kThreeMs);
+    costly.set_perf_time(ticks).set_perf_time_100ns(ticks);
+    AddProcesses(costly, s, {{"app", 1000, 1, cpu + kOneTick}});
+    host.samples.push_back(SampleOf(costly, s, english));
+    host.samples.back().time_ns += 3'000'000;
+    host.samples.back().query = "Costly";
+  }
+  Result<QueryAnswer> answer = RunQuery(host, Paths({"\\\\*\\Process(app)\\% Processor Time"}));
+  ASSERT_TRUE(answer.ok()) << answer.error();
+  ASSERT_EQ(answer->series.size(), 1u);
+  // Global's and Costly's series have four points each; on the tie the newer one (Costly's)
+  // is kept, each point over a whole second of its own query.
+  EXPECT_THAT(Values(answer->series[0]), ElementsAre(-1, 50, 50, 50));
+  for (const Point& point : answer->series[0].points) {
+    EXPECT_EQ((point.time_ns - kStartNs) % kSecondNs, 3'000'000);
+  }
+}
+
 }  // namespace
 }  // namespace perfhive::query
