@@ -58,14 +58,15 @@ export PERFHIVE_SERVER=$address
 console=$(grep -o 'console on http://[0-9.]*:[0-9]*/' "$work/server.out" | awk '{print $3}')
 host=$(hostname)
 
-echo "== starting perfhive-agent for $host (procfs, Global every second)"
+echo "== starting perfhive-agent for $host (procfs, Global every second, threads every 5 s)"
 "$bin/agent/perfhive-agent" run --server "$address" --insecure --source procfs \
-  --host-name "$host" --query Global@1s --spool-dir "$work/spool" 2>"$work/agent.log" &
+  --host-name "$host" --query Global@1s --query Costly@5s --spool-dir "$work/spool" \
+  2>"$work/agent.log" &
 agent_pid=$!
 
 want=$((seconds + 1))
 for _ in $(seq $((seconds * 10 + 300))); do
-  count=$("$bin/cli/perfhive" snapshots "\\\\$host" --insecure --format json 2>/dev/null |
+  count=$("$bin/cli/perfhive" snapshots "\\\\$host" --query Global --insecure --format json 2>/dev/null |
           grep -c '"time"' || true)
   ((count >= want)) && break
   sleep 0.1

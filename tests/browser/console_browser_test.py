@@ -1,0 +1,526 @@
+#!/usr/bin/python3
+"""The web console in a real browser: headless Chromium (chromedriver, Debian's python3-selenium)
+against a real perfhive-server with tokens and TLS, a procfs agent for this host, replays of real
+Windows hosts (../shared/fixtures, read in place) and the perfhive CLI, all on loopback.
+
+    /usr/bin/python3 tests/browser/console_browser_test.py \\
+        --server build/release/server/perfhive-server --agent build/release/agent/perfhive-agent \\
+        --cli build/release/cli/perfhive --screenshots /tmp/console-screenshots
+
+CTest runs it (label browser) as tests/browser/CMakeLists.txt registers it. The tests run in the
+order of their numbers, in one browser and one cluster, each starting where the one before left
+the page. A screenshot of every view is saved in --screenshots. Without ../shared/fixtures the
+Windows host is left out, and the checks that need it say so and are skipped.
+"""
+
+import argparse
+import datetime
+import json
+import math
+import os
+import re
+import secrets
+import sys
+import time
+import unittest
+
+sys.dont_write_bytecode = True  # nothing written beside the sources
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import perfhive_cluster  # noqa: E402
+
+from selenium.common.exceptions import (NoSuchElementException,  # noqa: E402
+                                        StaleElementReferenceException, WebDriverException)
+from selenium.webdriver.common.by import By  # noqa: E402
+from selenium.webdriver.common.keys import Keys  # noqa: E402
+
+ARGS = None
+SOURCE_DIR = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+CPU_PATH = "\\\\*\\Processor(*)\\% Processor Time"
+BAD_PATH = "\\\\*\\Processor(*\\% Processor Time"
+WINDOWS_HOST = "WPREPW01"  # 4 processors and _Total, recorded in 2010 (zenoss-windowsmonitor)
+WINDOWS_HOST_2 = "KINEX01"  # 66 processes
+
+
+def rfc3339_ms(text):
+    """Unix milliseconds of "2026-11-26T17:20:52.135Z" (any number of fraction digits)."""
+    text = text.rstrip("Z")
+    whole, _, fraction = text.partition(".")
+    seconds = datetime.datetime.strptime(whole, "%Y-%m-%dT%H:%M:%S").replace(
+        tzinfo=datetime.timezone.utc).timestamp()
+    return round(seconds * 1000 + float("0." + (fraction or "0")) * 1000)
+
+
+def ms_rfc3339(ms):
+    return datetime.datetime.fromtimestamp(ms / 1000, datetime.timezone.utc).strftime(
+        "%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"
+
+
+class ConsoleBrowserTest(unittest.TestCase):
+    cluster = None
+    driver = None
+
+    @classmethod
+    def setUpClass(cls):
+        os.makedirs(ARGS.screenshots, exist_ok=True)
+        cls.cluster = cluster = perfhive_cluster.Cluster(ARGS.server, ARGS.agent, ARGS.cli)
+        try:
+            cls._start(cluster)
+        except BaseException:
+            cls._dump_logs()
+            cls._stop()
+            raise
+
+    @classmethod
+    def _start(cls, cluster):
+        cls.reader_secret = "reader-" + secrets.token_hex(16)
+        cls.writer_secret = "writer-" + secrets.token_hex(16)
+        cluster.start_server(tokens=(
+            '[[token]]\nname = "console reader"\nsecret = "%s"\nread = true\n\n'
+            '[[token]]\nname = "test agents"\nsecret = "%s"\nwrite = ["*"]\n'
+            % (cls.reader_secret, cls.writer_secret)))
+        cls.url = cluster.console_url
+        cls.reader_file = cluster.write("reader.token", cls.reader_secret + "\n")
+        cls.writer_file = cluster.write("writer.token", cls.writer_secret + "\n")
+        cls.procfs_agent = cluster.start_procfs_agent(token_file=cls.writer_file, interval="1s")
+        cls.fixtures = perfhive_cluster.shared_fixtures_dir(ARGS.shared or SOURCE_DIR)
+        cls.windows_hosts = []
+        if cls.fixtures:
+            # Their last sample 20 s ago: inside the chart's last 5 minutes.
+            end = int(time.time() * 1000) - 20000
+            for fixture, name in (("wprepw01", WINDOWS_HOST), ("kinex01", WINDOWS_HOST_2)):
+                replay = cluster.fixture_replay(cls.fixtures, fixture, name, end)
+                cluster.start_replay_agent(replay, name, token_file=cls.writer_file)
+                cls.windows_hosts.append(name)
+        else:
+            print("SKIPPED (in part): no ../shared/fixtures here, so no replayed Windows host; "
+                  "the checks of one are left out", file=sys.stderr)
+        # Until every host is listed and this host has a few samples of each query.
+        deadline = time.time() + 90
+        cls.linux_host = None
+        while time.time() < deadline:
+            hosts = cls.cli_json(["hosts"])["hosts"]
+            names = {h["name"]: h for h in hosts}
+            linux = [h for h in hosts if h["name"] not in cls.windows_hosts]
+            if linux and all(n in names for n in cls.windows_hosts) and \
+                    all(names[n]["snapshots"] >= 2 for n in cls.windows_hosts) and \
+                    linux[0]["snapshots"] >= 8:
+                cls.linux_host = linux[0]["name"]
+                break
+            time.sleep(0.5)
+        if not cls.linux_host:
+            raise AssertionError("the hosts did not all arrive within 90 s: %s" % hosts)
+        cls.driver = perfhive_cluster.start_browser(cluster.scratch)
+        cls.driver.set_script_timeout(30)
+
+    @classmethod
+    def tearDownClass(cls):
+        cls._stop()
+
+    @classmethod
+    def _stop(cls):
+        if cls.driver is not None:
+            try:
+                cls.driver.quit()
+            except Exception:
+                pass
+            cls.driver = None
+        if cls.cluster is not None:
+            cls.cluster.stop_all()
+            if ARGS.keep:
+                print("kept", cls.cluster.scratch, file=sys.stderr)
+            else:
+                cls.cluster.remove()
+
+    @classmethod
+    def _dump_logs(cls):
+        for name in ("server", "agent-procfs"):
+            text = cls.cluster.log(name) if cls.cluster else ""
+            if text:
+                print("---- %s log (last 3000 characters)\n%s" % (name, text[-3000:]), file=sys.stderr)
+
+    @classmethod
+    def cli_json(cls, args):
+        done = cls.cluster.cli(list(args) + ["--format", "json"], token_file=cls.reader_file)
+        return json.loads(done.stdout)
+
+    # Helpers.
+
+    def setUp(self):
+        self.d = self.driver
+
+    def tearDown(self):
+        failed = not getattr(getattr(self, "_outcome", None), "success", True)
+        if failed and self.d is not None:
+            self.shot("FAILED-" + self._testMethodName)
+            print("page URL:", self.d.current_url, file=sys.stderr)
+            self._dump_logs()
+        self.check_console_log()
+
+    def check_console_log(self):
+        """No script error and no CSP refusal in the browser's console."""
+        try:
+            entries = self.d.get_log("browser")
+        except WebDriverException:
+            return
+        bad = [e for e in entries if e.get("level") == "SEVERE" and e.get("source") != "network"]
+        self.assertEqual(bad, [], "the page logged errors")
+
+    def shot(self, name):
+        if self.js("const t = document.getElementById('toast'); const shown = t.classList.contains('shown');"
+                   "t.classList.remove('shown'); return shown;"):
+            time.sleep(0.3)  # its fade
+        path = os.path.join(ARGS.screenshots, name + ".png")
+        self.d.save_screenshot(path)
+        return path
+
+    def wait_for(self, what, condition, timeout=20):
+        deadline = time.time() + timeout
+        last_error = None
+        while True:
+            try:
+                value = condition()
+                if value:
+                    return value
+            except (NoSuchElementException, StaleElementReferenceException) as error:
+                last_error = error
+            if time.time() > deadline:
+                self.fail("waited %d s for %s (page %s)%s" % (
+                    timeout, what, self.d.current_url, "; last: %s" % last_error if last_error else ""))
+            time.sleep(0.1)
+
+    def js(self, script, *args):
+        return self.d.execute_script(script, *args)
+
+    def visible(self, element_id):
+        element = self.d.find_element(By.ID, element_id)
+        return element if element.is_displayed() else None
+
+    def go(self, hash_part):
+        self.d.get(self.url + hash_part)
+
+    def view_shown(self, name):
+        return self.js("const v = document.getElementById('view-' + arguments[0]);"
+                       "return v && !v.hidden;", name)
+
+    def datasets(self):
+        return self.js("const c = window.Chart && Chart.getChart(document.getElementById('chart-canvas'));"
+                       "return c ? c.data.datasets.length : 0;")
+
+    def legend_rows(self):
+        return self.js("""
+          return [...document.querySelectorAll('#legend-table tbody tr')].map(tr => ({
+            key: tr.dataset.key, path: tr.dataset.path, last: tr.dataset.last,
+            lastMs: tr.dataset.lastMs, points: Number(tr.dataset.points),
+            cells: [...tr.cells].map(td => td.textContent.trim())}));""")
+
+    def type_path(self, path):
+        box = self.d.find_element(By.ID, "chart-path")
+        box.clear()
+        box.send_keys(path)
+        box.send_keys(Keys.ENTER)
+
+    def api_status(self, path):
+        """The HTTP status the page's own fetch of `path` gets (with the page's cookie)."""
+        return self.d.execute_async_script(
+            "const done = arguments[arguments.length - 1];"
+            "fetch(arguments[0], {credentials: 'same-origin'}).then(r => done(r.status), e => done(String(e)));",
+            path)
+
+    # The tests, in order.
+
+    def test_1_a_wrong_token_is_refused(self):
+        self.go("#/fleet")
+        self.wait_for("the login form", lambda: self.visible("login-token"))
+        self.assertEqual(self.api_status("/api/v1/session"), 401)
+        self.d.find_element(By.ID, "login-token").send_keys("not-a-token")
+        self.d.find_element(By.CSS_SELECTOR, "#login-form button[type=submit]").click()
+        error = self.wait_for("the login error", lambda: self.visible("login-error"))
+        self.assertTrue(error.text.strip(), "the login form shows the server's reason")
+        self.assertTrue(self.visible("login-token"), "the login form is shown again")
+        self.assertNotIn("login_error", self.d.current_url, "the error is not kept in the URL")
+        self.assertEqual(self.api_status("/api/v1/session"), 401, "still not logged in")
+        self.assertEqual(self.api_status("/api/v1/hosts"), 401, "the API stays closed")
+        self.shot("login-error")
+        # A token that may only write is refused too, with its reason.
+        first_reason = error.text
+        token = self.d.find_element(By.ID, "login-token")
+        token.send_keys(self.writer_secret)
+        token.send_keys(Keys.ENTER)
+        self.wait_for("the second login error",
+                      lambda: self.visible("login-error") and self.visible("login-token") and
+                      self.d.find_element(By.ID, "login-token").get_attribute("value") == "")
+        self.assertTrue(self.d.find_element(By.ID, "login-error").text.strip())
+        self.assertEqual(self.api_status("/api/v1/hosts"), 401, "a write token does not open the API")
+        print("refusals: %r / %r" % (first_reason, self.d.find_element(By.ID, "login-error").text),
+              file=sys.stderr)
+
+    def test_2_log_in_and_the_fleet_lists_every_host(self):
+        self.go("#/fleet")
+        token = self.wait_for("the login form", lambda: self.visible("login-token"))
+        token.send_keys(self.reader_secret)
+        token.send_keys(Keys.ENTER)
+        self.wait_for("the fleet view", lambda: self.view_shown("fleet"))
+        expected = [self.linux_host] + self.windows_hosts
+        self.wait_for("a row for every host (%s)" % ", ".join(expected), lambda: all(
+            self.js("return !!document.querySelector('#fleet-table tr[data-host=\"' + CSS.escape(arguments[0]) + '\"]')", host)
+            for host in expected))
+        self.assertIn("console reader", self.d.find_element(By.ID, "session-name").text)
+        self.assertTrue(self.visible("logout-form"), "Log out is offered")
+        self.assertEqual(self.api_status("/api/v1/hosts"), 200)
+        # Sort by a column with its header button, from the keyboard.
+        button = self.d.find_element(By.CSS_SELECTOR, "#fleet-table th[data-key=snapshots] button")
+        button.send_keys(Keys.ENTER)
+        self.wait_for("the fleet sorted by snapshots", lambda: self.d.find_element(
+            By.CSS_SELECTOR, "#fleet-table th[data-key=snapshots]").get_attribute("aria-sort") == "descending")
+        self.assertIn("sort=snapshots", self.d.current_url)
+        rows = self.js("return [...document.querySelectorAll('#fleet-table tbody tr')].map(r => r.dataset.host)")
+        self.assertEqual(rows[0], self.linux_host, "the host with most snapshots first")
+        self.shot("fleet")
+        # The filter: a name pattern.
+        if self.windows_hosts:
+            box = self.d.find_element(By.ID, "fleet-filter")
+            box.send_keys("wprep*")
+            self.wait_for("only WPREPW01", lambda: self.js(
+                "return [...document.querySelectorAll('#fleet-table tbody tr')].map(r => r.dataset.host)") == [WINDOWS_HOST])
+            self.assertIn("filter=wprep*", self.d.current_url)
+            box.send_keys(Keys.CONTROL, "a")
+            box.send_keys(Keys.DELETE)
+            self.wait_for("every host again", lambda: self.js(
+                "return document.querySelectorAll('#fleet-table tbody tr').length") == 1 + len(self.windows_hosts))
+        # Quiet hosts: not heard from for 60 s, or three usual intervals when those are longer;
+        # marked with a class and a word. (Synthetic hosts through the page's hook.)
+        marks = self.js("""
+          const now = Date.now();
+          const host = (name, ago, interval) => ({name, os: 'Windows', os_version: '10.0', source: 'agent',
+            agent_version: '0.2.0', first_seen_ms: now - ago - 100 * interval, last_seen_ms: now - ago,
+            last_sample_ms: now - ago, snapshots: 101, refused: 0, last_error: '', credential: '',
+            plan_revision: '', plan_latest: '', plan_report: ''});
+          window.perfhiveConsole.renderFleet({now_ms: now, hosts: [host('busy', 5000, 1000),
+            host('gone', 61000, 1000), host('slow-ok', 200000, 100000), host('slow-gone', 301000, 100000)]});
+          return [...document.querySelectorAll('#fleet-table tbody tr')].map(r => [r.dataset.host,
+            r.classList.contains('quiet'), r.cells[4].textContent]);""")
+        quiet = {name: (flag, text) for name, flag, text in marks}
+        self.assertEqual({name for name, (flag, _) in quiet.items() if flag}, {"gone", "slow-gone"})
+        for name in ("gone", "slow-gone"):
+            self.assertIn("quiet", quiet[name][1], "a visible word, not colour alone")
+        self.assertNotIn("quiet", quiet["busy"][1])
+
+    def test_3_the_chart_draws_every_cpu_and_its_last_values_are_the_clis(self):
+        self.d.find_element(By.CSS_SELECTOR, "a[data-nav=chart]").click()
+        self.wait_for("the chart view", lambda: self.view_shown("chart"))
+        self.type_path(CPU_PATH)
+        # The series the CLI sees in the same range.
+        cli_series = {}
+        self.wait_for("the path on the chart", lambda: self.datasets() > 0)
+        self.wait_for("the legend", lambda: len(self.legend_rows()) == self.datasets())
+        answer = self.cli_json(["query", CPU_PATH, "--since", "10m"])
+        for series in answer["series"]:
+            cli_series[(series["host"], series["instance"])] = series
+        rows = self.legend_rows()
+        hosts = {row["cells"][2] for row in rows}
+        self.assertIn(self.linux_host, hosts)
+        for host in self.windows_hosts:
+            self.assertIn(host, hosts, "the replayed Windows host is drawn")
+        expected = {key for key in cli_series if key[0] in hosts}
+        drawn = {(row["cells"][2], row["cells"][4]) for row in rows}
+        self.assertEqual(drawn, expected, "one line per CPU (and _Total) per host")
+        self.assertEqual(self.datasets(), len(expected))
+        if WINDOWS_HOST in self.windows_hosts:
+            self.assertEqual(len([k for k in drawn if k[0] == WINDOWS_HOST]), 5, "WPREPW01: 4 CPUs and _Total")
+        # The legend's last value is the CLI's at the same sample time.
+        compared = 0
+        for row in rows:
+            key = (row["cells"][2], row["cells"][4])
+            self.assertTrue(row["lastMs"], "a last point for %s" % (key,))
+            last_ms = float(row["lastMs"])
+            points = [p for p in cli_series[key]["points"] if abs(rfc3339_ms(p["time"]) - last_ms) < 1]
+            self.assertEqual(len(points), 1, "the CLI has the point at %s for %s" % (ms_rfc3339(last_ms), key))
+            cli_value = points[0]["value"]
+            if cli_value is None:
+                self.assertEqual(row["last"], "", "invalid at the CLI, no value in the legend: %s" % (key,))
+                self.assertEqual(row["cells"][7], "—")
+                continue
+            page_value = float(row["last"])
+            self.assertTrue(math.isclose(page_value, cli_value, rel_tol=1e-9, abs_tol=1e-9),
+                            "%s: legend %r, perfhive query %r" % (key, page_value, cli_value))
+            shown = float(row["cells"][7].replace(",", ""))
+            self.assertAlmostEqual(shown, cli_value, delta=(0.5 if abs(cli_value) >= 1e5 else 0.0005) + 1e-9,
+                                   msg="%s: the legend shows %s" % (key, row["cells"][7]))
+            self.assertEqual(row["cells"][11], points[0]["status"])
+            compared += 1
+        self.assertGreater(compared, 0)
+        self.shot("chart")
+
+    def test_4_live_mode_adds_points(self):
+        self.assertTrue(self.view_shown("chart"))
+        before = sum(row["points"] for row in self.legend_rows())
+        newest = max(float(row["lastMs"] or 0) for row in self.legend_rows())
+        self.d.find_element(By.ID, "chart-live").click()
+        self.wait_for("Live pressed", lambda: self.d.find_element(By.ID, "chart-live").get_attribute("aria-pressed") == "true")
+        self.assertIn("live=1", self.d.current_url)
+        started = time.time()
+        self.wait_for("more points than %d" % before, lambda: sum(r["points"] for r in self.legend_rows()) > before
+                      and max(float(r["lastMs"] or 0) for r in self.legend_rows()) > newest, timeout=10)
+        print("live: points grew within %.1f s" % (time.time() - started), file=sys.stderr)
+        counts = [self.js("const c = Chart.getChart(document.getElementById('chart-canvas'));"
+                          "return c.data.datasets.map(d => (d._data || d.data).length)")]
+        time.sleep(4.5)
+        counts.append(self.js("const c = Chart.getChart(document.getElementById('chart-canvas'));"
+                              "return c.data.datasets.map(d => (d._data || d.data).length)"))
+        self.assertGreater(sum(counts[1]), sum(counts[0]), "live keeps adding points")
+        # The Add counters dialog, as perfmon's: this host's Memory\Available Bytes.
+        self.d.find_element(By.ID, "chart-add").click()
+        self.wait_for("the dialog", lambda: self.js("return document.getElementById('add-dialog').open"))
+        host = self.d.find_element(By.ID, "add-host")
+        host.clear()
+        host.send_keys(self.linux_host)
+        host.send_keys(Keys.TAB)
+        self.wait_for("the objects of %s" % self.linux_host, lambda: self.js(
+            "return [...document.getElementById('add-object').options].some(o => o.value === 'Process')"))
+        self.js("const s = document.getElementById('add-object'); s.value = 'Process';"
+                "s.dispatchEvent(new Event('change'));")
+        self.wait_for("the instances of Process", lambda: self.js(
+            "return document.getElementById('add-instances').options.length > 2"))
+        self.wait_for("the explain text", lambda: self.d.find_element(By.ID, "add-counter-help").text.strip())
+        self.assertIn("PID", self.d.find_element(By.ID, "add-instances").text, "processes are listed with their PIDs")
+        self.shot("add-counters")
+        self.js("const s = document.getElementById('add-object'); s.value = 'Memory';"
+                "s.dispatchEvent(new Event('change'));")
+        self.wait_for("the counters of Memory", lambda: self.js(
+            "return [...document.getElementById('add-counters').options].some(o => o.value === 'Available Bytes')"))
+        self.js("const s = document.getElementById('add-counters');"
+                "for (const o of s.options) o.selected = o.value === 'Available Bytes';"
+                "s.dispatchEvent(new Event('change'));")
+        expected_path = "\\\\%s\\Memory\\Available Bytes" % self.linux_host
+        self.assertEqual(self.d.find_element(By.ID, "add-preview").text, expected_path)
+        before = self.datasets()
+        self.d.find_element(By.ID, "add-ok").click()
+        self.wait_for("the dialog to close", lambda: not self.js("return document.getElementById('add-dialog').open"))
+        self.wait_for("one more series", lambda: self.datasets() == before + 1)
+        self.assertIn(expected_path, self.d.find_element(By.ID, "chart-paths").text)
+
+    def test_5_processes_sort_by_cpu_and_have_the_clis_pids(self):
+        self.go("#/fleet")
+        link = self.wait_for("the host's link", lambda: self.d.find_element(
+            By.CSS_SELECTOR, "#fleet-table tr[data-host='%s'] td a" % self.linux_host))
+        link.click()
+        self.wait_for("the processes view", lambda: self.view_shown("processes"))
+        self.wait_for("processes", lambda: self.js(
+            "return document.querySelectorAll('#processes-table tbody.rows tr').length > 3"))
+        self.d.find_element(By.CSS_SELECTOR, "#processes-table th[data-key=cpu] button").click()
+        self.wait_for("CPU sorted", lambda: self.d.find_element(
+            By.CSS_SELECTOR, "#processes-table th[data-key=cpu]").get_attribute("aria-sort") == "descending")
+        self.assertIn("sort=cpu", self.d.current_url)
+        self.assertIn("desc=1", self.d.current_url)
+        for attempt in range(5):
+            self.wait_for("the whole table", lambda: not self.d.find_element(
+                By.ID, "processes-table").get_attribute("aria-busy"))
+            table = self.js("""
+              const t = document.getElementById('processes-table');
+              const rows = tb => [...tb.rows].map(r => ({pid: r.dataset.pid, cpu: r.dataset.cpu, ms: r.dataset.ms,
+                name: r.cells[0].querySelector('a').textContent}));
+              return {sample: t.dataset.sampleMs, rows: rows(t.tBodies[0]), aggregates: rows(t.tBodies[1])};""")
+            cpu = [float(r["cpu"]) if r["cpu"] != "" else -math.inf for r in table["rows"]]
+            self.assertEqual(cpu, sorted(cpu, reverse=True), "% Processor Time descending")
+            sample = float(table["sample"])
+            at = ms_rfc3339(math.ceil(sample))
+            listed = self.cli_json(["instances", "\\\\%s\\Process" % self.linux_host, "--at", at])
+            cli_pids = {int(i["identity"].split()[1]) for i in listed["instances"] if i["identity"].startswith("pid ")}
+            page = table["rows"] + table["aggregates"]
+            page_pids = {int(r["pid"]) for r in page if r["pid"] != "" and abs(float(r["ms"] or 0) - sample) < 1}
+            if page_pids == cli_pids:
+                break
+            time.sleep(1)
+        self.assertEqual(page_pids, cli_pids, "the PIDs of the sample at %s" % at)
+        self.assertTrue({r["name"] for r in table["aggregates"]} <= {"_Total", "Idle"})
+        self.shot("processes")
+
+    def test_6_a_bad_path_shows_the_column(self):
+        self.go("#/chart")
+        self.wait_for("the chart view", lambda: self.view_shown("chart"))
+        before = self.js("return location.hash")
+        self.type_path(BAD_PATH)
+        error = self.wait_for("the path's error", lambda: self.visible("chart-error"))
+        text = self.js("return document.getElementById('chart-error').textContent")
+        self.assertIn("column", text)
+        # The caret stands under the column the message names, whitespace kept.
+        column = int(re.search(r"column (\d+)", text).group(1))
+        lines = text.split("\n")
+        carets = [line for line in lines if line.strip() == "^"]
+        self.assertEqual(len(carets), 1, "one caret line in %r" % text)
+        path_line = next(line for line in lines if line.strip() == BAD_PATH)
+        under = path_line.index(BAD_PATH) + column - 1
+        self.assertEqual(carets[0].index("^"), under, "the caret under column %d:\n%s" % (column, text))
+        self.assertEqual(path_line[under], "(", "the unclosed parenthesis")
+        self.assertEqual(error.tag_name, "pre")
+        self.assertIn("error", error.get_attribute("class"))
+        style = self.js("const s = getComputedStyle(document.getElementById('chart-error'));"
+                        "return [s.whiteSpace, s.fontFamily]")
+        self.assertEqual(style[0], "pre")
+        self.assertRegex(style[1].lower(), "mono")
+        self.assertEqual(self.js("return location.hash"), before, "a bad path is not added")
+        self.shot("bad-path")
+
+    def test_7_the_threads_of_a_process(self):
+        pid = self.procfs_agent.pid
+        self.go("#/processes?host=" + self.linux_host)
+        link = self.wait_for("the Threads button of the agent (PID %d)" % pid, lambda: self.d.find_element(
+            By.CSS_SELECTOR, "#processes-table tr[data-pid='%d'] a.button" % pid))
+        link.click()
+        self.wait_for("the threads view", lambda: self.view_shown("threads"))
+        self.assertIn("pid=%d" % pid, self.d.current_url)
+        rows = self.wait_for("threads", lambda: self.js(
+            "const r = [...document.querySelectorAll('#threads-table tbody tr')];"
+            "return r.length ? r.map(t => [t.dataset.tid, t.dataset.pid]) : null"))
+        tids = {int(tid) for tid, _ in rows}
+        self.assertTrue(all(int(p) == pid for _, p in rows), "only PID %d's threads" % pid)
+        self.assertIn(pid, tids, "the main thread (TID = PID)")
+        now = {int(t) for t in os.listdir("/proc/%d/task" % pid)}
+        self.assertTrue(tids & now, "TIDs %s are the agent's own (%s)" % (sorted(tids), sorted(now)))
+        self.shot("threads")
+
+    def test_8_dark_theme(self):
+        self.go("#/fleet")
+        self.wait_for("the fleet", lambda: self.view_shown("fleet"))
+        toggle = self.d.find_element(By.ID, "theme-toggle")
+        if toggle.get_attribute("aria-pressed") == "true":
+            toggle.click()
+        toggle.click()
+        self.assertEqual(self.js("return document.documentElement.dataset.theme"), "dark")
+        self.d.refresh()
+        self.wait_for("the fleet again", lambda: self.view_shown("fleet"))
+        self.assertEqual(self.js("return document.documentElement.dataset.theme"), "dark", "remembered")
+        background = self.js("return getComputedStyle(document.body).backgroundColor")
+        channels = [int(c) for c in background[background.index("(") + 1:-1].split(",")[:3]]
+        self.assertLess(sum(channels) / 3, 60, "a dark background, not %s" % background)
+        self.wait_for("hosts", lambda: self.js("return document.querySelectorAll('#fleet-table tbody tr').length > 0"))
+        self.shot("dark-theme-fleet")
+        self.go("#/chart?path=" + CPU_PATH.replace("%", "%25") + "&range=5m")
+        self.wait_for("the chart", lambda: self.datasets() > 0)
+        self.shot("dark-theme")
+        self.d.find_element(By.ID, "theme-toggle").click()
+        self.assertEqual(self.js("return document.documentElement.dataset.theme"), "light")
+
+    def test_9_log_out(self):
+        self.go("#/fleet")
+        self.wait_for("the fleet", lambda: self.view_shown("fleet"))
+        self.d.find_element(By.CSS_SELECTOR, "#logout-form button").click()
+        self.wait_for("the login form", lambda: self.visible("login-token"))
+        self.assertEqual(self.api_status("/api/v1/hosts"), 401)
+
+
+def main():
+    global ARGS
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--server", required=True)
+    parser.add_argument("--agent", required=True)
+    parser.add_argument("--cli", required=True)
+    parser.add_argument("--screenshots", required=True)
+    parser.add_argument("--shared", help="the ../shared folder (default: beside the sources)")
+    parser.add_argument("--keep", action="store_true", help="keep the scratch folder and logs")
+    ARGS, rest = parser.parse_known_args()
+    unittest.main(argv=[sys.argv[0]] + rest, verbosity=2)
+
+
+if __name__ == "__main__":
+    main()
