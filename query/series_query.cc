@@ -343,7 +343,8 @@ Status AddHostSeries(const HostSamples& host, std::span<const CounterPath> paths
     }
   } else {
     // Each query's samples are walked apart, and a counter collected by several queries keeps
-    // the series of the query that collected it most often (the newest on a tie): Global and
+    // the series of the query that collected it most often (the newest on a tie; with
+    // newest_series the newest, the most points on a tie): Global and
     // Costly samples taken in the same second are milliseconds apart, and a value computed
     // across that gap is noise (a process's % Processor Time reads 0 or 300).
     std::vector<Series> chosen;
@@ -374,11 +375,16 @@ Status AddHostSeries(const HostSamples& host, std::span<const CounterPath> paths
           continue;
         }
         Series& held = chosen[it->second];
-        bool more = series.points.size() > held.points.size();
-        bool newer = series.points.size() == held.points.size() && !series.points.empty() &&
-                     !held.points.empty() &&
-                     series.points.back().time_ns > held.points.back().time_ns;
-        if (more || newer) held = std::move(series);
+        auto last_time = [](const Series& one) {
+          return one.points.empty() ? INT64_MIN : one.points.back().time_ns;
+        };
+        auto by_points = std::pair(series.points.size(), last_time(series));
+        auto held_by_points = std::pair(held.points.size(), last_time(held));
+        bool better = options.newest_series
+                          ? std::pair(by_points.second, by_points.first) >
+                                std::pair(held_by_points.second, held_by_points.first)
+                          : by_points > held_by_points;
+        if (better) held = std::move(series);
       }
     }
     for (Series& series : chosen) answer.series.push_back(std::move(series));

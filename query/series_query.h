@@ -35,6 +35,9 @@ struct QueryOptions {
   // The most points the whole answer may hold (series × points); more is an error that says
   // how to narrow the query.
   size_t max_points = 2'000'000;
+  // Of a counter that several queries collect, keep the series whose last point is newest (a
+  // read of the latest values) rather than the one with the most points (a read over time).
+  bool newest_series = false;
 };
 
 // Adds the series of one host to `answer` (call once per host; the limit counts the whole

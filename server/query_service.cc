@@ -202,6 +202,7 @@ Result<std::vector<v1::ReadResponse>> QueryService::Answer(const v1::ReadRequest
   options.format.scale_factor = request.scale_factor();
   options.format.cap_100 = request.cap_100();
   if (request.max_points() != 0) options.max_points = request.max_points();
+  options.newest_series = request.latest_only();
   options.keep_raw = request.raw() || request.statistics();
   if (request.step_nanos() > 0) {
     options.step_ns = request.step_nanos();

@@ -461,5 +461,44 @@ TEST(SeriesQueryTest, GlobalAndCostlyTakenMillisecondsApartAreNotComputedAcrossT
   }
 }
 
+// A latest read (watch, the console's process view) of a host that took Global every second
+// and Costly only in its last second: Global's series has more points, but the newest value is
+// Costly's. The console listed only the processes whose last point was the newest sample's, so
+// a process followed through Global's series went missing from its process view.
+TEST(SeriesQueryTest, ALatestReadKeepsTheSeriesWithTheNewestPoint) {
+  HostSamples host{"web01", {}};
+  auto english = EnglishTitles();
+  for (int s = 0; s < 3; ++s) {
+    SnapshotBuilder global = HostAt(s);
+    AddProcesses(global, s, {{"app", 1000, 1, static_cast<uint64_t>(s) * 5'000'000}});
+    host.samples.push_back(SampleOf(global, s, english));
+    host.samples.back().query = "Global";
+  }
+  for (int s = 1; s < 3; ++s) {
+    SnapshotBuilder costly = HostAt(s);
+    const int64_t ticks = (1000 + s) * kTicksPerSecond + 30'000;
+    costly.set_perf_time(ticks).set_perf_time_100ns(ticks);
+    AddProcesses(costly, s, {{"app", 1000, 1, static_cast<uint64_t>(s) * 2'500'000}});
+    host.samples.push_back(SampleOf(costly, s, english));
+    host.samples.back().time_ns += 3'000'000;
+    host.samples.back().query = "Costly";
+  }
+  std::sort(host.samples.begin(), host.samples.end(),
+            [](const HostSample& a, const HostSample& b) { return a.time_ns < b.time_ns; });
+  const auto paths = Paths({"\\Process(app)\\% Processor Time"});
+  QueryOptions over_time;
+  Result<QueryAnswer> range = RunQuery(host, paths, over_time);
+  ASSERT_TRUE(range.ok()) << range.error();
+  ASSERT_EQ(range->series.size(), 1u);
+  EXPECT_THAT(Values(range->series[0]), ElementsAre(-1, 50, 50));  // Global's three
+  QueryOptions latest;
+  latest.newest_series = true;
+  Result<QueryAnswer> newest = RunQuery(host, paths, latest);
+  ASSERT_TRUE(newest.ok()) << newest.error();
+  ASSERT_EQ(newest->series.size(), 1u);
+  EXPECT_THAT(Values(newest->series[0]), ElementsAre(-1, 25));  // Costly's two
+  EXPECT_EQ(newest->series[0].points.back().time_ns, kStartNs + 2 * kSecondNs + 3'000'000);
+}
+
 }  // namespace
 }  // namespace perfhive::query
