@@ -184,7 +184,8 @@ Status Run(const ServerConfig& options) {
   std::unique_ptr<EnrollmentRegistry> registry;
   std::unique_ptr<EnrolledClients> enrolled;
   std::unique_ptr<EnrollmentService> enrollment;
-  Result<std::unique_ptr<Store>> store = Store::Open(options.data);
+  Result<std::unique_ptr<Store>> store =
+      Store::Open(options.data, StoreOptions{.compact_groups = options.compact_groups});
   if (!store.ok()) return store.status().Prefixed("cannot open the store: ");
 
   ServerLog log;

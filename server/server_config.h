@@ -25,9 +25,10 @@ struct ServerConfig {
   std::string data;                       // the embedded store's directory (required)
   std::string tls_cert;
   std::string tls_key;
-  std::string client_ca;  // set: mutual TLS, client certificates must chain to it
-  std::string tokens;     // the token table (server/token_table.h)
-  bool insecure = false;  // plain text without tokens, on loopback only
+  std::string client_ca;        // set: mutual TLS, client certificates must chain to it
+  std::string tokens;           // the token table (server/token_table.h)
+  bool insecure = false;        // plain text without tokens, on loopback only
+  bool compact_groups = false;  // closed groups rewritten as columnar blocks (experimental)
   uint64_t max_snapshot_bytes = 64 << 20;
   double max_snapshots_per_second = 50;   // per stream
   int64_t retention_age_seconds = 0;      // 0: keep

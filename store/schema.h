@@ -10,7 +10,7 @@ namespace perfhive {
 // PRAGMA user_version of a database this code writes. A new database is made at version 1
 // (kSchema) and brought up to date by the upgrades below, in order, as an older one is on open;
 // a newer version is refused.
-inline constexpr int64_t kSchemaVersion = 4;
+inline constexpr int64_t kSchemaVersion = 5;
 
 inline constexpr const char* kSchema = R"sql(
 CREATE TABLE IF NOT EXISTS hosts (
@@ -102,6 +102,13 @@ inline constexpr const char* kSchemaHostPlans = R"sql(
 ALTER TABLE hosts ADD COLUMN plan_revision TEXT NOT NULL DEFAULT '';
 ALTER TABLE hosts ADD COLUMN plan_report TEXT NOT NULL DEFAULT '';
 ALTER TABLE hosts ADD COLUMN plan_reported_time INTEGER NOT NULL DEFAULT 0;
+)sql";
+
+// Version 5: closed groups compacted into one columnar block (store/group_columns.h), kept in
+// `frames` under the group's keyframe; `block_index` is a snapshot's place in it (NULL: the
+// snapshot has a frame of its own, as every snapshot stored before).
+inline constexpr const char* kSchemaColumnarBlocks = R"sql(
+ALTER TABLE snapshots ADD COLUMN block_index INTEGER;
 )sql";
 
 }  // namespace perfhive

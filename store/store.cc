@@ -78,7 +78,7 @@ Result<std::unique_ptr<Store>> Store::Open(const std::string& directory,
     if (Status s = transaction.Begin(); !s.ok()) return s;
     // Each upgrade in order, from the database's version to this build's.
     const char* const upgrades[] = {kSchema, kSchemaExportPositions, kSchemaSampleIdentity,
-                                    kSchemaHostPlans};
+                                    kSchemaHostPlans, kSchemaColumnarBlocks};
     static_assert(std::size(upgrades) == kSchemaVersion);
     for (int64_t v = *version; v < kSchemaVersion; ++v) {
       if (Status s = (*writer)->Exec(upgrades[v]); !s.ok()) return s;
@@ -278,6 +278,10 @@ Status Store::InsertOne(Pending& pending, std::optional<Result<AppendResult>>& r
   }
   if (!keyframe_id) {
     frame = EncodeSectionedFrame(snapshot.raw, pending.sections, nullptr, options_.level);
+    // The stream's previous group is closed: it gets no more members.
+    if (group != nullptr && options_.compact_groups) {
+      if (Status s = CompactGroup(group->id); !s.ok()) return s;
+    }
   }
 
   Result<SqliteStatement*> insert = writer_->Prepare(

@@ -3,8 +3,10 @@
 #include <algorithm>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <utility>
 
+#include "store/group_columns.h"
 #include "store/group_restorer.h"
 #include "store/host_key.h"
 #include "store/sqlite.h"
@@ -16,7 +18,7 @@ namespace {
 
 constexpr const char* kSnapshotColumns =
     "SELECT s.id, h.name, s.query, s.sample_time, s.receive_time, s.instance_id, s.sequence,"
-    " s.sha256, s.raw_size, s.stored_size, s.keyframe_id"
+    " s.sha256, s.raw_size, s.stored_size, s.keyframe_id, s.block_index"
     " FROM snapshots s JOIN hosts h ON h.id = s.host_id";
 
 SnapshotInfo SnapshotFromRow(const SqliteStatement& row) {
@@ -33,6 +35,7 @@ SnapshotInfo SnapshotFromRow(const SqliteStatement& row) {
   info.raw_size = row.Int(8);
   info.stored_size = row.Int(9);
   info.keyframe_id = row.IsNull(10) ? 0 : row.Int(10);
+  info.block_index = row.IsNull(11) ? -1 : row.Int(11);
   return info;
 }
 
@@ -63,6 +66,14 @@ Result<std::vector<uint8_t>> ReadFrame(SqliteDb& db, int64_t id) {
   std::vector<uint8_t> out(frame.begin(), frame.end());
   (*select)->Reset();
   return out;
+}
+
+// Snapshot `index` of a columnar block.
+Result<std::vector<uint8_t>> RestoreFromBlock(std::span<const uint8_t> block, int64_t index,
+                                              const ObjectWanted* wanted) {
+  Result<GroupColumns> parsed = GroupColumns::Parse(block);
+  if (!parsed.ok()) return parsed.status();
+  return parsed->Restore(static_cast<size_t>(index), wanted);
 }
 
 // A restore's error, naming the store and the snapshot.
@@ -118,11 +129,17 @@ Result<std::vector<uint8_t>> Store::ReadSnapshot(int64_t id) {
   const int64_t keyframe_id = info->keyframe_id != 0 ? info->keyframe_id : id;
   Result<std::vector<uint8_t>> keyframe = ReadFrame(*reader_, keyframe_id);
   if (!keyframe.ok()) return keyframe.status();
-  Result<std::vector<uint8_t>> frame = keyframe_id == id ? keyframe : ReadFrame(*reader_, id);
-  if (!frame.ok()) return frame.status();
-  lock.unlock();
-  GroupRestorer group(keyframe_id, std::move(*keyframe));
-  Result<std::vector<uint8_t>> raw = group.Restore(*frame, keyframe_id == id, nullptr);
+  Result<std::vector<uint8_t>> raw = Status::Error("not restored");
+  if (info->block_index >= 0) {
+    lock.unlock();
+    raw = RestoreFromBlock(*keyframe, info->block_index, nullptr);
+  } else {
+    Result<std::vector<uint8_t>> frame = keyframe_id == id ? keyframe : ReadFrame(*reader_, id);
+    if (!frame.ok()) return frame.status();
+    lock.unlock();
+    GroupRestorer group(keyframe_id, std::move(*keyframe));
+    raw = group.Restore(*frame, keyframe_id == id, nullptr);
+  }
   if (!raw.ok()) return RestoreError(path(), id, raw.status());
   if (Sha256(*raw) != info->sha256) {
     return Status::DataLoss("store " + path() + ": snapshot " + std::to_string(id) +
@@ -141,12 +158,29 @@ Result<std::vector<std::vector<uint8_t>>> Store::ReadSnapshots(std::span<const S
   // inside their group, or a resend of older samples made a group that interleaves with it by
   // sample time).
   std::map<int64_t, std::vector<uint8_t>> keyframe_frames;
+  // The columnar blocks of compacted groups, by keyframe, parsed on first use.
+  struct Block {
+    std::vector<uint8_t> bytes;
+    std::optional<GroupColumns> parsed;
+  };
+  std::map<int64_t, Block> blocks;
   {
     std::lock_guard lock(read_mutex_);
     SqliteTransaction read(reader_.get());
     if (Status status = read.BeginRead(); !status.ok()) return status;
     std::map<std::string, int64_t, std::less<>> open;  // each query's group, as restored below
     for (const SnapshotInfo& info : infos) {
+      if (info.block_index >= 0) {
+        // A compacted group's block is read once, under its keyframe, for all its members.
+        const int64_t keyframe_id = info.keyframe_id != 0 ? info.keyframe_id : info.id;
+        if (!blocks.contains(keyframe_id)) {
+          Result<std::vector<uint8_t>> block = ReadFrame(*reader_, keyframe_id);
+          if (!block.ok()) return block.status();
+          blocks.emplace(keyframe_id, Block{std::move(*block), std::nullopt});
+        }
+        frames.emplace_back();
+        continue;
+      }
       int64_t& group = open[info.query];
       const bool needs_keyframe = info.keyframe_id != 0 && info.keyframe_id != group;
       group = info.keyframe_id != 0 ? info.keyframe_id : info.id;
@@ -166,6 +200,20 @@ Result<std::vector<std::vector<uint8_t>>> Store::ReadSnapshots(std::span<const S
   raws.reserve(infos.size());
   for (size_t i = 0; i < infos.size(); ++i) {
     const SnapshotInfo& info = infos[i];
+    const ObjectWanted object_wanted = [&wanted, i](uint32_t object) { return wanted(i, object); };
+    if (info.block_index >= 0) {
+      Block& block = blocks[info.keyframe_id != 0 ? info.keyframe_id : info.id];
+      if (!block.parsed) {
+        Result<GroupColumns> parsed = GroupColumns::Parse(block.bytes);
+        if (!parsed.ok()) return RestoreError(path(), info.id, parsed.status());
+        block.parsed.emplace(std::move(parsed).value());
+      }
+      Result<std::vector<uint8_t>> raw = block.parsed->Restore(
+          static_cast<size_t>(info.block_index), wanted ? &object_wanted : nullptr);
+      if (!raw.ok()) return RestoreError(path(), info.id, raw.status());
+      raws.push_back(std::move(*raw));
+      continue;
+    }
     std::optional<GroupRestorer>& group = groups[info.query];
     const bool is_keyframe = info.keyframe_id == 0;
     const int64_t keyframe_id = is_keyframe ? info.id : info.keyframe_id;
@@ -174,7 +222,6 @@ Result<std::vector<std::vector<uint8_t>>> Store::ReadSnapshots(std::span<const S
       // above.
       group.emplace(keyframe_id, is_keyframe ? frames[i] : keyframe_frames[keyframe_id]);
     }
-    const ObjectWanted object_wanted = [&wanted, i](uint32_t object) { return wanted(i, object); };
     Result<std::vector<uint8_t>> raw =
         group->Restore(frames[i], is_keyframe, wanted ? &object_wanted : nullptr);
     if (!raw.ok()) return RestoreError(path(), info.id, raw.status());

@@ -70,11 +70,22 @@ Result<RetentionResult> Store::ApplyRetention(const RetentionPolicy& policy, int
   if (policy.max_age_ns > 0) {
     // By the server's receive time: a host whose clock is wrong cannot have its snapshots
     // deleted early or kept forever. Deltas first, then the keyframes no delta needs any more.
+    // A compacted group goes whole, once its newest member is old enough: its members share one
+    // block.
     int64_t cutoff = now_ns - policy.max_age_ns;
     Status s = DeleteSelected(*writer_,
                               "SELECT id, host_id, raw_size, stored_size FROM snapshots"
-                              " WHERE receive_time < ?1 AND keyframe_id IS NOT NULL",
+                              " WHERE receive_time < ?1 AND keyframe_id IS NOT NULL"
+                              " AND block_index IS NULL",
                               cutoff, result);
+    if (!s.ok()) return s;
+    s = DeleteSelected(*writer_,
+                       "SELECT m.id, m.host_id, m.raw_size, m.stored_size FROM snapshots k"
+                       " JOIN snapshots m ON m.id = k.id OR m.keyframe_id = k.id"
+                       " WHERE k.keyframe_id IS NULL AND k.block_index IS NOT NULL"
+                       " AND k.receive_time < ?1 AND NOT EXISTS (SELECT 1 FROM snapshots n"
+                       " WHERE n.keyframe_id = k.id AND n.receive_time >= ?1)",
+                       cutoff, result);
     if (!s.ok()) return s;
     s = DeleteSelected(*writer_,
                        "SELECT id, host_id, raw_size, stored_size FROM snapshots k"

@@ -1,12 +1,14 @@
 // Writes the seed corpus for store_frame_fuzzer: the fixed group's sectioned keyframe, members
 // made against it (same layout, grown, with an object the keyframe lacks, with bytes after the
 // objects, one section, unchanged), frames stored whole before sections, and a few hand-made
-// tables.
+// tables; and columnar blocks of a few snapshots of the fixed group's host.
 
 #include <cstdint>
 #include <initializer_list>
+#include <span>
 #include <vector>
 
+#include "store/group_columns.h"
 #include "tests/fuzz/seed_corpus.h"
 #include "tests/fuzz/store_frame_base.h"
 #include "wire/snapshot_delta.h"
@@ -58,5 +60,16 @@ int main(int argc, char** argv) {
   // One section of 8 bytes stored alone, with a one-byte body; and one "the same as" section 0.
   corpus.Write("table_alone", Table({1, 8, 0, 0, 1, 0, 0, 0x28}));
   corpus.Write("table_same", Table({1, 104, 3, 1, 0, 0, 0}));
+  // Columnar blocks: the same layout, processes that come and go, an object for a while, a
+  // snapshot that does not cut.
+  std::vector<std::vector<uint8_t>> group = {key, member};
+  std::vector<std::span<const uint8_t>> spans(group.begin(), group.end());
+  corpus.Write("columns_same_layout", perfhive::EncodeGroupColumns(spans, 1));
+  group = {key, HostSnapshot(2, {.processes = kFuzzProcesses + 1}),
+           HostSnapshot(3, {.processes = kFuzzProcesses - 1, .network = true}),
+           NameOutsideHeader(HostSnapshot(5, {.processes = 2})),
+           HostSnapshot(4, {.processes = kFuzzProcesses, .tail = 3})};
+  spans.assign(group.begin(), group.end());
+  corpus.Write("columns_changing", perfhive::EncodeGroupColumns(spans, 1));
   return 0;
 }

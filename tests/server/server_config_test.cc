@@ -38,6 +38,8 @@ remote_write_ca = "/etc/perfhive/rw-ca.pem"
 export_include = ['\Processor(*)\*']
 export_exclude = ['\Thread(*)\*', '\Process(*)\IO*']
 metrics_listen = "127.0.0.1:9470"
+http_listen = "0.0.0.0:7480"
+compact_groups = true
 )",
                                        "server.toml", config);
   ASSERT_TRUE(status.ok()) << status.message();
@@ -62,6 +64,8 @@ metrics_listen = "127.0.0.1:9470"
   EXPECT_EQ(config.export_exclude,
             (std::vector<std::string>{"\\Thread(*)\\*", "\\Process(*)\\IO*"}));
   EXPECT_EQ(config.metrics_listen, "127.0.0.1:9470");
+  EXPECT_EQ(config.http_listen, "0.0.0.0:7480");
+  EXPECT_TRUE(config.compact_groups);
 }
 
 TEST(ServerConfigTest, NumbersMayBePlainAndSettingsLeftOutKeepTheirDefaults) {

@@ -166,6 +166,27 @@ inline std::vector<uint32_t> ExpectSameObjects(std::span<const uint8_t> whole,
   return indexes;
 }
 
+// The title indexes of the objects in `partial` (a partial restore of `whole`), each checked to
+// be the same bytes as that object in `whole`.
+inline std::vector<uint32_t> ObjectsAsStored(std::span<const uint8_t> partial,
+                                             std::span<const uint8_t> whole) {
+  std::vector<uint32_t> objects;
+  Result<SnapshotReader> partial_reader = SnapshotReader::Open(partial);
+  Result<SnapshotReader> whole_reader = SnapshotReader::Open(whole);
+  EXPECT_TRUE(partial_reader.ok() && whole_reader.ok());
+  if (!partial_reader.ok() || !whole_reader.ok()) return objects;
+  for (ObjectView object : partial_reader->objects()) {
+    objects.push_back(object.name_index());
+    std::optional<ObjectView> same = whole_reader->FindObject(object.name_index());
+    EXPECT_TRUE(same.has_value()) << "object " << object.name_index();
+    if (!same) continue;
+    EXPECT_TRUE(std::ranges::equal(partial.subspan(object.position(), object.total_byte_length()),
+                                   whole.subspan(same->position(), same->total_byte_length())))
+        << "object " << object.name_index();
+  }
+  return objects;
+}
+
 }  // namespace testing
 }  // namespace perfhive
 

@@ -33,7 +33,8 @@ std::vector<uint8_t> ChildSnapshot(uint64_t sequence) {
 
 [[noreturn]] void RunChild(const std::string& dir, int report_fd) {
   StoreOptions options;
-  options.group_size = 8;  // many groups, so the kill can land while a keyframe is written
+  options.group_size = 8;         // many groups, so the kill can land while a keyframe is written
+  options.compact_groups = true;  // and while a closed group is rewritten as a block
   Result<std::unique_ptr<Store>> store = Store::Open(dir, options);
   if (!store.ok()) _exit(2);
   // Two streams keep appends in flight, so that batches hold several snapshots.

@@ -38,6 +38,18 @@ std::vector<uint64_t> StoredSequences(Store& store) {
   return out;
 }
 
+// Every snapshot of web01 reads back as AppendSeries appended it.
+void ExpectEveryReadBack(Store& store) {
+  Result<std::vector<SnapshotInfo>> list = store.ListSnapshots("web01", 0, INT64_MAX);
+  ASSERT_TRUE(list.ok()) << list.error();
+  for (const SnapshotInfo& info : *list) {
+    Result<std::vector<uint8_t>> raw = store.ReadSnapshot(info.id);
+    ASSERT_TRUE(raw.ok()) << raw.error();
+    int s = static_cast<int>(info.sequence);
+    EXPECT_EQ(*raw, SmallSnapshot(s, s));
+  }
+}
+
 // Receive time of MakeAppend's sequence s.
 int64_t ReceivedNs(int s) { return (1'740'823'200LL + s) * 1'000'000'000LL; }
 
@@ -56,19 +68,43 @@ TEST(StoreRetentionTest, ByAgeKeepsKeyframesThatNewerDeltasNeed) {
   ASSERT_TRUE(result.ok()) << result.error();
   EXPECT_EQ(result->snapshots_deleted, 5);
   EXPECT_EQ(StoredSequences(**store), (std::vector<uint64_t>{4, 6, 7, 8, 9, 10, 11}));
-  Result<std::vector<SnapshotInfo>> list = (*store)->ListSnapshots("web01", 0, INT64_MAX);
-  for (const SnapshotInfo& info : *list) {
-    Result<std::vector<uint8_t>> raw = (*store)->ReadSnapshot(info.id);
-    ASSERT_TRUE(raw.ok()) << raw.error();
-    int s = static_cast<int>(info.sequence);
-    EXPECT_EQ(*raw, SmallSnapshot(s, s));
-  }
+  ExpectEveryReadBack(**store);
   HostRecord host = *(*(*store)->FindHost("web01"));
   EXPECT_EQ(host.snapshots_stored, 7);
   EXPECT_EQ(host.snapshots_received, 12);
   // Appends go on after retention, in a group whose keyframe exists.
   ASSERT_TRUE((*store)->Append(MakeAppend("web01", "boot", 12, SmallSnapshot(12, 12))).ok());
   EXPECT_EQ(StoredSequences(**store).size(), 8u);
+}
+
+TEST(StoreRetentionTest, ByAgeDeletesACompactedGroupWhole) {
+  TempDir dir;
+  StoreOptions options;
+  options.group_size = 4;  // groups: 0-3 and 4-7 closed (blocks), 8-11 open (frames)
+  options.compact_groups = true;
+  Result<std::unique_ptr<Store>> store = Store::Open(dir.path(), options);
+  ASSERT_TRUE(store.ok());
+  AppendSeries(**store, 12);
+  Result<StoreTotals> before = (*store)->Totals();
+  ASSERT_TRUE(before.ok());
+  // Received before second 6: 0..3 go (their block is all old), 4 and 5 stay with 6 and 7.
+  RetentionPolicy policy;
+  policy.max_age_ns = 1'000'000'000LL * 10;
+  Result<RetentionResult> result = (*store)->ApplyRetention(policy, ReceivedNs(16));
+  ASSERT_TRUE(result.ok()) << result.error();
+  EXPECT_EQ(result->snapshots_deleted, 4);
+  EXPECT_EQ(StoredSequences(**store), (std::vector<uint64_t>{4, 5, 6, 7, 8, 9, 10, 11}));
+  ExpectEveryReadBack(**store);
+  // The host's stored bytes are what the database holds.
+  Result<StoreTotals> after = (*store)->Totals();
+  ASSERT_TRUE(after.ok());
+  EXPECT_EQ(after->stored_bytes, before->stored_bytes - result->bytes_deleted);
+  EXPECT_EQ((*(*store)->FindHost("web01"))->stored_bytes, after->stored_bytes);
+  // Then 4..7 go together, once 7 is old.
+  result = (*store)->ApplyRetention(policy, ReceivedNs(18));
+  ASSERT_TRUE(result.ok()) << result.error();
+  EXPECT_EQ(result->snapshots_deleted, 4);
+  EXPECT_EQ(StoredSequences(**store), (std::vector<uint64_t>{8, 9, 10, 11}));
 }
 
 TEST(StoreRetentionTest, BySizeDeletesWholeGroupsOldestFirst) {

@@ -65,13 +65,17 @@ inline SnapshotToAppend MakeAppend(std::string host, std::string instance, uint6
   return append;
 }
 
-// Makes the closed store in `dir` what schema version `version` (1 to 3) wrote: version 3 has no
-// host plans; version 2 also no clocks, (host, instance, sequence) unique; version 1 also lacks
-// export_positions. True when it worked.
+// Makes the closed store in `dir` what schema version `version` (1 to 4) wrote: version 4 has no
+// columnar blocks (the store must hold none); version 3 also no host plans; version 2 also no
+// clocks, (host, instance, sequence) unique; version 1 also lacks export_positions. True when it
+// worked.
 inline bool RewindSchema(const std::string& dir, int version) {
-  std::string sql =
-      "ALTER TABLE hosts DROP COLUMN plan_revision; ALTER TABLE hosts DROP COLUMN plan_report;"
-      "ALTER TABLE hosts DROP COLUMN plan_reported_time;";
+  std::string sql = "ALTER TABLE snapshots DROP COLUMN block_index;";
+  if (version <= 3) {
+    sql +=
+        "ALTER TABLE hosts DROP COLUMN plan_revision; ALTER TABLE hosts DROP COLUMN plan_report;"
+        "ALTER TABLE hosts DROP COLUMN plan_reported_time;";
+  }
   if (version <= 2) {
     sql +=
         "DROP INDEX snapshots_by_sequence; ALTER TABLE snapshots DROP COLUMN perf_time;"

@@ -1,0 +1,54 @@
+// VarintBytes: the unsigned LEB128 numbers (up to 64 bits) the store's columnar blocks are made
+// of, and a reader that checks each against the bytes left. The reader keeps the first error
+// and reads nothing after it, so a decoder checks once per loop instead of after every number.
+
+#ifndef PERFHIVE_STORE_VARINT_BYTES_H_
+#define PERFHIVE_STORE_VARINT_BYTES_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "perfdata/status.h"
+
+namespace perfhive {
+
+void PutVarint64(std::vector<uint8_t>& out, uint64_t value);
+// The bytes PutVarint64 writes for `value`.
+size_t VarintSize(uint64_t value);
+
+class ByteReader {
+ public:
+  // `what` names the bytes in errors ("columnar block").
+  ByteReader(std::span<const uint8_t> bytes, std::string what)
+      : bytes_(bytes), what_(std::move(what)) {}
+
+  // Each returns 0 (or empty) once an error was met; `field` names what was read.
+  uint64_t Varint64(const char* field);
+  // A varint that must not exceed `max`.
+  uint64_t Bounded(uint64_t max, const char* field);
+  uint8_t Byte(const char* field);
+  std::span<const uint8_t> Fixed(uint64_t size, const char* field);
+  // A varint length, then that many bytes.
+  std::span<const uint8_t> Bytes(const char* field);
+  // Records an error found by the caller (the first one is kept).
+  void Fail(const std::string& message);
+
+  size_t at() const { return at_; }
+  size_t left() const { return bytes_.size() - at_; }
+  bool ok() const { return error_.empty(); }
+  // DATA_LOSS naming the bytes, the field and the byte; OK when nothing failed.
+  Status status() const;
+
+ private:
+  std::span<const uint8_t> bytes_;
+  std::string what_;
+  size_t at_ = 0;
+  std::string error_;
+};
+
+}  // namespace perfhive
+
+#endif  // PERFHIVE_STORE_VARINT_BYTES_H_
