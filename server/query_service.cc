@@ -549,6 +549,12 @@ Result<v1::ListHostsResponse> QueryService::Hosts(const v1::ListHostsRequest& re
     if (!request.pattern().empty() && !MatchesPattern(request.pattern(), host.info.name)) continue;
     v1::HostInfo* info = response.add_hosts();
     ToProto(host, info);
+    // The newest sample's own time: one indexed lookup (host, sample time) per host listed.
+    Result<std::vector<SnapshotInfo>> newest =
+        store_.ListSnapshots(host.info.name, 0, INT64_MAX, std::nullopt, 1, /*newest=*/true);
+    if (newest.ok() && !newest->empty()) {
+      info->set_last_sample_unix_nanos(newest->front().sample_time_ns);
+    }
     if (book != nullptr) info->set_plan_latest(book->PlanFor(host.info.name).revision);
     auto credential = credentials.find(FoldCase(host.info.name));
     if (credential == credentials.end()) continue;

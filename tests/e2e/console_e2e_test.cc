@@ -223,6 +223,16 @@ TEST_F(ConsoleTest, ThreadsOfCostlySamplesAreBrowsedAndReadLatest) {
   EXPECT_GE(valid * 10, threads["series"].size() * 9) << threads.dump();
 }
 
+// Proves: the fleet's hosts carry their newest sample's own time (the host's clock), besides
+// when the server last heard from them.
+TEST_F(ConsoleTest, HostsGiveTheirNewestSampleTime) {
+  json hosts = ReaderGet("/api/v1/hosts?pattern=WINA");
+  ASSERT_EQ(hosts["hosts"].size(), 1u) << hosts.dump();
+  EXPECT_EQ(hosts["hosts"][0]["last_sample_ms"].get<double>(),
+            static_cast<double>(WallClockMilliseconds(windows_.snapshots.back())));
+  EXPECT_GT(hosts["hosts"][0]["last_seen_ms"].get<double>(), 0);
+}
+
 // Proves: a path the CLI would refuse is refused with the same message, pointing at its column;
 // an unknown host and a malformed time say what is wrong and how to write it.
 TEST_F(ConsoleTest, MistakesAreNamedWithTheColumn) {
