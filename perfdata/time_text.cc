@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cstdint>
 #include <cstdio>
 
 namespace perfhive {
@@ -154,6 +155,11 @@ Result<int64_t> ParseRfc3339(std::string_view text) {
   if (at != text.size()) return BadTime(text, at, "the end");
   int64_t days = DaysFromCivil(year, static_cast<unsigned>(month), static_cast<unsigned>(day));
   int64_t seconds = days * 86400 + hour * 3600 + minute * 60 + second - offset_seconds;
+  // Unix nanoseconds in 64 bits reach from 1677-09-21 to 2262-04-11.
+  if (seconds >= INT64_MAX / kNanosPerSecond || seconds <= INT64_MIN / kNanosPerSecond) {
+    return Status::InvalidArgument("\"" + std::string(text) +
+                                   "\" is out of range: times from 1678 to 2261 are held");
+  }
   return seconds * kNanosPerSecond + nanos;
 }
 

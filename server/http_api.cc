@@ -180,8 +180,8 @@ Result<int64_t> ParseApiTime(std::string_view text, int64_t now_ns) {
   }
   Result<int64_t> time = ParseRfc3339(text);
   if (!time.ok()) {
-    return Status::InvalidArgument("\"" + EscapeForDisplay(text) +
-                                   "\" is not a time: give Unix milliseconds, RFC 3339 "
+    return Status::InvalidArgument(EscapeForDisplay(time.error()) +
+                                   "; give Unix milliseconds, RFC 3339 "
                                    "(2026-11-26T15:00:00Z), now, or -5m, -1h, -24h");
   }
   return time;

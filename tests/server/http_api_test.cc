@@ -43,6 +43,18 @@ TEST(ApiTimeTest, AnythingElseSaysWhatItTakes) {
   EXPECT_FALSE(ParseApiTime("", kNow).ok());
 }
 
+// Found by http_api_fuzzer: "2426-11-26T15:00:00Z" overflowed int64_t nanoseconds in
+// ParseRfc3339 (undefined behaviour) rather than being refused.
+TEST(ApiTimeTest, TimesBeyondWhatNanosecondsHoldAreRefused) {
+  Result<int64_t> far = ParseApiTime("2426-11-26T15:00:00Z", kNow);
+  ASSERT_FALSE(far.ok());
+  EXPECT_THAT(far.error(), HasSubstr("out of range"));
+  EXPECT_FALSE(ParseApiTime("0000-01-01T00:00:00Z", kNow).ok());
+  EXPECT_FALSE(ParseApiTime("1600-01-01T00:00:00+01:00", kNow).ok());
+  EXPECT_TRUE(ParseApiTime("2261-12-31T23:59:59Z", kNow).ok());
+  EXPECT_TRUE(ParseApiTime("1678-01-01T00:00:00Z", kNow).ok());
+}
+
 TEST(ReadParamsTest, EveryParameterReachesTheRequest) {
   Result<v1::ReadRequest> read =
       ReadRequestFromParams(WithParams({{"path", "\\\\*\\Processor(*)\\% Processor Time"},
