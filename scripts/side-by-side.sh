@@ -8,6 +8,7 @@
 #   scripts/side-by-side.sh --generate HOSTS SNAPSHOTS [--generate-interval 10s]  # fleet_generator
 #   options: --build DIR (default build/release)  --runs N (query repetitions, default 5)
 #            --work DIR (default a new temporary folder)  --keep (leave it, and the logs)
+#            --perfhive-flag FLAG (repeatable: given to perfhive-server, e.g. --compact-groups)
 #
 # Everything runs on 127.0.0.1 on free ports; every process the script starts is stopped by PID
 # when it ends, however it ends.
@@ -45,7 +46,7 @@ helper=$repo/scripts/side_by_side/recording.py
 
 usage() {  # usage [EXIT]: the comment above, to stdout for --help, to stderr for a mistake
   local text
-  text=$(sed -n '2,11p' "$0" | sed 's/^# \{0,1\}//')
+  text=$(sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//')
   if ((${1:-2} == 0)); then echo "$text"; else echo "$text" >&2; fi
   exit "${1:-2}"
 }
@@ -61,9 +62,11 @@ build=$repo/build/release
 runs=5
 work=""
 keep=0
+perfhive_flags=()
 while (($#)); do
   case "$1" in
-    --replay | --record-seconds | --record-interval | --generate-interval | --build | --runs | --work)
+    --replay | --record-seconds | --record-interval | --generate-interval | --build | --runs | --work | \
+      --perfhive-flag)
       (($# >= 2)) || { echo "side-by-side: $1 needs a value" >&2; usage; } ;;&
     --generate) (($# >= 3)) || { echo "side-by-side: $1 needs HOSTS and SNAPSHOTS" >&2; usage; } ;;&
     --replay) mode=replay; replay_root=$(cd "$2" && pwd); shift ;;
@@ -75,6 +78,7 @@ while (($#)); do
     --runs) runs=$2; shift ;;
     --work) work=$2; shift ;;
     --keep) keep=1 ;;
+    --perfhive-flag) perfhive_flags+=("$2"); shift ;;
     -h | --help) usage 0 ;;
     *) echo "side-by-side: unknown argument '$1'" >&2; usage ;;
   esac
@@ -250,7 +254,8 @@ start_server() {  # start_server NAME [FLAGS...]: sets server_pid, server_addres
   local name=$1
   shift
   "$server_bin" --insecure --data "$work/perfhive" --listen 127.0.0.1:0 \
-    --metrics-listen 127.0.0.1:0 --http-listen 127.0.0.1:0 "$@" >"$work/$name.out" \
+    --metrics-listen 127.0.0.1:0 --http-listen 127.0.0.1:0 ${perfhive_flags[@]+"${perfhive_flags[@]}"} \
+    "$@" >"$work/$name.out" \
     2>"$work/$name.log" &
   server_pid=$!
   pids+=("$server_pid")
