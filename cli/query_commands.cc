@@ -16,6 +16,7 @@
 #include "perfdata/name_pattern.h"
 #include "perfdata/time_text.h"
 #include "perfhive/v1/query.grpc.pb.h"
+#include "port/env.h"
 #include "proto/series_conversion.h"
 #include "query/browse.h"
 #include "query/renderers.h"
@@ -25,12 +26,6 @@ namespace perfhive::cli {
 namespace {
 
 namespace v1 = perfhive::v1;
-
-int64_t NowNanos() {
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
 
 size_t TerminalWidth() {
   winsize size{};
@@ -165,7 +160,7 @@ Status RunQuery(const ServerConnection& server, const QueryOptions& options, std
     if (!options.from.empty()) return Status::InvalidArgument("give --since or --from, not both");
     Result<int64_t> span = ParseSpan(options.since);
     if (!span.ok()) return span.status().Prefixed("--since: ");
-    request.set_from_unix_nanos(NowNanos() - *span);
+    request.set_from_unix_nanos(UnixNanosNow() - *span);
   }
   if (!options.from.empty()) {
     Result<int64_t> from = ParseRfc3339(options.from);

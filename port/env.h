@@ -25,6 +25,13 @@ class FileLock {
   virtual ~FileLock() = default;
 };
 
+// The wall clock now, in Unix nanoseconds: the timestamps the store and the wire keep.
+inline int64_t UnixNanosNow() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
 class Env {
  public:
   virtual ~Env() = default;

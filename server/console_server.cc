@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "perfdata/display_text.h"
+#include "port/env.h"
 #include "port/sha256.h"
 #include "server/console_assets.h"
 
@@ -17,12 +18,6 @@ namespace {
 constexpr std::string_view kContentSecurityPolicy =
     "default-src 'self'; img-src 'self' data: blob:; style-src 'self' 'unsafe-inline'; "
     "frame-ancestors 'none'; form-action 'self'; base-uri 'none'";
-
-int64_t NowNanos() {
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
 
 void AddPageHeaders(HttpReply& reply) {
   reply.headers.emplace_back("Content-Security-Policy", std::string(kContentSecurityPolicy));
@@ -153,7 +148,7 @@ HttpReply ConsoleServer::Handle(const HttpRequest& request) {
       reply.headers.emplace_back("Cache-Control", "no-store");
       return reply;
     }
-    return api_.Handle(request, NowNanos());
+    return api_.Handle(request, UnixNanosNow());
   }
   if (request.method != "GET" && request.method != "HEAD") {
     HttpReply reply;

@@ -7,6 +7,7 @@
 #include "perfdata/display_text.h"
 #include "perfdata/host_name.h"
 #include "perfdata/snapshot_reader.h"
+#include "port/env.h"
 #include "port/sha256.h"
 #include "server/call_auth.h"
 #include "store/host_key.h"
@@ -17,12 +18,6 @@ namespace perfhive {
 namespace {
 
 namespace v1 = perfhive::v1;
-
-int64_t NowNanos() {
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
 
 std::span<const uint8_t> BytesOf(const std::string& bytes) {
   return {reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size()};
@@ -156,7 +151,7 @@ bool IngestSession::HandleHello(const v1::Hello& hello) {
       .source_kind = hello.source_kind() == v1::SOURCE_KIND_AGENTLESS ? "agentless" : "agent",
       .agent_version = TruncateUtf8(hello.agent_version(), kMaxDescriptionBytes),
       .instance_id = instance_id_};
-  if (Status status = store.UpsertHost(info, NowNanos()); !status.ok()) {
+  if (Status status = store.UpsertHost(info, UnixNanosNow()); !status.ok()) {
     EndStream(grpc::Status(grpc::StatusCode::UNAVAILABLE, "store: " + status.message()));
     return false;
   }
@@ -354,7 +349,7 @@ bool IngestSession::HandleSnapshot(v1::Snapshot& snapshot) {
                           .query = snapshot.query(),
                           .instance_id = instance_id,
                           .sequence = sequence,
-                          .receive_time_ns = NowNanos(),
+                          .receive_time_ns = UnixNanosNow(),
                           .raw = std::move(raw).value()};
   service_.store().AppendAsync(std::move(append),
                                [this, instance_id, sequence](Result<AppendResult> result) {
@@ -365,7 +360,8 @@ bool IngestSession::HandleSnapshot(v1::Snapshot& snapshot) {
 
 void IngestSession::HandleHealth(const v1::HealthReport& health) {
   if (!hello_received_) return;
-  int64_t time = health.last_error_unix_nanos() != 0 ? health.last_error_unix_nanos() : NowNanos();
+  int64_t time =
+      health.last_error_unix_nanos() != 0 ? health.last_error_unix_nanos() : UnixNanosNow();
   if (Status status = service_.store().RecordHostError(
           host_, TruncateUtf8(health.last_error(), kMaxHealthMessageBytes), time);
       !status.ok()) {
@@ -382,7 +378,7 @@ void IngestSession::HandlePlanStatus(const v1::PlanStatus& status) {
   if (!status.error().empty()) report = "not applied: " + status.error();
   std::string revision = TruncateUtf8(status.revision(), kMaxIdentifierBytes);
   report = TruncateUtf8(report, kMaxHealthMessageBytes);
-  if (Status recorded = service_.store().RecordHostPlan(host_, revision, report, NowNanos());
+  if (Status recorded = service_.store().RecordHostPlan(host_, revision, report, UnixNanosNow());
       !recorded.ok()) {
     service_.log().Error("store_error", {{"host", host_}, {"message", recorded.message()}});
   }
@@ -446,7 +442,7 @@ void IngestSession::Refuse(const std::string& instance_id, uint64_t sequence,
                                    {"code", std::string(StatusCodeName(status.code()))},
                                    {"message", status.message()}});
   if (!host_.empty()) {
-    (void)service_.store().RecordRefusal(host_, status.message(), NowNanos());
+    (void)service_.store().RecordRefusal(host_, status.message(), UnixNanosNow());
   }
   v1::ServerMessage reply;
   v1::Refusal* refusal = reply.mutable_refusal();

@@ -24,6 +24,7 @@
 #include "export/metrics_http_server.h"
 #include "perfhive/version.h"
 #include "pki/certificate_authority.h"
+#include "port/env.h"
 #include "server/console_server.h"
 #include "server/enroll_command.h"
 #include "server/enrolled_clients.h"
@@ -156,12 +157,6 @@ Result<std::pair<std::string, uint16_t>> SplitHostPort(const std::string& addres
   }
   if (port < 0 || port > 65535) return Status::InvalidArgument("bad port in " + address);
   return std::make_pair(host, static_cast<uint16_t>(port));
-}
-
-int64_t NowNanos() {
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
 }
 
 Status Run(const ServerConfig& options) {
@@ -314,7 +309,7 @@ Status Run(const ServerConfig& options) {
     std::unique_lock lock(mutex);
     while (!stop_requested.wait_for(lock, std::chrono::minutes(1), [&] { return stopping; })) {
       if (policy.max_age_ns == 0 && policy.max_bytes == 0) continue;
-      Result<RetentionResult> result = (*store)->ApplyRetention(policy, NowNanos());
+      Result<RetentionResult> result = (*store)->ApplyRetention(policy, UnixNanosNow());
       if (!result.ok()) {
         log.Error("retention", {{"message", result.error()}});
       } else if (result->snapshots_deleted > 0) {

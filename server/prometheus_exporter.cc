@@ -4,16 +4,12 @@
 #include <utility>
 #include <vector>
 
+#include "port/env.h"
+
 namespace perfhive {
 namespace {
 
 constexpr int64_t kNewHostLookbackNs = int64_t{3600} * 1'000'000'000;
-
-int64_t NowNanos() {
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
 
 }  // namespace
 
@@ -102,7 +98,7 @@ bool PrometheusExporter::ExportHost(const std::string& host) {
   }
   // A host never exported starts an hour back: a default receiver refuses anything older
   // (docs/prometheus.md), and a store of months would otherwise be resent on the first start.
-  auto [at, added] = offered_.try_emplace(host, NowNanos() - kNewHostLookbackNs);
+  auto [at, added] = offered_.try_emplace(host, UnixNanosNow() - kNewHostLookbackNs);
   int64_t after = at->second;
   Result<query::HostSamples> samples =
       loader_.LoadAfter(host, after, options_.max_samples_per_round);
