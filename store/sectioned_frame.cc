@@ -5,6 +5,7 @@
 #include <string>
 #include <unordered_map>
 
+#include "store/varint_bytes.h"
 #include "wire/snapshot_delta.h"
 
 namespace perfhive {
@@ -12,14 +13,6 @@ namespace perfhive {
 namespace {
 
 constexpr uint8_t kMagic[4] = {'P', 'H', 'S', 1};
-
-void PutVarint(std::vector<uint8_t>& out, uint32_t value) {
-  while (value >= 0x80) {
-    out.push_back(static_cast<uint8_t>(value | 0x80));
-    value >>= 7;
-  }
-  out.push_back(static_cast<uint8_t>(value));
-}
 
 // Reads the table's numbers, each a LEB128 varint of at most 32 bits.
 class TableReader {
@@ -100,7 +93,7 @@ std::vector<uint8_t> EncodeSectionedFrame(std::span<const uint8_t> raw,
                                           std::span<const SnapshotSection> sections,
                                           const SectionedBase* base, int level) {
   std::vector<uint8_t> out(kMagic, kMagic + 4);
-  PutVarint(out, static_cast<uint32_t>(sections.size()));
+  PutVarint64(out, static_cast<uint32_t>(sections.size()));
   std::vector<std::vector<uint8_t>> bodies;
   bodies.reserve(sections.size());
   BaseMatcher matcher(base != nullptr ? base->sections : std::span<const SnapshotSection>());
@@ -121,14 +114,14 @@ std::vector<uint8_t> EncodeSectionedFrame(std::span<const uint8_t> raw,
     } else {
       bodies.emplace_back();
     }
-    PutVarint(out, section.size);
+    PutVarint64(out, section.size);
     out.push_back(static_cast<uint8_t>(method));
-    PutVarint(out, base_index == kNoBaseSection ? 0 : base_index + 1);
-    PutVarint(out, static_cast<uint32_t>(bodies.back().size()));
-    PutVarint(out, static_cast<uint32_t>(section.objects.size()));
-    PutVarint(out, static_cast<uint32_t>(section.parents.size()));
-    for (uint32_t object : section.objects) PutVarint(out, object);
-    for (uint32_t parent : section.parents) PutVarint(out, parent);
+    PutVarint64(out, base_index == kNoBaseSection ? 0 : base_index + 1);
+    PutVarint64(out, static_cast<uint32_t>(bodies.back().size()));
+    PutVarint64(out, static_cast<uint32_t>(section.objects.size()));
+    PutVarint64(out, static_cast<uint32_t>(section.parents.size()));
+    for (uint32_t object : section.objects) PutVarint64(out, object);
+    for (uint32_t parent : section.parents) PutVarint64(out, parent);
   }
   for (const std::vector<uint8_t>& body : bodies) out.insert(out.end(), body.begin(), body.end());
   return out;
