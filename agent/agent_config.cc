@@ -23,41 +23,6 @@ namespace perfhive {
 
 using namespace std::chrono_literals;
 
-std::string RemoteHostConfig::Name() const {
-  if (!host_name.empty()) return host_name;
-  std::string_view rest = address;
-  if (rest.starts_with("\\\\")) rest.remove_prefix(2);
-  return std::string(rest.substr(0, rest.find(':')));
-}
-
-namespace {
-
-// A host name becomes a folder of the spool and a name on the server: no path separators, and
-// not a name a folder cannot have.
-Status CheckHostName(std::string_view name, std::string_view where) {
-  if (name.empty() || name == "." || name == ".." ||
-      name.find_first_of("/\\") != std::string_view::npos) {
-    return Status::InvalidArgument(std::string(where) + ": \"" + std::string(name) +
-                                   "\" is not a host name");
-  }
-  return Status();
-}
-
-}  // namespace
-
-Result<RemoteHostConfig> ParseTargetFlag(std::string_view text) {
-  RemoteHostConfig target;
-  size_t equals = text.find('=');
-  target.address = std::string(text.substr(0, equals));
-  if (equals != std::string_view::npos) target.host_name = std::string(text.substr(equals + 1));
-  std::string where = "--target " + std::string(text);
-  if (target.address.empty()) {
-    return Status::InvalidArgument(where + ": expected \\\\HOST[:PORT] or \\\\HOST[:PORT]=NAME");
-  }
-  if (Status status = CheckHostName(target.Name(), where); !status.ok()) return status;
-  return target;
-}
-
 namespace {
 
 Result<std::chrono::milliseconds> DurationValue(std::string_view origin, const toml::node& node,
@@ -142,7 +107,7 @@ Result<RemoteHostConfig> TargetValue(std::string_view origin, const toml::node& 
     return Status::InvalidArgument(TomlWhere(origin, node) +
                                    "a [[target]] needs address = '\\\\HOST' or '\\\\HOST:PORT'");
   }
-  if (Status status = CheckHostName(target.Name(), TomlWhere(origin, node) + "[[target]]");
+  if (Status status = CheckTargetName(target, TomlWhere(origin, node) + "[[target]]");
       !status.ok()) {
     return status;
   }
@@ -191,6 +156,7 @@ Status LoadTable(const toml::table& root, std::string_view origin, AgentConfig& 
       {"token_file", &config.token_file},
       {"host_name", &config.host_name},
       {"poller_name", &config.poller_name},
+      {"credentials", &config.credentials_file},
       {"source", &config.source},
       {"replay", &config.replay_dir},
       {"proc_root", &config.proc_root},
@@ -202,12 +168,13 @@ Status LoadTable(const toml::table& root, std::string_view origin, AgentConfig& 
       Result<std::string> text_value = TomlString(origin, value, key.str());
       if (!text_value.ok()) return text_value.status();
       *field->second = *text_value;
-    } else if (key == "insecure") {
+    } else if (key == "insecure" || key == "poller") {
       const auto* flag = value.as_boolean();
       if (flag == nullptr) {
-        return Status::InvalidArgument(TomlWhere(origin, value) + "insecure must be true or false");
+        return Status::InvalidArgument(TomlWhere(origin, value) + std::string(key.str()) +
+                                       " must be true or false");
       }
-      config.insecure = flag->get();
+      (key == "insecure" ? config.insecure : config.poller) = flag->get();
     } else if (key == "interval" || key == "timeout") {
       Result<std::chrono::milliseconds> duration = DurationValue(origin, value, key.str());
       if (!duration.ok()) return duration.status();

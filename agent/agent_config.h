@@ -12,28 +12,11 @@
 #include <vector>
 
 #include "config/query_schedule.h"
+#include "config/remote_target.h"
 #include "perfdata/status.h"
 #include "port/env.h"
 
 namespace perfhive {
-
-// A host without an agent that this agent polls over the remote registry, shipped as if it had
-// its own agent.
-struct RemoteHostConfig {
-  std::string address;           // "\\HOST" or "\\HOST:PORT"
-  std::string host_name;         // the name its snapshots are filed under; empty: HOST
-  std::string credentials_file;  // smbclient's format; empty: PERFHIVE_SMB_* in the environment
-  std::optional<std::chrono::milliseconds> interval;      // unset: the agent's interval
-  std::optional<std::chrono::milliseconds> call_timeout;  // unset: the remote source's (10s)
-
-  bool operator==(const RemoteHostConfig&) const = default;
-  // host_name, or the HOST part of the address when it is empty.
-  std::string Name() const;
-};
-
-// A --target flag: "\\HOST[:PORT]" or "\\HOST[:PORT]=NAME" (the name to file its snapshots
-// under). The credentials come from --credentials, not from the flag.
-Result<RemoteHostConfig> ParseTargetFlag(std::string_view text);
 
 struct AgentConfig {
   std::string server;  // HOST:PORT
@@ -47,9 +30,16 @@ struct AgentConfig {
   bool insecure = false;
   std::string token_file;
   std::string host_name;  // empty: the source's own
-  // A poller's own name (--target): the host its enrolled certificate names, which may write as
-  // every target. Empty: this machine's name.
+  // A poller's own name (--target, --poller): the host its enrolled certificate names, which
+  // may write as every target. Empty: this machine's name.
   std::string poller_name;
+  // Key `poller`, --poller: poll the hosts the central plan of `poller_name` names (its
+  // `targets`, docs/policies.md), following its changes without a restart; the agent keeps a
+  // stream of its own as the poller to hear them. Its own [[target]] tables hold while no plan
+  // names targets, and lend their settings to planned targets of the same name.
+  bool poller = false;
+  // Key `credentials`, --credentials: for targets without their own (those of a plan).
+  std::string credentials_file;
   std::string source;  // procfs, hkpd, replay; empty: this platform's own
   std::string replay_dir;
   std::string proc_root = "/proc";
@@ -71,10 +61,10 @@ struct AgentConfig {
 
 // Overlays the settings of a TOML file onto `config`. Unknown keys are errors, so a typo does
 // not silently leave a default in force. Keys: server, ca, cert, key, insecure, token_file,
-// host_name, poller_name, source, replay, proc_root, sys_root, interval, spool_dir,
-// spool_max_bytes, timeout, max_concurrent_polls, [[query]] tables with name or objects, and every,
-// and
-// [[target]] tables with address, host_name, credentials, interval and call_timeout.
+// host_name, poller_name, poller, credentials, source, replay, proc_root, sys_root, interval,
+// spool_dir, spool_max_bytes, timeout, max_concurrent_polls, [[query]] tables with name or
+// objects, and every, and [[target]] tables with address, host_name, credentials, interval and
+// call_timeout.
 Status LoadConfigFile(Env& env, const std::string& path, AgentConfig& config);
 // The same, from the text of a file (`origin` names it in errors).
 Status LoadConfigText(std::string_view text, std::string_view origin, AgentConfig& config);

@@ -63,6 +63,8 @@ Result<std::unique_ptr<HostPipeline>> HostPipeline::Create(
                                                         .owner = p.options_.owner,
                                                         .agent_version = kAgentVersion,
                                                         .instance_id = p.instance_id_,
+                                                        .poller_stream = p.options_.poller_stream,
+                                                        .poller = p.options_.poller,
                                                         .delegate = &p},
                                          *p.outbox_, *p.spool_, log);
   p.sampler_ = std::make_unique<Sampler>(
@@ -78,7 +80,7 @@ void HostPipeline::Start() {
     log_.Info("following policy " + plan_.policy + " (revision " + plan_.revision +
               ", kept from an earlier run) until the server speaks: " + DescribePlan(plan_));
   }
-  sampler_->Start();
+  if (!options_.poller_stream) sampler_->Start();
   shipper_->Start();
 }
 
@@ -117,13 +119,19 @@ void HostPipeline::ApplyPlan(const Result<CollectionPlan>& plan) {
     }
     status.set_revision(plan_.revision);
     for (const std::string& conflict : Conflicts(plan_)) status.add_conflicts(conflict);
+    if (options_.on_plan != nullptr) {
+      for (const std::string& problem : options_.on_plan(plan_)) status.add_conflicts(problem);
+    }
   }
   shipper_->ReportPlanStatus(status);
 }
 
 void HostPipeline::Enact(const CollectionPlan& plan) {
   spool_->SetMaxBytes(SpoolLimitUnder(plan, options_));
-  sampler_->Replan(QueriesUnder(plan, options_), IntervalUnder(plan, options_));
+  // A poller's own stream samples nothing: the queries of its plan are for its host's agent.
+  if (!options_.poller_stream) {
+    sampler_->Replan(QueriesUnder(plan, options_), IntervalUnder(plan, options_));
+  }
 }
 
 std::vector<std::string> HostPipeline::Conflicts(const CollectionPlan& plan) const {
@@ -231,6 +239,15 @@ std::string HostPipeline::Summary() const {
                std::to_string(lost.unspoolable) + " larger than the spool)";
   }
   return summary;
+}
+
+void HostPipeline::LogStopped(Logger& log) const {
+  std::string summary = "stopped " + options_.owner.Label() + ": " + Summary();
+  if (lost() > 0) {
+    log.Error(summary);
+  } else {
+    log.Info(summary);
+  }
 }
 
 }  // namespace perfhive

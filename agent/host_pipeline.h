@@ -60,6 +60,12 @@ struct HostPipelineOptions {
   // certificate on the stream. Null: the host is not enrolled.
   std::function<Result<std::shared_ptr<grpc::ChannelCredentials>>(const EnrolledCredential&)>
       credentials_for;
+  // A poller's own stream (Poller): it samples nothing, and the targets of its plan go to
+  // `on_plan`, which answers with what it could not do (for the plan's report).
+  bool poller_stream = false;
+  std::function<std::vector<std::string>(const CollectionPlan&)> on_plan = nullptr;
+  // A polled host's: the poller polling it (--poller-name), whose plan may name it.
+  std::string poller = "";
 };
 
 class HostPipeline : public ShipperDelegate {
@@ -73,10 +79,15 @@ class HostPipeline : public ShipperDelegate {
 
   void Start();
   void StopSampling() { sampler_->Stop(); }
+  // Whether a read of the source is still running on the worker pool: the pipeline must outlive
+  // it.
+  bool reading() const { return sampler_->reading(); }
   // Ends the stream and spools what the server has not answered.
   void Finish();
   // One line for the log: what was taken, sent, answered, left and lost.
   std::string Summary() const;
+  // Logs "stopped HOST: <Summary>", as an error when snapshots were lost.
+  void LogStopped(Logger& log) const;
   // Snapshots taken that the server will never have.
   uint64_t lost() const { return outbox_->lost().total(); }
 

@@ -170,6 +170,10 @@ void AddRunFlags(CLI::App& run, RunFlags& flags) {
                      "With --target and --enroll: the name this poller enrolls as, for all the "
                      "hosts it polls (default: this machine's name)"),
       [&v](AgentConfig& c) { c.poller_name = v.poller_name; });
+  add(run.add_flag("--poller", v.poller,
+                   "Poll the hosts the server's policy names for this poller (its targets), "
+                   "following changes without a restart; --target hosts hold while it names none"),
+      [&v](AgentConfig& c) { c.poller = v.poller; });
   add(run.add_option("--source", v.source, "procfs (Linux), hkpd (Windows) or replay")
           ->check(CLI::IsMember({"procfs", "hkpd", "replay"})),
       [&v](AgentConfig& c) { c.source = v.source; });
@@ -207,9 +211,9 @@ void AddRunFlags(CLI::App& run, RunFlags& flags) {
                      "under NAME (default: HOST); replaces this host's own source"),
       [](AgentConfig&) {});
   run.add_option("--credentials", flags.credentials,
-                 "For --target on Linux: a file with `username = NAME`, `password = SECRET` and "
-                 "optionally `domain = DOMAIN`, for every --target (default: PERFHIVE_SMB_USER, "
-                 "PERFHIVE_SMB_PASSWORD, PERFHIVE_SMB_DOMAIN)");
+                 "For --target and --poller on Linux: a file with `username = NAME`, `password = "
+                 "SECRET` and optionally `domain = DOMAIN`, for every polled host (default: "
+                 "PERFHIVE_SMB_USER, PERFHIVE_SMB_PASSWORD, PERFHIVE_SMB_DOMAIN)");
   add(run.add_option("--max-concurrent-polls", v.max_concurrent_polls,
                      "Remote hosts read at the same time, at most (default 8)")
           ->check(CLI::Range(1, 1024)),
@@ -253,9 +257,10 @@ Result<AgentConfig> ResolveRunConfig(Env& env, const RunFlags& flags) {
       target->credentials_file = flags.credentials;
       config.targets.push_back(std::move(target).value());
     }
-  } else if (!flags.credentials.empty()) {
-    return Status::InvalidArgument("--credentials is for --target");
+  } else if (!flags.credentials.empty() && !config.poller) {
+    return Status::InvalidArgument("--credentials is for --target or --poller");
   }
+  if (!flags.credentials.empty()) config.credentials_file = flags.credentials;
   // With one remote host, --host-name names it, as it names this host without --target.
   if (!config.targets.empty() && !config.host_name.empty()) {
     if (config.targets.size() > 1 || !config.targets.front().host_name.empty()) {

@@ -11,9 +11,8 @@
 
 #include "agent/config_update.h"
 #include "agent/enrollment.h"
-#include "agent/host_log_stream.h"
 #include "agent/host_pipeline.h"
-#include "agent/remote_source.h"
+#include "agent/poller.h"
 #include "perfdata/host_name.h"
 #include "pki/pinned_ca.h"
 #include "sources/replay/replay_source.h"
@@ -75,18 +74,6 @@ Result<std::string> ReadToken(Env& env, const std::string& path,
   return token;
 }
 
-// The channel credentials of an enrolled credential, as renewal needs them.
-using CredentialsFor =
-    std::function<Result<std::shared_ptr<grpc::ChannelCredentials>>(const EnrolledCredential&)>;
-
-// One polled host's log: its lines carry its name and its repeats are summed up on their own.
-struct HostLog {
-  HostLog(std::mutex& out_mutex, Env& env, const std::string& name)
-      : stream(std::cerr, out_mutex, name), log(stream, env) {}
-  HostLogStream stream;
-  Logger log;
-};
-
 // The queries in force: a replay hands out its files one per interval, whatever the query.
 std::vector<QuerySchedule> Queries(const AgentConfig& config, bool replay) {
   std::vector<QuerySchedule> queries = config.queries;
@@ -96,55 +83,6 @@ std::vector<QuerySchedule> Queries(const AgentConfig& config, bool replay) {
   }
   if (replay) queries.front().every = config.interval;
   return queries;
-}
-
-// Each remote host's pipeline: its source (nothing is read yet), a spool folder named after it
-// under `spool_root`, its own interval. Names must differ, since each is one host on the server.
-Status AddRemotePipelines(const AgentConfig& config, const ServerConnection& server,
-                          const CredentialsFor& credentials_for, const std::string& spool_root,
-                          asio::io_context& io, asio::thread_pool& workers, Env& env,
-                          std::mutex& log_mutex, std::vector<std::unique_ptr<HostLog>>& logs,
-                          std::vector<std::unique_ptr<HostPipeline>>& pipelines) {
-  if (!config.source.empty()) {
-    return Status::InvalidArgument("--target polls remote hosts; it does not go with --source " +
-                                   config.source);
-  }
-  std::set<std::string> names;
-  for (const RemoteHostConfig& target : config.targets) {
-    std::string name = target.Name();
-    if (Status valid = CheckHostName(name); !valid.ok()) {
-      return Status::InvalidArgument(target.address + ": " + valid.message() +
-                                     "; file it under another name with '" + target.address +
-                                     "=NAME' or host_name in [[target]]");
-    }
-    if (!names.insert(SpoolFolderName(name)).second) {
-      return Status::InvalidArgument("two targets are named " + name +
-                                     "; give each its own name (--target '\\\\HOST=NAME' or "
-                                     "host_name in [[target]])");
-    }
-    Result<std::unique_ptr<SnapshotSource>> source =
-        OpenRemoteSource(target.address, target.credentials_file, target.call_timeout);
-    if (!source.ok()) return source.status().Prefixed(name + ": ");
-    logs.push_back(std::make_unique<HostLog>(log_mutex, env, name));
-    Result<std::unique_ptr<HostPipeline>> pipeline = HostPipeline::Create(
-        io, &workers, std::move(source).value(),
-        HostPipelineOptions{
-            .owner = SnapshotOwner{.host = {.name = name, .os = "Windows", .os_version = ""},
-                                   .agentless = true},
-            .spool_dir = spool_root + "/" + SpoolFolderName(name),
-            .spool_max_bytes = config.spool_max_bytes,
-            .queries = Queries(config, false),
-            .interval = target.interval.value_or(config.interval),
-            .queries_given = !config.queries.empty(),
-            .interval_given = target.interval.has_value() || config.interval_given,
-            .spool_max_bytes_given = config.spool_max_bytes_given,
-            .follows_plans = true,
-            .credentials_for = credentials_for},
-        server, env, logs.back()->log);
-    if (!pipeline.ok()) return pipeline.status().Prefixed(name + ": ");
-    pipelines.push_back(std::move(pipeline).value());
-  }
-  return Status();
 }
 
 // Channel credentials from the agent's TLS settings: plain text when `insecure`, else TLS
@@ -327,9 +265,8 @@ int RunAgent(const AgentConfig& config, Env& env, Logger& log) {
   asio::io_context io;
   // Remote reads block for as long as the host takes; they run here, never on the io thread.
   asio::thread_pool workers(static_cast<size_t>(std::max(1, config.max_concurrent_polls)));
-  std::mutex host_log_mutex;
-  std::vector<std::unique_ptr<HostLog>> host_logs;  // outlive the pipelines that log to them
-  std::vector<std::unique_ptr<HostPipeline>> pipelines;
+  std::unique_ptr<HostPipeline> local;  // this host's own source
+  std::unique_ptr<Poller> poller;       // or the hosts it polls
   bool replay = config.source == "replay";
   // A refused enrollment is settled: exit 2, which the units do not restart on.
   auto enrollment_failed = [&](const Status& status) {
@@ -343,7 +280,7 @@ int RunAgent(const AgentConfig& config, Env& env, Logger& log) {
   CredentialsFor credentials_for = [&config, &env](const EnrolledCredential& credential) {
     return MakeChannelCredentials(env, config, &credential);
   };
-  if (config.targets.empty()) {
+  if (config.targets.empty() && !config.poller) {
     Result<std::unique_ptr<SnapshotSource>> source = OpenSource(config, env);
     if (!source.ok()) return fail(source.status());
     Result<HostIdentity> identity = (*source)->Identity();
@@ -374,33 +311,52 @@ int RunAgent(const AgentConfig& config, Env& env, Logger& log) {
                             .credentials_for = credentials_for},
         *connection_of_host, env, log);
     if (!pipeline.ok()) return fail(pipeline.status());
-    pipelines.push_back(std::move(pipeline).value());
+    local = std::move(pipeline).value();
   } else {
     // A poller enrolls as itself (--poller-name, else this machine's name) for the hosts it
-    // polls: one certificate for all of them. In plain text there is nothing to enroll.
+    // polls: one certificate for all of them, and for those its policy gives it. In plain text
+    // there is nothing to enroll.
+    Result<std::string> name = PollerName(config, env);
+    if (!name.ok()) return fail(name.status());
     Result<ServerConnection> connection_of_poller = server;
     if (!config.insecure) {
-      Result<std::string> poller = PollerName(config, env);
-      if (!poller.ok()) return fail(poller.status());
       std::vector<std::string> target_names;
       for (const RemoteHostConfig& target : config.targets) target_names.push_back(target.Name());
-      connection_of_poller =
-          WithEnrolledCredential(config, *poller, target_names, server, env, log);
+      connection_of_poller = WithEnrolledCredential(config, *name, target_names, server, env, log);
       if (!connection_of_poller.ok()) return enrollment_failed(connection_of_poller.status());
     }
-    if (Status status =
-            AddRemotePipelines(config, *connection_of_poller, credentials_for, spool_root, io,
-                               workers, env, host_log_mutex, host_logs, pipelines);
-        !status.ok()) {
-      return fail(status);
+    // A poller following the center hears its plan on a stream of its own, as this machine.
+    std::unique_ptr<SnapshotSource> own;
+    HostIdentity identity;
+    if (config.poller) {
+      AgentConfig local_config = config;
+      local_config.source.clear();
+      Result<std::unique_ptr<SnapshotSource>> source = OpenSource(local_config, env);
+      if (!source.ok()) return fail(source.status());
+      Result<HostIdentity> own_identity = (*source)->Identity();
+      if (!own_identity.ok()) return fail(own_identity.status());
+      own = std::move(source).value();
+      identity = *own_identity;
     }
+    Result<std::unique_ptr<Poller>> created =
+        Poller::Create(config, *name, std::move(own), identity,
+                       Poller::Context{.io = io,
+                                       .workers = workers,
+                                       .env = env,
+                                       .log = log,
+                                       .server = *connection_of_poller,
+                                       .credentials_for = credentials_for,
+                                       .spool_root = spool_root});
+    if (!created.ok()) return fail(created.status());
+    poller = std::move(created).value();
   }
-  auto* replay_source = replay ? static_cast<ReplaySource*>(&pipelines.front()->source()) : nullptr;
+  auto* replay_source = replay ? static_cast<ReplaySource*>(&local->source()) : nullptr;
 
   int exit_code = 0;
   bool signalled = false;
   auto stop = [&] {
-    for (auto& pipeline : pipelines) pipeline->StopSampling();
+    if (local != nullptr) local->StopSampling();
+    if (poller != nullptr) poller->StopSampling();
     io.stop();
   };
   asio::signal_set signals(io, SIGINT, SIGTERM);
@@ -416,8 +372,7 @@ int RunAgent(const AgentConfig& config, Env& env, Logger& log) {
     timeout.async_wait([&](const std::error_code& error) {
       if (error) return;
       if (replay) {
-        log.Error("replay: " +
-                  std::to_string(pipelines.front()->outbox().size() + replay_source->remaining()) +
+        log.Error("replay: " + std::to_string(local->outbox().size() + replay_source->remaining()) +
                   " snapshots still unanswered at the timeout");
         exit_code = 1;
       } else {
@@ -432,7 +387,7 @@ int RunAgent(const AgentConfig& config, Env& env, Logger& log) {
     replay_poll.expires_after(kReplayPoll);
     replay_poll.async_wait([&](const std::error_code& error) {
       if (error) return;
-      if (pipelines.front()->outbox().size() == 0) {
+      if (local->outbox().size() == 0) {
         log.Info("replay: the server answered all " + std::to_string(replay_source->file_count()) +
                  " files");
         stop();
@@ -441,31 +396,31 @@ int RunAgent(const AgentConfig& config, Env& env, Logger& log) {
       poll_replay();
     });
   };
-  pipelines.front()->sampler().OnSourceExhausted([&] {
-    source_done = true;
-    if (replay) poll_replay();
-  });
+  if (local != nullptr) {
+    local->sampler().OnSourceExhausted([&] {
+      source_done = true;
+      if (replay) poll_replay();
+    });
+  }
 
-  log.Info("perfhive-agent " + std::string(kAgentVersion) + " run: " +
-           std::to_string(pipelines.size()) + (pipelines.size() == 1 ? " host" : " hosts") +
-           ", server " + config.server + ", spool " + spool_root);
-  for (auto& pipeline : pipelines) pipeline->Start();
+  size_t hosts = local != nullptr ? 1 : poller->host_count();
+  log.Info("perfhive-agent " + std::string(kAgentVersion) + " run: " + std::to_string(hosts) +
+           (hosts == 1 ? " host" : " hosts") + ", server " + config.server + ", spool " +
+           spool_root);
+  if (local != nullptr) local->Start();
+  if (poller != nullptr) poller->Start();
   io.run();
-  for (auto& pipeline : pipelines) pipeline->Finish();
+  if (local != nullptr) local->Finish();
+  if (poller != nullptr) poller->Finish();
   // A read still running on a remote host ends within its call timeout.
   workers.join();
 
   uint64_t lost = 0;
-  for (auto& pipeline : pipelines) {
-    std::string summary =
-        "stopped " + pipeline->options().owner.Label() + ": " + pipeline->Summary();
-    if (pipeline->lost() > 0) {
-      log.Error(summary);
-    } else {
-      log.Info(summary);
-    }
-    lost += pipeline->lost();
+  if (local != nullptr) {
+    local->LogStopped(log);
+    lost = local->lost();
   }
+  if (poller != nullptr) lost += poller->LogSummaries();
   // A replay that ended on its own answered everything, unless some was lost on the way.
   if (replay && !signalled && exit_code == 0 && (!source_done || lost > 0)) exit_code = 1;
   return exit_code;

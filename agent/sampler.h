@@ -50,6 +50,8 @@ class Sampler {
   // snapshot of every query is taken as soon as the io_context runs, then each on its schedule.
   void Start();
   void Stop();
+  // A read runs on the worker pool; its result comes back to the io thread, to this sampler.
+  bool reading() const { return reading_; }
   // Replaces the queries and their schedules: the old ones stop, the new ones take their first
   // snapshot now. A read in flight finishes and its snapshot is kept.
   void Replan(const std::vector<QuerySchedule>& queries, std::chrono::milliseconds interval);

@@ -205,8 +205,10 @@ bool Shipper::RunStream(v1::Ingest::Stub& stub) {
     hello->set_host_name(options_.owner.host.name);
     hello->set_os(options_.owner.host.os);
     hello->set_os_version(options_.owner.host.os_version);
-    hello->set_source_kind(options_.owner.agentless ? v1::SOURCE_KIND_AGENTLESS
-                                                    : v1::SOURCE_KIND_AGENT);
+    hello->set_source_kind(options_.poller_stream     ? v1::SOURCE_KIND_POLLER
+                           : options_.owner.agentless ? v1::SOURCE_KIND_AGENTLESS
+                                                      : v1::SOURCE_KIND_AGENT);
+    hello->set_poller(options_.poller);
     hello->set_agent_version(options_.agent_version);
     hello->set_instance_id(options_.instance_id);
     announced = current_titles_;

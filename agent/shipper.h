@@ -82,7 +82,10 @@ struct ShipperOptions {
   SnapshotOwner owner;  // the host the stream is for: every snapshot it sends must be its
   std::string agent_version;
   std::string instance_id;
-  size_t window = 16;  // snapshots sent and not yet answered
+  // A poller's own stream (Hello's source kind POLLER), which sends no snapshots.
+  bool poller_stream = false;
+  std::string poller = "";  // agentless: the poller polling the host (Hello.poller)
+  size_t window = 16;       // snapshots sent and not yet answered
   std::chrono::milliseconds initial_backoff{1000};
   std::chrono::milliseconds max_backoff{60000};
   ShipperDelegate* delegate = nullptr;  // null: plans and renewals are ignored

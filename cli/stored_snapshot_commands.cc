@@ -10,6 +10,7 @@
 #include "perfdata/time_text.h"
 #include "perfhive/v1/query.grpc.pb.h"
 #include "port/sha256.h"
+#include "proto/source_kind.h"
 #include "query/text_table.h"
 
 namespace perfhive::cli {
@@ -86,24 +87,23 @@ void PrintHosts(const v1::ListHostsResponse& response, const HostsOptions& optio
   if (options.format == OutputFormat::kJson) {
     nlohmann::ordered_json hosts = nlohmann::ordered_json::array();
     for (const v1::HostInfo& host : response.hosts()) {
-      hosts.push_back(
-          {{"name", host.name()},
-           {"os", host.os()},
-           {"os_version", host.os_version()},
-           {"source", host.source_kind() == v1::SOURCE_KIND_AGENTLESS ? "agentless" : "agent"},
-           {"agent_version", host.agent_version()},
-           {"first_seen", TimeOrDash(host.first_seen_unix_nanos())},
-           {"last_seen", TimeOrDash(host.last_seen_unix_nanos())},
-           {"snapshots", host.snapshots()},
-           {"stored_bytes", host.stored_bytes()},
-           {"refused", host.refused()},
-           {"last_error", host.last_error()},
-           {"last_error_time", TimeOrDash(host.last_error_unix_nanos())},
-           {"credential", host.credential()},
-           {"credential_expires", TimeOrDash(host.credential_expires_unix_nanos())},
-           {"plan_revision", host.plan_revision()},
-           {"plan_latest", host.plan_latest()},
-           {"plan_report", host.plan_report()}});
+      hosts.push_back({{"name", host.name()},
+                       {"os", host.os()},
+                       {"os_version", host.os_version()},
+                       {"source", SourceKindName(host.source_kind())},
+                       {"agent_version", host.agent_version()},
+                       {"first_seen", TimeOrDash(host.first_seen_unix_nanos())},
+                       {"last_seen", TimeOrDash(host.last_seen_unix_nanos())},
+                       {"snapshots", host.snapshots()},
+                       {"stored_bytes", host.stored_bytes()},
+                       {"refused", host.refused()},
+                       {"last_error", host.last_error()},
+                       {"last_error_time", TimeOrDash(host.last_error_unix_nanos())},
+                       {"credential", host.credential()},
+                       {"credential_expires", TimeOrDash(host.credential_expires_unix_nanos())},
+                       {"plan_revision", host.plan_revision()},
+                       {"plan_latest", host.plan_latest()},
+                       {"plan_report", host.plan_report()}});
     }
     out << nlohmann::ordered_json{{"hosts", hosts}}.dump(2, ' ', /*ensure_ascii=*/false,
                                                          kReplaceInvalidUtf8)
@@ -117,9 +117,9 @@ void PrintHosts(const v1::ListHostsResponse& response, const HostsOptions& optio
   for (const v1::HostInfo& host : response.hosts()) {
     std::string os = host.os() + (host.os_version().empty() ? "" : " " + host.os_version());
     rows.push_back({host.name(), TimeOrDash(host.last_seen_unix_nanos()), os,
-                    host.source_kind() == v1::SOURCE_KIND_AGENTLESS ? "agentless" : "agent",
-                    host.agent_version(), std::to_string(host.snapshots()),
-                    std::to_string(host.refused()), CredentialText(host), PolicyText(host),
+                    SourceKindName(host.source_kind()), host.agent_version(),
+                    std::to_string(host.snapshots()), std::to_string(host.refused()),
+                    CredentialText(host), PolicyText(host),
                     host.last_error().empty() ? "-" : host.last_error()});
     if (host.plan_revision() != host.plan_latest()) ++behind;
   }

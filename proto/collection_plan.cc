@@ -1,6 +1,10 @@
 #include "proto/collection_plan.h"
 
+#include <set>
+
 #include "config/duration.h"
+#include "perfdata/case_folding.h"
+#include "perfdata/host_name.h"
 #include "port/sha256.h"
 
 namespace perfhive {
@@ -10,6 +14,7 @@ namespace {
 constexpr size_t kMaxObjectNameBytes = 128;
 constexpr size_t kMaxPolicyNameBytes = 128;
 constexpr size_t kMaxRevisionBytes = 64;
+constexpr size_t kMaxTargetBytes = 300;
 
 Status CheckInterval(const std::string& what, std::chrono::milliseconds every) {
   if (every < kMinPlannedInterval || every > kMaxPlannedInterval) {
@@ -26,6 +31,32 @@ bool Printable(const std::string& text) {
     if (static_cast<unsigned char>(c) < 0x20 || c == 0x7F) return false;
   }
   return true;
+}
+
+// Each target parses, is named as a host may be named, and names another host than the rest:
+// each becomes a stream and a spool folder of its own.
+Status CheckTargets(const std::vector<std::string>& targets) {
+  if (targets.size() > kMaxPlannedTargets) {
+    return Status::InvalidArgument("a plan has at most " + std::to_string(kMaxPlannedTargets) +
+                                   " targets, not " + std::to_string(targets.size()));
+  }
+  std::set<std::string> names;
+  for (const std::string& text : targets) {
+    if (text.size() > kMaxTargetBytes || !Printable(text)) {
+      return Status::InvalidArgument("a planned target is printable text of at most " +
+                                     std::to_string(kMaxTargetBytes) + " bytes");
+    }
+    Result<RemoteHostConfig> target = ParseTargetFlag(text);
+    if (!target.ok()) return target.status().Prefixed("targets: ");
+    if (Status valid = CheckHostName(target->Name()); !valid.ok()) {
+      return valid.Prefixed("targets: " + text + ": ");
+    }
+    if (!names.insert(FoldCase(target->Name())).second) {
+      return Status::InvalidArgument("targets: two are named " + target->Name() +
+                                     "; give each its own name with '\\\\HOST=NAME'");
+    }
+  }
+  return Status();
 }
 
 }  // namespace
@@ -73,7 +104,7 @@ Status CheckPlan(const CollectionPlan& plan) {
                                    " is under the least, " + std::to_string(kMinPlannedSpoolBytes) +
                                    " (1 MiB)");
   }
-  return Status();
+  return CheckTargets(plan.targets);
 }
 
 std::string PlanRevision(const CollectionPlan& plan) {
@@ -82,6 +113,7 @@ std::string PlanRevision(const CollectionPlan& plan) {
   for (const QuerySchedule& query : plan.queries) content += "query " + FormatQuery(query) + "\n";
   if (plan.interval) content += "interval " + std::to_string(plan.interval->count()) + "\n";
   if (plan.spool_max_bytes) content += "spool " + std::to_string(*plan.spool_max_bytes) + "\n";
+  for (const std::string& target : plan.targets) content += "target " + target + "\n";
   Sha256Digest digest = Sha256(
       std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(content.data()), content.size()));
   return ToHex(std::span<const uint8_t>(digest).first(6));
@@ -99,6 +131,7 @@ void PlanToProto(const CollectionPlan& plan, perfhive::v1::CollectionPlan* out) 
   }
   if (plan.interval) out->set_interval_millis(static_cast<uint64_t>(plan.interval->count()));
   if (plan.spool_max_bytes) out->set_spool_max_bytes(*plan.spool_max_bytes);
+  for (const std::string& target : plan.targets) out->add_targets(target);
 }
 
 Result<CollectionPlan> PlanFromProto(const perfhive::v1::CollectionPlan& message) {
@@ -133,10 +166,25 @@ Result<CollectionPlan> PlanFromProto(const perfhive::v1::CollectionPlan& message
   }
   if (message.interval_millis() != 0) plan.interval = millis(message.interval_millis());
   if (message.spool_max_bytes() != 0) plan.spool_max_bytes = message.spool_max_bytes();
+  if (static_cast<size_t>(message.targets_size()) > kMaxPlannedTargets) {
+    return Status::InvalidArgument("a plan has at most " + std::to_string(kMaxPlannedTargets) +
+                                   " targets, not " + std::to_string(message.targets_size()));
+  }
+  plan.targets.assign(message.targets().begin(), message.targets().end());
   if (Status valid = CheckPlan(plan); !valid.ok()) {
     return valid.Prefixed("plan " + plan.revision + ": ");
   }
   return plan;
+}
+
+std::vector<RemoteHostConfig> PlannedTargets(const CollectionPlan& plan) {
+  std::vector<RemoteHostConfig> targets;
+  for (const std::string& text : plan.targets) {
+    if (Result<RemoteHostConfig> target = ParseTargetFlag(text); target.ok()) {
+      targets.push_back(std::move(target).value());
+    }
+  }
+  return targets;
 }
 
 std::string DescribePlan(const CollectionPlan& plan) {
@@ -144,6 +192,11 @@ std::string DescribePlan(const CollectionPlan& plan) {
   auto add = [&text](const std::string& part) { text += (text.empty() ? "" : "; ") + part; };
   if (plan.interval) add("interval " + FormatDuration(*plan.interval));
   if (plan.spool_max_bytes) add("spool limit " + std::to_string(*plan.spool_max_bytes) + " bytes");
+  if (!plan.targets.empty()) {
+    std::string polls = "polls";
+    for (const std::string& target : plan.targets) polls += " " + target;
+    add(polls);
+  }
   return text.empty() ? "the agent's own settings" : text;
 }
 

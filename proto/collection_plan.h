@@ -1,5 +1,6 @@
 // CollectionPlan: what a host collects when a central policy names it (docs/policies.md): its
-// queries and their schedules, the interval of those without one, and the spool's limit. The
+// queries and their schedules, the interval of those without one, the spool's limit, and for a
+// poller the hosts it polls. The
 // server makes plans from policies.toml (server/policy_book.h) and sends them on the ingest
 // stream as perfhive.v1.CollectionPlan; the agent reads them back here, checked, and applies
 // them in place of its local settings. Both ends share the bounds and the revision.
@@ -14,6 +15,7 @@
 #include <vector>
 
 #include "config/query_schedule.h"
+#include "config/remote_target.h"
 #include "perfdata/status.h"
 #include "perfhive/v1/ingest.pb.h"
 
@@ -26,6 +28,8 @@ struct CollectionPlan {
   std::vector<QuerySchedule> queries;                 // empty: the agent's own
   std::optional<std::chrono::milliseconds> interval;  // unset: the agent's own
   std::optional<uint64_t> spool_max_bytes;            // unset: the agent's own
+  // A poller's targets as --target writes them ("\\HOST[:PORT][=NAME]"); empty: its own.
+  std::vector<std::string> targets;
 
   bool operator==(const CollectionPlan&) const = default;
 };
@@ -36,6 +40,7 @@ inline constexpr size_t kMaxPlannedObjects = 64;  // per query
 inline constexpr std::chrono::milliseconds kMinPlannedInterval{100};
 inline constexpr std::chrono::milliseconds kMaxPlannedInterval{24 * 3600 * 1000};
 inline constexpr uint64_t kMinPlannedSpoolBytes = 1 << 20;
+inline constexpr size_t kMaxPlannedTargets = 1024;
 Status CheckPlan(const CollectionPlan& plan);
 
 // Twelve hex digits of the SHA-256 of the plan's content (not its name or revision): the same
@@ -46,6 +51,9 @@ void PlanToProto(const CollectionPlan& plan, perfhive::v1::CollectionPlan* out);
 // What a server sent, checked as CheckPlan checks, and its revision (at most 64 printable
 // characters): INVALID_ARGUMENT naming what is wrong.
 Result<CollectionPlan> PlanFromProto(const perfhive::v1::CollectionPlan& message);
+
+// The targets of a plan, parsed (CheckPlan has refused any that does not parse).
+std::vector<RemoteHostConfig> PlannedTargets(const CollectionPlan& plan);
 
 // How the plan reads in a log line: "Global@10s; Processor,Memory@30s; interval 10s".
 std::string DescribePlan(const CollectionPlan& plan);

@@ -54,7 +54,8 @@ Result<std::optional<Principal>> EnrolledClients::FromPeer(
     return std::optional<Principal>(Principal{.name = "enrolled reader " + credential->host,
                                               .write_hosts = {},
                                               .read = true,
-                                              .certificate_serial = subject->serial});
+                                              .certificate_serial = subject->serial,
+                                              .enrolled_host = ""});
   }
   // A poller's certificate speaks for the hosts it polls too (their names are exact: patterns
   // that match only themselves).
@@ -65,7 +66,8 @@ Result<std::optional<Principal>> EnrolledClients::FromPeer(
   return std::optional<Principal>(Principal{.name = "enrolled host " + credential->host,
                                             .write_hosts = std::move(write_hosts),
                                             .read = false,
-                                            .certificate_serial = subject->serial});
+                                            .certificate_serial = subject->serial,
+                                            .enrolled_host = credential->host});
 }
 
 }  // namespace perfhive

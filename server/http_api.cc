@@ -11,6 +11,7 @@
 #include "perfdata/pdh_status.h"
 #include "perfdata/time_text.h"
 #include "proto/series_conversion.h"
+#include "proto/source_kind.h"
 #include "query/renderers.h"
 
 namespace perfhive {
@@ -296,7 +297,7 @@ HttpReply HttpApi::Hosts(const HttpRequest& request, int64_t now_ns) {
         {"name", host.name()},
         {"os", host.os()},
         {"os_version", host.os_version()},
-        {"source", host.source_kind() == v1::SOURCE_KIND_AGENTLESS ? "agentless" : "agent"},
+        {"source", SourceKindName(host.source_kind())},
         {"agent_version", host.agent_version()},
         {"first_seen_ms", Millis(host.first_seen_unix_nanos())},
         {"last_seen_ms", Millis(host.last_seen_unix_nanos())},

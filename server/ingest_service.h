@@ -84,12 +84,16 @@ class IngestService final : public perfhive::v1::Ingest::CallbackService {
   void set_policies(const PolicyFile* policies) { policies_ = policies; }
   // The plan of `host` now; empty (no revision) without policies or a policy naming it.
   CollectionPlan PlanFor(const std::string& host) const;
+  // Whether the plan of `poller` names `host` among its targets (PolicyBook::PollerMayPoll).
+  bool PollerMayPoll(const std::string& poller, const std::string& host) const;
 
   // Every open stream, so that the server can reach it between its messages: once welcomed, by
   // its host; with its certificate's serial for enrolled hosts, and when that certificate is due
   // for renewal.
   void Track(IngestSession* session, const std::string& certificate_serial);
-  void TrackHost(IngestSession* session, const std::string& host,
+  // `granted_by`: the poller whose plan lets the stream write as `host`; empty when its
+  // principal may write as `host` itself. A policy reload that takes the grant away ends it.
+  void TrackHost(IngestSession* session, const std::string& host, const std::string& granted_by,
                  std::optional<EnrollmentService::Renewal> renewal);
   void Untrack(IngestSession* session);
   // Ends the streams whose certificates were revoked since they opened (one registry query for
@@ -106,8 +110,9 @@ class IngestService final : public perfhive::v1::Ingest::CallbackService {
 
  private:
   struct Tracked {
-    std::string certificate_serial;                     // empty: a token's stream
-    std::string host;                                   // empty until Hello
+    std::string certificate_serial;  // empty: a token's stream
+    std::string host;                // empty until Hello
+    std::string granted_by;  // the poller whose plan lets the stream write as `host`, if any
     std::optional<EnrollmentService::Renewal> renewal;  // unset: none, or asked already
   };
 

@@ -9,6 +9,7 @@
 #include "perfdata/snapshot_reader.h"
 #include "port/env.h"
 #include "port/sha256.h"
+#include "proto/source_kind.h"
 #include "server/call_auth.h"
 #include "store/host_key.h"
 #include "store/sample_time.h"
@@ -45,6 +46,10 @@ Status CheckIdentifier(std::string_view what, std::string_view text) {
   }
   return Status();
 }
+
+constexpr const char* kPollerStreamCarriesNoData =
+    "a poller's own stream carries no snapshots or title databases: each polled host has a "
+    "stream of its own";
 
 std::optional<Sha256Digest> DigestOf(const std::string& bytes) {
   if (bytes.size() != Sha256Digest{}.size()) return std::nullopt;
@@ -131,28 +136,50 @@ bool IngestSession::HandleHello(const v1::Hello& hello) {
     EndStream(grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, valid.message()));
     return false;
   }
+  poller_stream_ = hello.source_kind() == v1::SOURCE_KIND_POLLER;
+  // A host the principal may not write as may still be one a poller it speaks for was given by
+  // a policy (docs/policies.md): the grant lasts as long as the policy says so.
+  std::string granted_by;
   if (!principal_->MayWriteAs(hello.host_name())) {
-    service_.log().WarnOncePerBurst(
-        "permission_denied", hello.host_name(),
-        {{"peer", peer_}, {"token", principal_->name}, {"host", hello.host_name()}});
-    EndStream(grpc::Status(grpc::StatusCode::PERMISSION_DENIED,
-                           "token \"" + principal_->name + "\" may not send snapshots as host \"" +
-                               hello.host_name() + "\""));
-    return false;
+    if (hello.source_kind() == v1::SOURCE_KIND_AGENTLESS && CheckHostName(hello.poller()).ok() &&
+        principal_->MayActAsPoller(hello.poller()) &&
+        service_.PollerMayPoll(hello.poller(), hello.host_name())) {
+      granted_by = hello.poller();
+    } else {
+      std::string message =
+          (principal_->certificate_serial.empty() ? "token \"" + principal_->name + "\""
+                                                  : principal_->name) +
+          " may not send snapshots as host \"" + hello.host_name() + "\"";
+      if (!hello.poller().empty()) {
+        message += ", and no policy gives it to poller \"" + EscapeForDisplay(hello.poller()) +
+                   "\" to poll";
+      }
+      service_.log().WarnOncePerBurst(
+          "permission_denied", hello.host_name(),
+          {{"peer", peer_}, {"token", principal_->name}, {"host", hello.host_name()}});
+      EndStream(grpc::Status(grpc::StatusCode::PERMISSION_DENIED, message));
+      return false;
+    }
   }
   hello_received_ = true;
   host_ = hello.host_name();
   instance_id_ = hello.instance_id();
   Store& store = service_.store();
-  HostInfo info{
-      .name = host_,
-      .os = TruncateUtf8(hello.os(), kMaxDescriptionBytes),
-      .os_version = TruncateUtf8(hello.os_version(), kMaxDescriptionBytes),
-      .source_kind = hello.source_kind() == v1::SOURCE_KIND_AGENTLESS ? "agentless" : "agent",
-      .agent_version = TruncateUtf8(hello.agent_version(), kMaxDescriptionBytes),
-      .instance_id = instance_id_};
-  if (Status status = store.UpsertHost(info, UnixNanosNow()); !status.ok()) {
-    EndStream(grpc::Status(grpc::StatusCode::UNAVAILABLE, "store: " + status.message()));
+  HostInfo info{.name = host_,
+                .os = TruncateUtf8(hello.os(), kMaxDescriptionBytes),
+                .os_version = TruncateUtf8(hello.os_version(), kMaxDescriptionBytes),
+                .source_kind = SourceKindName(hello.source_kind()),
+                .agent_version = TruncateUtf8(hello.agent_version(), kMaxDescriptionBytes),
+                .instance_id = instance_id_};
+  // A poller's stream names the machine it runs on, which may have an agent of its own: its
+  // row is made when there is none, never overwritten.
+  Result<std::optional<HostRecord>> known =
+      poller_stream_ ? store.FindHost(host_) : Result<std::optional<HostRecord>>(std::nullopt);
+  Status upserted = !known.ok()          ? known.status()
+                    : known->has_value() ? Status()
+                                         : store.UpsertHost(info, UnixNanosNow());
+  if (!upserted.ok()) {
+    EndStream(grpc::Status(grpc::StatusCode::UNAVAILABLE, "store: " + upserted.message()));
     return false;
   }
   v1::ServerMessage reply;
@@ -190,13 +217,17 @@ bool IngestSession::HandleHello(const v1::Hello& hello) {
   Send(std::move(reply));
   // From now on the server may reach the stream between its messages: a changed plan, a
   // renewal due (asked at once when it is due already).
-  service_.TrackHost(this, host_, renewal);
+  service_.TrackHost(this, host_, granted_by, renewal);
   return true;
 }
 
 bool IngestSession::HandleTitles(const v1::TitleDatabase& titles) {
   if (!hello_received_) {
     EndStream(grpc::Status(grpc::StatusCode::FAILED_PRECONDITION, "titles before Hello"));
+    return false;
+  }
+  if (poller_stream_) {
+    EndStream(grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, kPollerStreamCarriesNoData));
     return false;
   }
   Sha256Digest digest =
@@ -292,6 +323,10 @@ Status IngestSession::ApplyTitles(const v1::Snapshot& snapshot, int64_t sample_n
 bool IngestSession::HandleSnapshot(v1::Snapshot& snapshot) {
   if (!hello_received_) {
     EndStream(grpc::Status(grpc::StatusCode::FAILED_PRECONDITION, "a snapshot before Hello"));
+    return false;
+  }
+  if (poller_stream_) {
+    EndStream(grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, kPollerStreamCarriesNoData));
     return false;
   }
   service_.counters().wire_bytes += snapshot.payload().size();
@@ -541,10 +576,10 @@ void IngestSession::Advance(std::unique_lock<std::mutex>& lock) {
   }
 }
 
-void IngestSession::Revoke(const std::string& message) {
+void IngestSession::Revoke(const grpc::Status& why) {
   // Finishes now unless appends are in flight (then once they complete): an agent that sends
   // once an hour hears of it at once, not at its next snapshot.
-  EndStream(grpc::Status(grpc::StatusCode::UNAUTHENTICATED, message));
+  EndStream(why);
 }
 
 void IngestSession::OnDone() {
@@ -554,15 +589,18 @@ void IngestSession::OnDone() {
 
 void IngestService::Track(IngestSession* session, const std::string& certificate_serial) {
   std::lock_guard lock(tracked_mutex_);
-  tracked_[session] = Tracked{.certificate_serial = certificate_serial, .host = "", .renewal = {}};
+  tracked_[session] = Tracked{
+      .certificate_serial = certificate_serial, .host = "", .granted_by = "", .renewal = {}};
 }
 
 void IngestService::TrackHost(IngestSession* session, const std::string& host,
+                              const std::string& granted_by,
                               std::optional<EnrollmentService::Renewal> renewal) {
   std::lock_guard lock(tracked_mutex_);
   auto tracked = tracked_.find(session);
   if (tracked == tracked_.end()) return;
   tracked->second.host = host;
+  tracked->second.granted_by = granted_by;
   tracked->second.renewal = renewal;
   AskRenewalIfDue(session, tracked->second, std::chrono::system_clock::now());
 }
@@ -581,6 +619,11 @@ bool IngestService::AskRenewalIfDue(IngestSession* session, Tracked& tracked,
 CollectionPlan IngestService::PlanFor(const std::string& host) const {
   if (policies_ == nullptr) return CollectionPlan();
   return policies_->book()->PlanFor(host);
+}
+
+bool IngestService::PollerMayPoll(const std::string& poller, const std::string& host) const {
+  if (policies_ == nullptr) return false;
+  return policies_->book()->PollerMayPoll(poller, host);
 }
 
 void IngestService::Untrack(IngestSession* session) {
@@ -606,7 +649,7 @@ int IngestService::CloseRevokedStreams() {
     if (tracked.certificate_serial.empty()) continue;
     auto why = revoked->find(FoldCase(tracked.certificate_serial));
     if (why == revoked->end()) continue;
-    session->Revoke(why->second);
+    session->Revoke(grpc::Status(grpc::StatusCode::UNAUTHENTICATED, why->second));
     ++closed;
   }
   return closed;
@@ -633,6 +676,12 @@ int IngestService::OfferPlans() {
   std::lock_guard lock(tracked_mutex_);
   for (const auto& [session, tracked] : tracked_) {
     if (tracked.host.empty()) continue;
+    if (!tracked.granted_by.empty() && !book->PollerMayPoll(tracked.granted_by, tracked.host)) {
+      session->Revoke(grpc::Status(grpc::StatusCode::PERMISSION_DENIED,
+                                   "no policy gives host \"" + tracked.host + "\" to poller \"" +
+                                       tracked.granted_by + "\" to poll any more"));
+      continue;
+    }
     if (session->OfferPlan(book->PlanFor(tracked.host))) ++offered;
   }
   return offered;

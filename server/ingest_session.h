@@ -45,9 +45,9 @@ class IngestSession final
   void OnWriteDone(bool ok) override;
   void OnDone() override;
 
-  // Ends the stream with UNAUTHENTICATED and `message` now, or once the appends in flight
-  // complete: its credential was revoked. Safe from any thread.
-  void Revoke(const std::string& message);
+  // Ends the stream with `why` now, or once the appends in flight complete: its credential was
+  // revoked, or the policy that let it write as its host no longer does. Safe from any thread.
+  void Revoke(const grpc::Status& why);
   // Sends `plan` unless it is the one this stream sent last; whether it did. Safe from any
   // thread.
   bool OfferPlan(const CollectionPlan& plan);
@@ -87,6 +87,7 @@ class IngestSession final
   // Only touched by the reactions, one at a time.
   perfhive::v1::AgentMessage incoming_;
   bool hello_received_ = false;
+  bool poller_stream_ = false;  // a poller's own: its plan, no snapshots
   std::string host_;
   std::string instance_id_;
   SnapshotRestorer restorer_;

@@ -56,6 +56,14 @@ Result<PolicyBook::Policy> ParsePolicy(std::string_view origin, const toml::tabl
       Result<std::chrono::milliseconds> interval = ParseDuration(*text);
       if (!interval.ok()) return interval.status().Prefixed(where + "interval: ");
       policy.plan.interval = *interval;
+    } else if (key == "targets") {
+      Result<std::vector<std::string>> targets = NonEmptyStrings(origin, value, "targets");
+      if (!targets.ok()) return targets.status();
+      if (targets->empty()) {
+        return Status::InvalidArgument(
+            where + "targets is empty; leave it out to keep the pollers' own [[target]] tables");
+      }
+      policy.plan.targets = std::move(targets).value();
     } else if (key == "spool_max_bytes") {
       // An integer node only: toml++ converting a float that no int64_t holds is undefined.
       const toml::value<int64_t>* bytes = value.as_integer();
@@ -66,7 +74,7 @@ Result<PolicyBook::Policy> ParsePolicy(std::string_view origin, const toml::tabl
     } else {
       return Status::InvalidArgument(
           where + "unknown key \"" + std::string(key.str()) +
-          "\" in [[policy]] (name, hosts, queries, interval, spool_max_bytes)");
+          "\" in [[policy]] (name, hosts, queries, interval, spool_max_bytes, targets)");
     }
   }
   std::string where = TomlWhere(origin, table);
@@ -125,6 +133,13 @@ CollectionPlan PolicyBook::PlanFor(std::string_view host) const {
     }
   }
   return CollectionPlan();
+}
+
+bool PolicyBook::PollerMayPoll(std::string_view poller, std::string_view host) const {
+  for (const RemoteHostConfig& target : PlannedTargets(PlanFor(poller))) {
+    if (FoldCase(target.Name()) == FoldCase(host)) return true;
+  }
+  return false;
 }
 
 Result<std::unique_ptr<PolicyFile>> PolicyFile::Open(Env& env, std::string path) {

@@ -10,6 +10,7 @@
 //   queries = ["Global", "Costly@5m", "Processor,Memory@30s"]  # the agent's --query syntax
 //   interval = "10s"          # for queries without their own
 //   spool_max_bytes = 536870912
+//   targets = ["\\\\db01", "\\\\10.0.0.7:445=db02"]  # a poller's hosts, as its --target flags
 // A setting left out stays the agent's own.
 //
 // PolicyFile is the file a running server follows: read at start (an error then stops the
@@ -43,6 +44,9 @@ class PolicyBook {
 
   // The plan of the first policy that names `host`; an empty plan (no revision) when none does.
   CollectionPlan PlanFor(std::string_view host) const;
+  // Whether the plan of `poller` names `host` among its targets (by the name snapshots are filed
+  // under, case ignored): then whoever may speak for the poller may write as `host`.
+  bool PollerMayPoll(std::string_view poller, std::string_view host) const;
   const std::vector<Policy>& policies() const { return policies_; }
 
  private:

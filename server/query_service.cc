@@ -15,6 +15,7 @@
 #include "perfdata/snapshot_reader.h"
 #include "perfdata/title_bytes.h"
 #include "proto/series_conversion.h"
+#include "proto/source_kind.h"
 #include "query/browse.h"
 #include "query/empty_answers.h"
 #include "query/series_query.h"
@@ -33,8 +34,7 @@ void ToProto(const HostRecord& host, v1::HostInfo* out) {
   out->set_name(ValidUtf8(host.info.name));
   out->set_os(ValidUtf8(host.info.os));
   out->set_os_version(ValidUtf8(host.info.os_version));
-  out->set_source_kind(host.info.source_kind == "agentless" ? v1::SOURCE_KIND_AGENTLESS
-                                                            : v1::SOURCE_KIND_AGENT);
+  out->set_source_kind(SourceKindNamed(host.info.source_kind));
   out->set_agent_version(ValidUtf8(host.info.agent_version));
   out->set_first_seen_unix_nanos(host.first_seen_ns);
   out->set_last_seen_unix_nanos(host.last_seen_ns);

@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "config/toml_settings.h"
+#include "perfdata/case_folding.h"
 #include "perfdata/counter_path.h"
 #include "perfdata/name_pattern.h"
 
@@ -49,6 +50,12 @@ bool Principal::MayWriteAs(std::string_view host) const {
     if (MatchesPattern(pattern, host)) return true;
   }
   return false;
+}
+
+bool Principal::MayActAsPoller(std::string_view poller) const {
+  // A certificate speaks for the one poller it was issued to, not for the hosts it polls.
+  if (!certificate_serial.empty()) return FoldCase(enrolled_host) == FoldCase(poller);
+  return MayWriteAs(poller);
 }
 
 TokenTable TokenTable::AllowAll() {
@@ -116,8 +123,11 @@ Result<TokenTable> TokenTable::Parse(std::string_view text, const std::string& o
 
 Result<Principal> TokenTable::Authenticate(std::string_view authorization) const {
   if (allow_all_) {
-    return Principal{
-        .name = "anyone", .write_hosts = {"*"}, .read = true, .certificate_serial = ""};
+    return Principal{.name = "anyone",
+                     .write_hosts = {"*"},
+                     .read = true,
+                     .certificate_serial = "",
+                     .enrolled_host = ""};
   }
   if (authorization.empty()) {
     return Status(StatusCode::kUnauthenticated,

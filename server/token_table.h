@@ -28,8 +28,12 @@ struct Principal {
   std::vector<std::string> write_hosts;  // patterns
   bool read = false;
   std::string certificate_serial;  // an enrolled host's certificate; empty for a token
+  std::string enrolled_host;       // the host that certificate names; empty for a token
 
   bool MayWriteAs(std::string_view host) const;
+  // May speak for the poller named `poller` (docs/policies.md): a certificate issued to it, or a
+  // token that may write as it.
+  bool MayActAsPoller(std::string_view poller) const;
 };
 
 class TokenTable {

@@ -70,7 +70,7 @@ struct HostInfo {
   std::string name;           // as the host spells it; unique ignoring case
   std::string os;             // "Windows Server 2022", "Linux"
   std::string os_version;     // "10.0.20348", "6.1.0-18-amd64"
-  std::string source_kind;    // "agent" or "agentless"
+  std::string source_kind;    // "agent", "agentless" or "poller" (proto/source_kind.h)
   std::string agent_version;  // of the agent that read it
   std::string instance_id;    // the agent's boot or instance id
 };

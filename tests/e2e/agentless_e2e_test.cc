@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <sys/stat.h>
 
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -230,6 +231,101 @@ TEST(AgentlessEndToEndTest, APollerEnrollsOnceForTheHostsItPolls) {
   })) << ReadWholeFile(scratch / "agent.err");
   agent.Signal(SIGTERM);
   agent.Wait(std::chrono::seconds(30));
+  unsetenv("STATE_DIRECTORY");
+  EXPECT_EQ(server.Stop(), 0);
+}
+
+// Proves: a poller that follows the center (--poller, default spool and state) polls the hosts
+// its policy names, enrolled with a token for itself alone; a policy change adds and takes
+// away polled hosts in the same process; the server lets the poller's certificate write as a
+// host only while the policy gives it that host (a copy of the agent still polling a host taken
+// away is refused, naming the poller); and the poller's own row shows the plan it applied.
+TEST(AgentlessEndToEndTest, APollerPollsTheHostsItsPolicyGivesIt) {
+  if (std::string why = SambaServer::Unavailable(); !why.empty()) GTEST_SKIP() << why;
+  SambaServer samba;
+  ASSERT_TRUE(samba.ready()) << samba.log();
+  samba.Write(Widgets());
+
+  ScratchDir scratch("agentless-policy");
+  setenv("STATE_DIRECTORY", (scratch / "agent-state").c_str(), 1);
+  std::string credentials = scratch / "smb.auth";
+  WriteText(credentials, "username = " + samba.options().user +
+                             "\npassword = " + samba.options().password + "\n");
+  chmod(credentials.c_str(), 0600);
+  std::string data = scratch / "server-data";
+  std::string pin = InitServerCa(scratch, data, {"--name", "localhost"});
+  ASSERT_FALSE(pin.empty());
+  WriteText(scratch / "tokens.toml",
+            "[[token]]\nname = \"cli\"\nsecret = \"agentless-reader-secret-0002\"\nread = true\n");
+  WriteText(scratch / "reader.token", "agentless-reader-secret-0002");
+  std::string policies = scratch / "policies.toml";
+  auto give = [&](const std::vector<std::string>& names) {
+    std::string text = "[[policy]]\nname = \"pollers\"\nhosts = [\"POLLER*\"]\ntargets = [";
+    for (const std::string& name : names) text += "'" + samba.target() + "=" + name + "', ";
+    WriteText(policies + ".new", text + "]\n");
+    std::filesystem::rename(policies + ".new", policies);
+  };
+  give({"WINQA"});
+  ServerProcess server(scratch, {"--tokens", scratch / "tokens.toml", "--policies", policies});
+  ASSERT_TRUE(server.Start());
+  CommandResult created = RunCommand(scratch, {ServerBinary(), "enroll", "create", "--data", data,
+                                               "--hosts", "POLLER2", "--uses", "1"});
+  ASSERT_EQ(created.exit_code, 0) << created.err;
+  std::string token = created.out.substr(0, created.out.find('\n'));
+
+  ChildProcess agent({AgentBinary(), "run", "--server", server.address(), "--ca-sha256", pin,
+                      "--enroll", token, "--poller", "--poller-name", "POLLER2", "--credentials",
+                      credentials, "--interval", "1500ms"},
+                     scratch / "agent.out", scratch / "agent.err");
+  const std::vector<std::string> reader = {"--ca-sha256", pin, "--token-file",
+                                           scratch / "reader.token"};
+  auto snapshots = [&](const std::string& host) -> int {
+    nlohmann::json entry = HostEntry(scratch, server, host, reader);
+    return entry.is_object() ? entry.value("snapshots", 0) : 0;
+  };
+  ASSERT_TRUE(WaitUntil([&] { return snapshots("WINQA") >= 2; }))
+      << ReadWholeFile(scratch / "agent.err");
+  nlohmann::json a = HostEntry(scratch, server, "WINQA", reader);
+  EXPECT_EQ(a["source"], "agentless") << a.dump();
+  nlohmann::json own;
+  EXPECT_TRUE(WaitUntil([&] {
+    own = HostEntry(scratch, server, "POLLER2", reader);
+    return own.is_object() && !own.value("plan_revision", "").empty() &&
+           own.value("plan_revision", "") == own.value("plan_latest", "");
+  })) << own.dump();
+  EXPECT_EQ(own["source"], "poller") << own.dump();
+  EXPECT_EQ(own.value("snapshots", 0), 0) << own.dump();
+
+  // Given a second host: polled by the same process.
+  give({"WINQA", "WINQB"});
+  EXPECT_TRUE(WaitUntil([&] { return snapshots("WINQB") >= 2; }))
+      << ReadWholeFile(scratch / "agent.err");
+  EXPECT_TRUE(agent.running());
+
+  // The first taken away: no longer polled, while the second goes on.
+  give({"WINQB"});
+  ASSERT_TRUE(WaitUntil([&] {
+    return ReadWholeFile(scratch / "agent.err").find("no longer polling WINQA") !=
+           std::string::npos;
+  })) << ReadWholeFile(scratch / "agent.err");
+  int a_after = snapshots("WINQA");
+  int b_after = snapshots("WINQB");
+  std::this_thread::sleep_for(std::chrono::seconds(4));
+  EXPECT_EQ(snapshots("WINQA"), a_after);
+  EXPECT_GT(snapshots("WINQB"), b_after);
+
+  // The server holds the poller to its policy: the poller's certificate, used by another run
+  // that still polls WINQA, may not write as it.
+  CommandResult stale = RunCommand(
+      scratch, {AgentBinary(), "run", "--server", server.address(), "--ca-sha256", pin,
+                "--poller-name", "POLLER2", "--target", samba.target() + "=WINQA", "--credentials",
+                credentials, "--interval", "1500ms", "--timeout", "5s"});
+  EXPECT_THAT(stale.err, HasSubstr("may not send snapshots as host \"WINQA\", and no policy "
+                                   "gives it to poller \"POLLER2\" to poll"));
+  EXPECT_EQ(snapshots("WINQA"), a_after);
+
+  agent.Signal(SIGTERM);
+  EXPECT_EQ(agent.Wait(std::chrono::seconds(30)), 0) << ReadWholeFile(scratch / "agent.err");
   unsetenv("STATE_DIRECTORY");
   EXPECT_EQ(server.Stop(), 0);
 }

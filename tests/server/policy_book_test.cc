@@ -116,12 +116,51 @@ TEST(PolicyBookTest, EveryMistakeIsNamedWithItsLine) {
       {"policy = 1\n", "p.toml:1: policies are [[policy]] tables"},
       {"[[policies]]\nname = \"a\"\n", "unknown key \"policies\""},
       {"[[policy]\n", "p.toml:1: "},
+      {"[[policy]]\nname = \"a\"\nhosts = [\"*\"]\ntargets = []\n",
+       "targets is empty; leave it out"},
+      {"[[policy]]\nname = \"a\"\nhosts = [\"*\"]\ntargets = ['=db01']\n",
+       "expected \\\\HOST[:PORT] or \\\\HOST[:PORT]=NAME"},
+      {"[[policy]]\nname = \"a\"\nhosts = [\"*\"]\ntargets = ['\\\\db*']\n", "targets: \\\\db*: "},
+      {"[[policy]]\nname = \"a\"\nhosts = [\"*\"]\ntargets = ['\\\\db01', '\\\\10.0.0.7=DB01']\n",
+       "targets: two are named DB01"},
   };
   for (const Case& c : cases) {
     Result<PolicyBook> book = PolicyBook::Parse(c.text, "p.toml");
     ASSERT_FALSE(book.ok()) << c.text;
     EXPECT_THAT(book.error(), HasSubstr(c.message)) << c.text;
   }
+}
+
+// A poller's plan names the hosts it polls; whoever speaks for the poller may write as exactly
+// those (by the name they are filed under, case ignored), and only while the plan says so.
+TEST(PolicyBookTest, APollersPlanNamesTheHostsItMayPoll) {
+  Result<PolicyBook> book = PolicyBook::Parse(
+      "[[policy]]\nname = \"pollers\"\nhosts = [\"poll*\"]\n"
+      "targets = ['\\\\db01', '\\\\10.0.0.7:4455=DB02']\n"
+      "[[policy]]\nname = \"rest\"\nhosts = [\"*\"]\ninterval = \"1m\"\n",
+      "p.toml");
+  ASSERT_TRUE(book.ok()) << book.error();
+  CollectionPlan plan = book->PlanFor("POLLER1");
+  EXPECT_EQ(plan.targets, (std::vector<std::string>{"\\\\db01", "\\\\10.0.0.7:4455=DB02"}));
+  std::vector<RemoteHostConfig> targets = PlannedTargets(plan);
+  ASSERT_EQ(targets.size(), 2u);
+  EXPECT_EQ(targets[1].address, "\\\\10.0.0.7:4455");
+  EXPECT_EQ(targets[1].Name(), "DB02");
+  EXPECT_THAT(DescribePlan(plan), HasSubstr("polls \\\\db01 \\\\10.0.0.7:4455=DB02"));
+
+  EXPECT_TRUE(book->PollerMayPoll("poller1", "DB01"));
+  EXPECT_TRUE(book->PollerMayPoll("POLLER1", "db02"));
+  // By the name filed under, not the address.
+  EXPECT_FALSE(book->PollerMayPoll("POLLER1", "10.0.0.7"));
+  EXPECT_FALSE(book->PollerMayPoll("POLLER1", "db03"));
+  // A host no policy gives targets polls nothing for anyone.
+  EXPECT_FALSE(book->PollerMayPoll("web01", "db01"));
+
+  // The targets are part of the content: another list is another revision.
+  Result<PolicyBook> other = PolicyBook::Parse(
+      "[[policy]]\nname = \"pollers\"\nhosts = [\"poll*\"]\ntargets = ['\\\\db01']\n", "p.toml");
+  ASSERT_TRUE(other.ok()) << other.error();
+  EXPECT_NE(other->PlanFor("POLLER1").revision, plan.revision);
 }
 
 TEST(PolicyFileTest, ABrokenFileKeepsThePoliciesInForce) {
@@ -200,6 +239,18 @@ TEST(CollectionPlanTest, ThePlanCrossesTheWireAndBadOnesAreRefused) {
                 for (int i = 0; i < 40; ++i) m.add_queries()->set_name("Global");
               }),
               HasSubstr("at most 32 queries"));
+  EXPECT_THAT(refused([](auto& m) { m.add_targets("\\\\db01=../etc"); }),
+              HasSubstr("is not a host name"));
+  EXPECT_THAT(refused([](auto& m) { m.add_targets("\\\\db\x01"); }), HasSubstr("printable"));
+  EXPECT_THAT(refused([](auto& m) {
+                m.add_targets("\\\\a=X");
+                m.add_targets("\\\\b=x");
+              }),
+              HasSubstr("two are named"));
+  EXPECT_THAT(refused([](auto& m) {
+                for (int i = 0; i < 1100; ++i) m.add_targets("\\\\h" + std::to_string(i));
+              }),
+              HasSubstr("at most 1024 targets"));
 }
 
 }  // namespace
