@@ -73,6 +73,41 @@ std::map<std::string, double> Query(const ScratchDir& scratch, const ServerProce
   return latest;
 }
 
+// A server made by `perfhive-server init` for pollers of `samba`'s hosts: the smbd account in a
+// credentials file, the data directory, the CA's fingerprint, and the CLI's reader flags (the
+// token is in tokens.toml, which the server is to be given).
+struct SecureSite {
+  std::string credentials;
+  std::string data;
+  std::string pin;
+  std::vector<std::string> reader;
+};
+SecureSite MakeSecureSite(const ScratchDir& scratch, const SambaServer& samba) {
+  SecureSite site;
+  site.credentials = scratch / "smb.auth";
+  WriteText(site.credentials, "username = " + samba.options().user +
+                                  "\npassword = " + samba.options().password + "\n");
+  chmod(site.credentials.c_str(), 0600);
+  site.data = scratch / "server-data";
+  site.pin = InitServerCa(scratch, site.data, {"--name", "localhost"});
+  WriteText(scratch / "tokens.toml",
+            "[[token]]\nname = \"cli\"\nsecret = \"agentless-reader-secret-0001\"\nread = true\n");
+  WriteText(scratch / "reader.token", "agentless-reader-secret-0001");
+  site.reader = {"--ca-sha256", site.pin, "--token-file", scratch / "reader.token"};
+  return site;
+}
+
+// An enrollment token of `data`'s server for `hosts` (patterns), good for one use.
+std::string EnrollmentToken(const ScratchDir& scratch, const std::string& data,
+                            const std::vector<std::string>& hosts) {
+  std::vector<std::string> argv = {ServerBinary(), "enroll", "create", "--data",
+                                   data,           "--uses", "1"};
+  for (const std::string& host : hosts) argv.insert(argv.end(), {"--hosts", host});
+  CommandResult created = RunCommand(scratch, argv);
+  EXPECT_EQ(created.exit_code, 0) << created.err;
+  return created.out.substr(0, created.out.find('\n'));
+}
+
 // Proves: one agent polls several hosts without an agent, each shipped under its own name and
 // marked agentless; the server stores both live hosts' snapshots and `perfhive query` answers
 // with the values written into smbd; the dead target shows why in `perfhive hosts` while the
@@ -160,26 +195,13 @@ TEST(AgentlessEndToEndTest, APollerEnrollsOnceForTheHostsItPolls) {
 
   ScratchDir scratch("agentless-enrolled");
   setenv("STATE_DIRECTORY", (scratch / "agent-state").c_str(), 1);
-  std::string credentials = scratch / "smb.auth";
-  WriteText(credentials, "username = " + samba.options().user +
-                             "\npassword = " + samba.options().password + "\n");
-  chmod(credentials.c_str(), 0600);
-  std::string data = scratch / "server-data";
-  std::string pin = InitServerCa(scratch, data, {"--name", "localhost"});
-  ASSERT_FALSE(pin.empty());
-  WriteText(scratch / "tokens.toml",
-            "[[token]]\nname = \"cli\"\nsecret = \"agentless-reader-secret-0001\"\nread = true\n");
-  WriteText(scratch / "reader.token", "agentless-reader-secret-0001");
+  SecureSite site = MakeSecureSite(scratch, samba);
+  ASSERT_FALSE(site.pin.empty());
+  const std::string& data = site.data;
+  const std::string& pin = site.pin;
+  const std::string& credentials = site.credentials;
   ServerProcess server(scratch, {"--tokens", scratch / "tokens.toml"});
   ASSERT_TRUE(server.Start());
-  auto create = [&](std::vector<std::string> hosts) {
-    std::vector<std::string> argv = {ServerBinary(), "enroll", "create", "--data",
-                                     data,           "--uses", "1"};
-    for (const std::string& host : hosts) argv.insert(argv.end(), {"--hosts", host});
-    CommandResult created = RunCommand(scratch, argv);
-    EXPECT_EQ(created.exit_code, 0) << created.err;
-    return created.out.substr(0, created.out.find('\n'));
-  };
   auto poller = [&](const std::string& token, const std::string& second) {
     return std::vector<std::string>{AgentBinary(),   "run",
                                     "--server",      server.address(),
@@ -194,16 +216,16 @@ TEST(AgentlessEndToEndTest, APollerEnrollsOnceForTheHostsItPolls) {
   };
 
   // A token for the poller and one of its hosts only: refused, naming the other; nothing spent.
-  std::vector<std::string> narrow = poller(create({"POLLER1", "WINPA"}), "WINPC");
+  std::vector<std::string> narrow =
+      poller(EnrollmentToken(scratch, data, {"POLLER1", "WINPA"}), "WINPC");
   narrow.insert(narrow.end(), {"--timeout", "20s"});
   CommandResult refused = RunCommand(scratch, narrow);
   EXPECT_EQ(refused.exit_code, 2) << refused.err;
   EXPECT_THAT(refused.err, HasSubstr("is not for the polled host WINPC"));
 
-  ChildProcess agent(poller(create({"POLLER*", "WINP*"}), "WINPB"), scratch / "agent.out",
-                     scratch / "agent.err");
-  const std::vector<std::string> reader = {"--ca-sha256", pin, "--token-file",
-                                           scratch / "reader.token"};
+  ChildProcess agent(poller(EnrollmentToken(scratch, data, {"POLLER*", "WINP*"}), "WINPB"),
+                     scratch / "agent.out", scratch / "agent.err");
+  const std::vector<std::string>& reader = site.reader;
   nlohmann::json a, b;
   ASSERT_TRUE(WaitUntil([&] {
     a = HostEntry(scratch, server, "WINPA", reader);
@@ -248,16 +270,10 @@ TEST(AgentlessEndToEndTest, APollerPollsTheHostsItsPolicyGivesIt) {
 
   ScratchDir scratch("agentless-policy");
   setenv("STATE_DIRECTORY", (scratch / "agent-state").c_str(), 1);
-  std::string credentials = scratch / "smb.auth";
-  WriteText(credentials, "username = " + samba.options().user +
-                             "\npassword = " + samba.options().password + "\n");
-  chmod(credentials.c_str(), 0600);
-  std::string data = scratch / "server-data";
-  std::string pin = InitServerCa(scratch, data, {"--name", "localhost"});
-  ASSERT_FALSE(pin.empty());
-  WriteText(scratch / "tokens.toml",
-            "[[token]]\nname = \"cli\"\nsecret = \"agentless-reader-secret-0002\"\nread = true\n");
-  WriteText(scratch / "reader.token", "agentless-reader-secret-0002");
+  SecureSite site = MakeSecureSite(scratch, samba);
+  ASSERT_FALSE(site.pin.empty());
+  const std::string& pin = site.pin;
+  const std::string& credentials = site.credentials;
   std::string policies = scratch / "policies.toml";
   auto give = [&](const std::vector<std::string>& names) {
     std::string text = "[[policy]]\nname = \"pollers\"\nhosts = [\"POLLER*\"]\ntargets = [";
@@ -268,17 +284,13 @@ TEST(AgentlessEndToEndTest, APollerPollsTheHostsItsPolicyGivesIt) {
   give({"WINQA"});
   ServerProcess server(scratch, {"--tokens", scratch / "tokens.toml", "--policies", policies});
   ASSERT_TRUE(server.Start());
-  CommandResult created = RunCommand(scratch, {ServerBinary(), "enroll", "create", "--data", data,
-                                               "--hosts", "POLLER2", "--uses", "1"});
-  ASSERT_EQ(created.exit_code, 0) << created.err;
-  std::string token = created.out.substr(0, created.out.find('\n'));
+  std::string token = EnrollmentToken(scratch, site.data, {"POLLER2"});
 
   ChildProcess agent({AgentBinary(), "run", "--server", server.address(), "--ca-sha256", pin,
                       "--enroll", token, "--poller", "--poller-name", "POLLER2", "--credentials",
                       credentials, "--interval", "1500ms"},
                      scratch / "agent.out", scratch / "agent.err");
-  const std::vector<std::string> reader = {"--ca-sha256", pin, "--token-file",
-                                           scratch / "reader.token"};
+  const std::vector<std::string>& reader = site.reader;
   auto snapshots = [&](const std::string& host) -> int {
     nlohmann::json entry = HostEntry(scratch, server, host, reader);
     return entry.is_object() ? entry.value("snapshots", 0) : 0;
