@@ -25,6 +25,15 @@ int main(int argc, char** argv) {
   corpus.Write("plan", std::string(1, '\0') + message.SerializeAsString());
   perfhive::PlanToProto(perfhive::CollectionPlan(), &message);
   corpus.Write("no_plan", std::string(1, '\0') + message.SerializeAsString());
+  perfhive::CollectionPlan poller;
+  poller.policy = "pollers";
+  poller.targets = {"\\\\db01", "\\\\10.0.0.7:445=DB02"};
+  poller.revision = perfhive::PlanRevision(poller);
+  perfhive::PlanToProto(poller, &message);
+  corpus.Write("poller_plan", std::string(1, '\0') + message.SerializeAsString());
+  corpus.Write("poller_policies", std::string(1, '\1') +
+                                      "[[policy]]\nname = \"pollers\"\nhosts = [\"poll*\"]\n"
+                                      "targets = ['\\\\db01', '\\\\10.0.0.7:445=DB02']\n");
   corpus.Write("policies", std::string(1, '\1') +
                                "[[policy]]\nname = \"web\"\nhosts = [\"web*\", \"shop01\"]\n"
                                "queries = [\"Global\", \"Costly@5m\", \"Processor,Memory@30s\"]\n"
