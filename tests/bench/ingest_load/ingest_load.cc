@@ -1,19 +1,32 @@
 // ingest_load: the ingest benchmark. Starts a real perfhive-server process on loopback with its
 // store in a temporary directory, opens many concurrent agent streams from this process (each a
-// host sending a keyframe, then deltas, of builder-made Windows-like snapshots), waits for every
-// acknowledgement, and prints snapshots/s, raw MB/s, wire bytes per snapshot and the server's own
-// CPU per snapshot (from /proc/PID/stat, so the simulated agents' work is not counted).
-//   ingest_load [--streams N] [--snapshots-per-stream K] [--processes P]
+// host sending a keyframe, then deltas), waits for every acknowledgement, and prints snapshots/s,
+// raw MB/s, wire bytes per snapshot, the server's own CPU per snapshot (from /proc/PID/stat, so
+// the simulated agents' work is not counted), its memory per connected stream (VmRSS while
+// streaming, less an idle server's) and the time from each snapshot's send to its
+// acknowledgement.
+//
+// The snapshots are builder-made Windows-like ones (every counter moves every sample; --processes
+// sets their size), or with --fleet a realistic fleet's (tests/bench/realistic_fleet: hosts made
+// from real machines' layouts, docs/fleet_generator.md). Streams send as fast as the server takes
+// them, or with --interval-ms one snapshot each per interval, their starts spread over the first
+// interval, as a fleet sends: then the latencies are those of a server at that load.
+//   ingest_load [--streams N] [--snapshots-per-stream K] [--processes P] [--fleet]
+//               [--seed S] [--interval-ms I]
 
 #include <grpcpp/grpcpp.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
+#include <memory>
+#include <mutex>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -24,15 +37,38 @@
 #include "perfdata/well_known_indexes.h"
 #include "perfhive/v1/ingest.grpc.pb.h"
 #include "port/sha256.h"
+#include "tests/bench/realistic_fleet/fleet_generator.h"
+#include "tests/bench/realistic_fleet/machine_layout.h"
+#include "tests/bench/realistic_fleet/real_machines.h"
 #include "tests/e2e/e2e_cluster.h"
 #include "wire/snapshot_delta.h"
 #include "wire/title_digest.h"
+
+#ifndef PERFHIVE_SHARED_DIR
+#error "PERFHIVE_SHARED_DIR names the shared folder; tests/CMakeLists.txt sets it"
+#endif
 
 namespace perfhive::testing {
 namespace {
 
 namespace v1 = perfhive::v1;
 namespace ti = title_index;
+using Clock = std::chrono::steady_clock;
+
+constexpr int kSkipped = 77;
+
+struct Options {
+  int streams = 100;
+  int per_stream = 20;
+  int processes = 2000;
+  bool fleet = false;
+  uint64_t seed = 1;
+  int interval_ms = 0;  // 0: as fast as the server takes them
+};
+
+std::filesystem::path FixturesRoot() {
+  return std::filesystem::path(PERFHIVE_SHARED_DIR) / "fixtures";
+}
 
 std::string AsString(std::span<const uint8_t> bytes) {
   return std::string(bytes.begin(), bytes.end());
@@ -40,7 +76,7 @@ std::string AsString(std::span<const uint8_t> bytes) {
 
 // A Windows-like Global snapshot: `processes` processes with 12 counters each and 8 CPUs (2,000
 // processes make about 300 KB); every counter moves from one sample to the next.
-std::vector<uint8_t> Snapshot(int host, int sample, int processes) {
+std::vector<uint8_t> BuilderSnapshot(int host, int sample, int processes) {
   SnapshotBuilder builder;
   builder.set_system_name("LOAD" + std::to_string(host))
       .set_system_time({2026, 11, 1, 22, 10, static_cast<uint16_t>(sample / 60 % 60),
@@ -78,115 +114,302 @@ std::vector<uint8_t> Snapshot(int host, int sample, int processes) {
   return builder.Build();
 }
 
-int64_t ProcessCpuTicks(pid_t pid) {
-  std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
-  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  // Fields after the command's closing parenthesis: state is field 3, utime 14, stime 15.
-  std::istringstream fields(text.substr(text.rfind(')') + 2));
-  std::string field;
-  int64_t utime = 0, stime = 0;
-  for (int n = 3; fields >> field; ++n) {
-    if (n == 14) utime = std::stoll(field);
-    if (n == 15) {
-      stime = std::stoll(field);
-      break;
-    }
-  }
-  return utime + stime;
+// What one simulated host sends after Hello: title databases and snapshots, in order, encoded
+// as its agent would encode them.
+struct HostFeed {
+  std::string name;
+  std::vector<v1::AgentMessage> messages;  // the first is its title database
+};
+
+v1::AgentMessage TitlesMessage(std::span<const uint8_t> counters) {
+  v1::AgentMessage message;
+  message.mutable_titles()->set_language("009");
+  message.mutable_titles()->set_counters(AsString(counters));
+  message.mutable_titles()->set_sha256(AsString(TitleDigest("009", counters, {})));
+  return message;
 }
 
-int Run(int streams, int per_stream, int processes) {
-  ScratchDir scratch("ingest-load");
-  ServerProcess server(scratch, {"--insecure", "--max-snapshots-per-second", "1000"});
-  if (!server.Start()) return 1;
+v1::AgentMessage SnapshotMessage(const std::string& instance, int k,
+                                 std::span<const uint8_t> previous, std::span<const uint8_t> raw,
+                                 const Sha256Digest& titles) {
+  v1::AgentMessage message;
+  v1::Snapshot* snapshot = message.mutable_snapshot();
+  snapshot->set_instance_id(instance);
+  snapshot->set_sequence(static_cast<uint64_t>(k + 1));
+  snapshot->set_query("Global");
+  snapshot->set_encoding(k == 0 ? v1::ENCODING_ZSTD : v1::ENCODING_DELTA_ZSTD);
+  snapshot->set_base_sequence(static_cast<uint64_t>(k));
+  snapshot->set_payload(AsString(EncodeDelta(previous, raw)));
+  snapshot->set_raw_size(static_cast<uint32_t>(raw.size()));
+  snapshot->set_sha256(AsString(Sha256(raw)));
+  v1::TitleDigest* digest = snapshot->add_titles();
+  digest->set_language("009");
+  digest->set_sha256(AsString(titles));
+  return message;
+}
 
+struct Feeds {
+  std::vector<HostFeed> hosts;
+  uint64_t raw_bytes = 0;
+  uint64_t steady_raw_bytes = 0;  // of the deltas, against which wire bytes are compared
+  uint64_t wire_bytes = 0;        // of the deltas
+};
+
+Result<Feeds> MakeFeeds(const Options& options) {
+  Feeds feeds;
+  std::optional<fleet::FleetGenerator> generator;
+  if (options.fleet) {
+    Result<std::vector<fleet::MachineLayout>> layouts = fleet::LoadMachineLayouts(FixturesRoot());
+    if (!layouts.ok()) return layouts.status();
+    Result<fleet::FleetGenerator> created = fleet::FleetGenerator::Create(
+        std::make_shared<const std::vector<fleet::MachineLayout>>(std::move(layouts).value()),
+        {.seed = options.seed, .hosts = options.streams});
+    if (!created.ok()) return created.status();
+    generator.emplace(std::move(created).value());
+  }
   TitleDatabase names;
   names.AddName(ti::kProcess, "Process");
   names.AddName(ti::kProcessor, "Processor");
-  std::vector<uint8_t> counters = names.EncodeNames();
-  Sha256Digest titles = TitleDigest("009", counters, {});
-
-  // Frames are made before the clock starts: an agent's encoding is not the server's cost.
-  std::vector<std::vector<v1::AgentMessage>> messages(streams);
-  uint64_t raw_bytes = 0, wire_bytes = 0;
-  for (int s = 0; s < streams; ++s) {
+  std::vector<uint8_t> builder_titles = names.EncodeNames();
+  for (int s = 0; s < options.streams; ++s) {
+    HostFeed& host = feeds.hosts.emplace_back();
+    std::string instance = "load-" + std::to_string(s);
+    std::optional<fleet::HostSimulator> simulator;
+    if (generator) simulator.emplace(generator->StartHost(s));
+    host.name = simulator ? simulator->profile().name : "LOAD" + std::to_string(s);
     std::vector<uint8_t> previous;
-    for (int k = 0; k < per_stream; ++k) {
-      std::vector<uint8_t> raw = Snapshot(s, k, processes);
-      v1::AgentMessage message;
-      v1::Snapshot* snapshot = message.mutable_snapshot();
-      snapshot->set_instance_id("load-" + std::to_string(s));
-      snapshot->set_sequence(static_cast<uint64_t>(k + 1));
-      snapshot->set_query("Global");
-      snapshot->set_encoding(k == 0 ? v1::ENCODING_ZSTD : v1::ENCODING_DELTA_ZSTD);
-      snapshot->set_base_sequence(static_cast<uint64_t>(k));
-      snapshot->set_payload(AsString(EncodeDelta(previous, raw)));
-      snapshot->set_raw_size(static_cast<uint32_t>(raw.size()));
-      snapshot->set_sha256(AsString(Sha256(raw)));
-      v1::TitleDigest* digest = snapshot->add_titles();
-      digest->set_language("009");
-      digest->set_sha256(AsString(titles));
-      raw_bytes += raw.size();
-      if (k > 0) wire_bytes += snapshot->payload().size();
-      messages[s].push_back(std::move(message));
+    Sha256Digest titles{};
+    for (int k = 0; k < options.per_stream; ++k) {
+      std::vector<uint8_t> raw;
+      bool titles_changed = k == 0;
+      if (simulator) {
+        fleet::GeneratedSample sample = simulator->Next();
+        raw = std::move(sample.snapshot);
+        titles_changed = titles_changed || sample.titles_changed;
+      } else {
+        raw = BuilderSnapshot(s, k, options.processes);
+      }
+      if (titles_changed) {
+        const std::vector<uint8_t>& counters = simulator ? simulator->titles() : builder_titles;
+        titles = TitleDigest("009", counters, {});
+        host.messages.push_back(TitlesMessage(counters));
+      }
+      host.messages.push_back(SnapshotMessage(instance, k, previous, raw, titles));
+      feeds.raw_bytes += raw.size();
+      if (k > 0) {
+        feeds.steady_raw_bytes += raw.size();
+        feeds.wire_bytes += host.messages.back().snapshot().payload().size();
+      }
       previous = std::move(raw);
     }
   }
+  return feeds;
+}
 
+// The process's user and system time in clock ticks, and its resident memory in bytes.
+struct ProcessUsage {
+  int64_t cpu_ticks = 0;
+  int64_t rss_bytes = 0;
+};
+
+ProcessUsage ReadUsage(pid_t pid) {
+  ProcessUsage usage;
+  std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  // Fields after the command's closing parenthesis: state is field 3, utime 14, stime 15, rss
+  // (in pages) 24.
+  std::istringstream fields(text.substr(text.rfind(')') + 2));
+  std::string field;
+  for (int n = 3; fields >> field; ++n) {
+    if (n == 14 || n == 15) usage.cpu_ticks += std::stoll(field);
+    if (n == 24) {
+      usage.rss_bytes = std::stoll(field) * sysconf(_SC_PAGESIZE);
+      break;
+    }
+  }
+  return usage;
+}
+
+double Percentile(const std::vector<double>& sorted, double p) {
+  if (sorted.empty()) return 0;
+  size_t at = static_cast<size_t>(p * static_cast<double>(sorted.size() - 1) + 0.5);
+  return sorted[std::min(at, sorted.size() - 1)];
+}
+
+int Run(const Options& options) {
+  if (std::filesystem::path missing = fleet::FirstRealMachineFile(FixturesRoot());
+      options.fleet && !std::filesystem::exists(missing)) {
+    // Without the shared fixtures there is no fleet: CTest counts that as skipped.
+    std::fprintf(stderr, "ingest_load: no %s, so no realistic fleet\n", missing.c_str());
+    return kSkipped;
+  }
+  Result<Feeds> made = MakeFeeds(options);
+  if (!made.ok()) {
+    std::fprintf(stderr, "ingest_load: %s\n", made.error().c_str());
+    return 1;
+  }
+  const Feeds& feeds = *made;
+  ScratchDir scratch("ingest-load");
+  // A paced fleet runs at its own pace; flat out, the rate limit is set above what one stream
+  // can send, so it never holds a stream back.
+  ServerProcess server(scratch, {"--insecure", "--max-snapshots-per-second", "100000"});
+  if (!server.Start()) return 1;
   pid_t pid = server.process()->pid();
-  int64_t cpu_before = ProcessCpuTicks(pid);
-  auto started = std::chrono::steady_clock::now();
+  std::printf("ingest_load: server pid %d\n", static_cast<int>(pid));
+  std::fflush(stdout);
+  // What the server holds before any stream, after a moment to settle.
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  ProcessUsage idle = ReadUsage(pid);
+
+  const int streams = options.streams;
+  const auto interval = std::chrono::milliseconds(options.interval_ms);
   std::atomic<uint64_t> acked{0};
+  std::atomic<int> connected{0};
+  std::atomic<bool> go{false};
+  // Send to ack in ms, of each stream's first snapshot (a keyframe, and its host's first title
+  // databases in force) and of the others.
+  std::vector<std::vector<double>> firsts(static_cast<size_t>(streams));
+  std::vector<std::vector<double>> latencies(static_cast<size_t>(streams));
+  // Hello to Welcome in ms: every stream connects at once, as a fleet does when its server
+  // restarts.
+  std::vector<double> welcomes(static_cast<size_t>(streams));
   std::vector<std::thread> clients;
+  Clock::time_point started;
   for (int s = 0; s < streams; ++s) {
     clients.emplace_back([&, s] {
-      auto channel = grpc::CreateChannel(server.address(), grpc::InsecureChannelCredentials());
+      const HostFeed& host = feeds.hosts[static_cast<size_t>(s)];
+      // A connection of its own, as every agent has.
+      grpc::ChannelArguments arguments;
+      arguments.SetInt(GRPC_ARG_USE_LOCAL_SUBCHANNEL_POOL, 1);
+      auto channel = grpc::CreateCustomChannel(server.address(), grpc::InsecureChannelCredentials(),
+                                               arguments);
       auto stub = v1::Ingest::NewStub(channel);
       grpc::ClientContext context;
       auto stream = stub->Stream(&context);
       v1::AgentMessage hello;
       hello.mutable_hello()->set_protocol_version(1);
-      hello.mutable_hello()->set_host_name("LOAD" + std::to_string(s));
+      hello.mutable_hello()->set_host_name(host.name);
       hello.mutable_hello()->set_instance_id("load-" + std::to_string(s));
+      const v1::TitleDatabase& titles = host.messages.front().titles();
+      v1::TitleDigest* digest = hello.mutable_hello()->add_titles();
+      digest->set_language(titles.language());
+      digest->set_sha256(titles.sha256());
+      Clock::time_point hello_sent = Clock::now();
       stream->Write(hello);
       v1::ServerMessage answer;
       stream->Read(&answer);
-      v1::AgentMessage title_message;
-      title_message.mutable_titles()->set_language("009");
-      title_message.mutable_titles()->set_counters(AsString(counters));
-      title_message.mutable_titles()->set_sha256(AsString(titles));
-      stream->Write(title_message);
+      welcomes[static_cast<size_t>(s)] =
+          std::chrono::duration<double, std::milli>(Clock::now() - hello_sent).count();
+      // As an agent does: its title database only when the server lacks it, before any snapshot.
+      if (answer.welcome().needed_titles_size() > 0) stream->Write(host.messages.front());
+      ++connected;
+      while (!go) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+      std::vector<Clock::time_point> sent(host.messages.size() + 1);
+      std::mutex sent_mutex;
       std::thread writer([&] {
-        for (const v1::AgentMessage& message : messages[s]) stream->Write(message);
+        Clock::time_point next = started + interval * s / streams;
+        for (const v1::AgentMessage& message : std::span(host.messages).subspan(1)) {
+          if (message.has_snapshot()) {
+            if (interval.count() > 0) {
+              std::this_thread::sleep_until(next);
+              next += interval;
+            }
+            std::lock_guard lock(sent_mutex);
+            sent[message.snapshot().sequence()] = Clock::now();
+          }
+          stream->Write(message);
+        }
         stream->WritesDone();
       });
       while (stream->Read(&answer)) {
-        if (answer.has_ack()) ++acked;
+        if (!answer.has_ack()) continue;
+        ++acked;
+        Clock::time_point now = Clock::now();
+        uint64_t sequence = answer.ack().sequence();
+        std::lock_guard lock(sent_mutex);
+        (sequence == 1 ? firsts : latencies)[static_cast<size_t>(s)].push_back(
+            std::chrono::duration<double, std::milli>(now - sent[sequence]).count());
       }
       writer.join();
       stream->Finish();
     });
   }
+  while (connected < streams) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  ProcessUsage before = ReadUsage(pid);
+  std::atomic<bool> done{false};
+  int64_t rss_peak = before.rss_bytes;
+  std::thread sampler([&] {
+    while (!done) {
+      rss_peak = std::max(rss_peak, ReadUsage(pid).rss_bytes);
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+  });
+  started = Clock::now();
+  go = true;
   for (std::thread& client : clients) client.join();
-  double seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-  double cpu_seconds = static_cast<double>(ProcessCpuTicks(pid) - cpu_before) /
+  double seconds = std::chrono::duration<double>(Clock::now() - started).count();
+  ProcessUsage after = ReadUsage(pid);
+  done = true;
+  sampler.join();
+  double cpu_seconds = static_cast<double>(after.cpu_ticks - before.cpu_ticks) /
                        static_cast<double>(sysconf(_SC_CLK_TCK));
-  uint64_t total = static_cast<uint64_t>(streams) * static_cast<uint64_t>(per_stream);
+
+  uint64_t total = static_cast<uint64_t>(streams) * static_cast<uint64_t>(options.per_stream);
+  auto sorted = [](const std::vector<std::vector<double>>& per_stream) {
+    std::vector<double> all;
+    for (const std::vector<double>& mine : per_stream) {
+      all.insert(all.end(), mine.begin(), mine.end());
+    }
+    std::sort(all.begin(), all.end());
+    return all;
+  };
+  std::vector<double> first = sorted(firsts);
+  std::vector<double> rest = sorted(latencies);
+  std::vector<double> all = sorted({first, rest});
+  std::vector<double> welcome = sorted({welcomes});
+  double cpu_ms = cpu_seconds * 1000 / static_cast<double>(total);
   std::printf(
-      "ingest_load: %d streams x %d snapshots of %.0f KB (raw), %llu acknowledged of %llu\n",
-      streams, per_stream, static_cast<double>(raw_bytes) / total / 1024,
+      "ingest_load: %d %s streams x %d snapshots of %.1f KB (raw), %s, %llu "
+      "acknowledged of %llu\n",
+      streams, options.fleet ? "realistic fleet" : "builder-made", options.per_stream,
+      static_cast<double>(feeds.raw_bytes) / static_cast<double>(total) / 1024,
+      options.interval_ms > 0
+          ? ("one each every " + std::to_string(options.interval_ms) + " ms").c_str()
+          : "flat out",
       static_cast<unsigned long long>(acked.load()), static_cast<unsigned long long>(total));
   std::printf("  %.0f snapshots/s, %.1f raw MB/s, wire %.1f%% of raw per steady-state snapshot\n",
-              static_cast<double>(total) / seconds, static_cast<double>(raw_bytes) / seconds / 1e6,
-              100.0 * static_cast<double>(wire_bytes) /
-                  static_cast<double>(raw_bytes - raw_bytes / static_cast<uint64_t>(per_stream)));
+              static_cast<double>(total) / seconds,
+              static_cast<double>(feeds.raw_bytes) / seconds / 1e6,
+              100.0 * static_cast<double>(feeds.wire_bytes) /
+                  static_cast<double>(std::max<uint64_t>(feeds.steady_raw_bytes, 1)));
   std::printf(
-      "  server CPU %.2f ms per snapshot; 1,000 hosts at a 10 s interval would use %.2f "
-      "of a core\n",
-      cpu_seconds * 1000 / static_cast<double>(total),
-      cpu_seconds / static_cast<double>(total) * 100);
+      "  server CPU %.3f ms per snapshot (%.2f s in all): %.0f snapshots/s per core, "
+      "%.0f hosts at a 10 s interval per core\n",
+      cpu_ms, cpu_seconds, 1000 / cpu_ms, 10'000 / cpu_ms);
+  std::printf(
+      "  server RSS idle %.1f MB, %d streams connected %.1f MB, peak %.1f MB: "
+      "%.0f KB per stream\n",
+      static_cast<double>(idle.rss_bytes) / 1e6, streams,
+      static_cast<double>(before.rss_bytes) / 1e6, static_cast<double>(rss_peak) / 1e6,
+      static_cast<double>(rss_peak - idle.rss_bytes) / 1024 / streams);
+  std::printf("  hello to welcome, all streams at once: p50 %.1f ms, p99 %.1f ms\n",
+              Percentile(welcome, 0.5), Percentile(welcome, 0.99));
+  std::printf(
+      "  send to ack: p50 %.1f ms, p99 %.1f ms, max %.1f ms; each stream's first: p50 "
+      "%.1f ms, p99 %.1f ms; the others: p50 %.1f ms, p99 %.1f ms\n",
+      Percentile(all, 0.5), Percentile(all, 0.99), all.empty() ? 0 : all.back(),
+      Percentile(first, 0.5), Percentile(first, 0.99), Percentile(rest, 0.5),
+      Percentile(rest, 0.99));
   server.Stop();
+  // Once stopped, SQLite's WAL is checkpointed into the database: what the snapshots keep.
+  uint64_t stored = 0;
+  for (const auto& file : std::filesystem::recursive_directory_iterator(scratch / "server-data")) {
+    if (file.is_regular_file()) stored += file.file_size();
+  }
+  std::printf("  data directory %.1f MB: %.0f bytes per snapshot, %.2f%% of raw\n",
+              static_cast<double>(stored) / 1e6,
+              static_cast<double>(stored) / static_cast<double>(total),
+              100.0 * static_cast<double>(stored) / static_cast<double>(feeds.raw_bytes));
   return acked.load() == total ? 0 : 1;
 }
 
@@ -194,11 +417,15 @@ int Run(int streams, int per_stream, int processes) {
 }  // namespace perfhive::testing
 
 int main(int argc, char** argv) {
-  int streams = 100, per_stream = 20, processes = 2000;
-  for (int i = 1; i + 1 < argc; i += 2) {
-    if (std::strcmp(argv[i], "--streams") == 0) streams = std::atoi(argv[i + 1]);
-    if (std::strcmp(argv[i], "--snapshots-per-stream") == 0) per_stream = std::atoi(argv[i + 1]);
-    if (std::strcmp(argv[i], "--processes") == 0) processes = std::atoi(argv[i + 1]);
+  perfhive::testing::Options options;
+  for (int i = 1; i < argc; ++i) {
+    auto value = [&] { return i + 1 < argc ? std::atoi(argv[++i]) : 0; };
+    if (std::strcmp(argv[i], "--streams") == 0) options.streams = value();
+    if (std::strcmp(argv[i], "--snapshots-per-stream") == 0) options.per_stream = value();
+    if (std::strcmp(argv[i], "--processes") == 0) options.processes = value();
+    if (std::strcmp(argv[i], "--fleet") == 0) options.fleet = true;
+    if (std::strcmp(argv[i], "--seed") == 0) options.seed = static_cast<uint64_t>(value());
+    if (std::strcmp(argv[i], "--interval-ms") == 0) options.interval_ms = value();
   }
-  return perfhive::testing::Run(streams, per_stream, processes);
+  return perfhive::testing::Run(options);
 }
