@@ -46,6 +46,11 @@
 namespace perfhive {
 namespace {
 
+// How often the store commits at most under load: a fleet's appends share a transaction and an
+// fsync per interval instead of paying one each (10,000 hosts at a 10 s interval are 1,000
+// snapshots a second), and none waits longer than this for its commit to start.
+constexpr std::chrono::milliseconds kCommitInterval{5};
+
 bool IsLoopback(const std::string& address) {
   std::string host = address.substr(0, address.rfind(':'));
   return host == "localhost" || host.starts_with("127.") || host == "[::1]" || host == "::1";
@@ -179,8 +184,9 @@ Status Run(const ServerConfig& options) {
   std::unique_ptr<EnrollmentRegistry> registry;
   std::unique_ptr<EnrolledClients> enrolled;
   std::unique_ptr<EnrollmentService> enrollment;
-  Result<std::unique_ptr<Store>> store =
-      Store::Open(options.data, StoreOptions{.compact_groups = options.compact_groups});
+  Result<std::unique_ptr<Store>> store = Store::Open(
+      options.data,
+      StoreOptions{.commit_interval = kCommitInterval, .compact_groups = options.compact_groups});
   if (!store.ok()) return store.status().Prefixed("cannot open the store: ");
 
   ServerLog log;

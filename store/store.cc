@@ -139,11 +139,15 @@ void Store::AppendAsync(SnapshotToAppend snapshot, AppendCallback done) {
                   .sha256 = digest,
                   .sections = std::move(sections),
                   .done = std::move(done)};
+  bool wake;
   {
     std::lock_guard lock(queue_mutex_);
     queue_.push_back(std::move(pending));
+    // The writer waits for a first append, then (with a commit interval) for the interval or a
+    // full batch: other appends need not wake it, and each wake-up costs a context switch.
+    wake = queue_.size() == 1 || queue_.size() >= static_cast<size_t>(options_.max_batch);
   }
-  queue_ready_.notify_one();
+  if (wake) queue_ready_.notify_one();
 }
 
 Result<AppendResult> Store::Append(SnapshotToAppend snapshot) {
@@ -155,12 +159,17 @@ Result<AppendResult> Store::Append(SnapshotToAppend snapshot) {
 }
 
 void Store::WriterLoop() {
+  std::chrono::steady_clock::time_point last_commit{};
   for (;;) {
     std::vector<Pending> batch;
     {
       std::unique_lock lock(queue_mutex_);
       queue_ready_.wait(lock, [this] { return stopping_ || !queue_.empty(); });
+      queue_ready_.wait_until(lock, last_commit + options_.commit_interval, [this] {
+        return stopping_ || queue_.size() >= static_cast<size_t>(options_.max_batch);
+      });
       if (queue_.empty()) return;  // stopping, and everything queued was committed
+      last_commit = std::chrono::steady_clock::now();
       while (!queue_.empty() && batch.size() < static_cast<size_t>(options_.max_batch)) {
         batch.push_back(std::move(queue_.front()));
         queue_.pop_front();

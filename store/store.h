@@ -21,6 +21,7 @@
 #ifndef PERFHIVE_STORE_STORE_H_
 #define PERFHIVE_STORE_STORE_H_
 
+#include <chrono>
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
@@ -53,6 +54,11 @@ struct StoreOptions {
   int level = 3;
   // Appends committed in one transaction at most.
   int max_batch = 512;
+  // A commit starts no sooner than this after the previous one started: appends from all streams
+  // that arrive meanwhile share its transaction and its fsync, instead of paying one each, at the
+  // price of waiting up to this long. 0: commit whatever is queued at once (a lone appender that
+  // waits for each append pays no delay).
+  std::chrono::microseconds commit_interval{0};
   // Raw keyframes kept in memory to make deltas against; beyond it the least recently used are
   // dropped and read back from the database when needed.
   size_t keyframe_cache_bytes = 512 * 1024 * 1024;

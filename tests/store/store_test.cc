@@ -5,7 +5,9 @@
 #include <sqlite3.h>
 
 #include <atomic>
+#include <chrono>
 #include <map>
+#include <mutex>
 #include <thread>
 
 #include "perfdata/snapshot_reader.h"
@@ -495,6 +497,37 @@ TEST(StoreTest, AsyncCompletionRunsOncePerAppend) {
   }
   store.reset();  // the destructor commits what is queued
   EXPECT_EQ(done, 50);
+}
+
+TEST(StoreTest, AppendsQueuedWithinACommitIntervalAreAllDurable) {
+  TempDir dir;
+  StoreOptions options;
+  options.commit_interval = std::chrono::milliseconds(50);
+  auto store = OpenStore(dir.path(), options);
+  std::mutex mutex;
+  std::vector<Result<AppendResult>> results;
+  auto collect = [&](Result<AppendResult> r) {
+    std::lock_guard lock(mutex);
+    results.push_back(std::move(r));
+  };
+  // Two hosts' streams at once, and one sample sent twice: the second finds the first within
+  // the same transaction.
+  for (int i = 0; i < 20; ++i) {
+    store->AppendAsync(MakeAppend("web01", "boot", i, SmallSnapshot(i, i)), collect);
+    store->AppendAsync(MakeAppend("web02", "boot", i, SmallSnapshot(i, i + 100)), collect);
+  }
+  store->AppendAsync(MakeAppend("web01", "other-run", 1, SmallSnapshot(3, 3)), collect);
+  store.reset();
+  ASSERT_EQ(results.size(), 41u);
+  int duplicates = 0;
+  for (const Result<AppendResult>& r : results) {
+    ASSERT_TRUE(r.ok()) << r.error();
+    duplicates += r->duplicate;
+  }
+  EXPECT_EQ(duplicates, 1);
+  auto reopened = OpenStore(dir.path());
+  EXPECT_EQ(reopened->ListSnapshots("web01", 0, INT64_MAX)->size(), 20u);
+  EXPECT_EQ(reopened->ListSnapshots("web02", 0, INT64_MAX)->size(), 20u);
 }
 
 TEST(StoreTest, ListingStopsAtTheLimit) {
