@@ -295,7 +295,8 @@ bool IngestSession::HandleSnapshotWithinRate() {
   return false;
 }
 
-Status IngestSession::ApplyTitles(const v1::Snapshot& snapshot, int64_t sample_ns) {
+Status IngestSession::ApplyTitles(const v1::Snapshot& snapshot,
+                                  std::vector<std::pair<std::string, Sha256Digest>>& changed) {
   for (const v1::TitleDigest& titles : snapshot.titles()) {
     std::optional<Sha256Digest> digest = DigestOf(titles.sha256());
     if (!digest) return Status::InvalidArgument("a title digest is not 32 bytes");
@@ -310,11 +311,7 @@ Status IngestSession::ApplyTitles(const v1::Snapshot& snapshot, int64_t sample_n
     }
     auto in_force = titles_in_force_.find(titles.language());
     if (in_force != titles_in_force_.end() && in_force->second == *digest) continue;
-    if (Status status =
-            service_.store().SetTitlesInForce(host_, titles.language(), *digest, sample_ns);
-        !status.ok()) {
-      return Status::Unavailable("store: " + status.message());
-    }
+    changed.emplace_back(titles.language(), *digest);
     titles_in_force_[titles.language()] = *digest;
   }
   return Status();
@@ -368,11 +365,8 @@ bool IngestSession::HandleSnapshot(v1::Snapshot& snapshot) {
     Refuse(instance_id, sequence, sample_ns.status().Prefixed("malformed snapshot: SystemTime: "));
     return true;
   }
-  if (Status status = ApplyTitles(snapshot, *sample_ns); !status.ok()) {
-    if (status.code() == StatusCode::kUnavailable) {
-      EndStream(ToGrpcStatus(status));
-      return false;
-    }
+  std::vector<std::pair<std::string, Sha256Digest>> titles_changed;
+  if (Status status = ApplyTitles(snapshot, titles_changed); !status.ok()) {
     Refuse(instance_id, sequence, status);
     return true;
   }
@@ -385,7 +379,9 @@ bool IngestSession::HandleSnapshot(v1::Snapshot& snapshot) {
                           .instance_id = instance_id,
                           .sequence = sequence,
                           .receive_time_ns = UnixNanosNow(),
-                          .raw = std::move(raw).value()};
+                          .raw = std::move(raw).value(),
+                          .sha256 = DigestOf(snapshot.sha256()),  // the restorer checked it
+                          .titles_in_force = std::move(titles_changed)};
   service_.store().AppendAsync(std::move(append),
                                [this, instance_id, sequence](Result<AppendResult> result) {
                                  OnAppended(instance_id, sequence, std::move(result));
@@ -514,6 +510,7 @@ void IngestSession::OnAppended(const std::string& instance_id, uint64_t sequence
     ack->set_duplicate(result->duplicate);
     Send(std::move(reply));
   } else if (result.status().code() == StatusCode::kInvalidArgument ||
+             result.status().code() == StatusCode::kFailedPrecondition ||
              result.status().code() == StatusCode::kAlreadyExists) {
     Refuse(instance_id, sequence, result.status());
   } else {

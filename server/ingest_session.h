@@ -66,8 +66,10 @@ class IngestSession final
   // Handles the snapshot in `incoming_` now, or once the rate limit allows (then false: the
   // alarm reads on).
   bool HandleSnapshotWithinRate();
-  // Records the title databases in force for the snapshot at `sample_ns`.
-  Status ApplyTitles(const perfhive::v1::Snapshot& snapshot, int64_t sample_ns);
+  // Adds to `changed` the title databases the snapshot says are in force where they differ from
+  // those the stream recorded last: its append records them, on the store's writer.
+  Status ApplyTitles(const perfhive::v1::Snapshot& snapshot,
+                     std::vector<std::pair<std::string, Sha256Digest>>& changed);
   // Takes a token when one is there (zero); else how long until one is.
   std::chrono::steady_clock::duration TakeRateToken();
 

@@ -130,7 +130,7 @@ void Store::AppendAsync(SnapshotToAppend snapshot, AppendCallback done) {
     return;
   }
   if (snapshot.receive_time_ns == 0) snapshot.receive_time_ns = NowNs();
-  Sha256Digest digest = Sha256(snapshot.raw);
+  Sha256Digest digest = snapshot.sha256 ? *snapshot.sha256 : Sha256(snapshot.raw);
   std::vector<SnapshotSection> sections = SplitIntoSections(*reader, snapshot.raw.size());
   Pending pending{.snapshot = std::move(snapshot),
                   .sample_time_ns = *sample_time,
@@ -209,6 +209,24 @@ Status Store::InsertOne(Pending& pending, std::optional<Result<AppendResult>>& r
   Result<int64_t> host_id = HostId(snapshot.host, true, snapshot.receive_time_ns);
   if (!host_id.ok()) return host_id.status();
   int64_t sequence = static_cast<int64_t>(snapshot.sequence);
+
+  // The title databases it brings into force, recorded whatever becomes of the snapshot (the same
+  // sample again still says which databases its host had), once all are known to be stored.
+  for (const auto& [language, digest] : snapshot.titles_in_force) {
+    Result<bool> stored = TitleDatabaseStored(digest);
+    if (!stored.ok()) return stored.status();
+    if (!*stored) {
+      result = Status(StatusCode::kFailedPrecondition,
+                      "title database " + ToHex(digest) + " (" + language +
+                          ") is not stored; its snapshot is not stored either");
+      return Status();
+    }
+  }
+  for (const auto& [language, digest] : snapshot.titles_in_force) {
+    if (Status s = PutTitlesInForce(*host_id, language, digest, pending.sample_time_ns); !s.ok()) {
+      return s;
+    }
+  }
 
   // The sample's identity: the same host, query and clocks (SystemTime, PerfTime,
   // PerfTime100nSec) is the same sample, whichever run sends it. A row stored before the clocks

@@ -32,6 +32,7 @@
 #include <span>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "perfdata/status.h"
@@ -107,6 +108,15 @@ struct SnapshotToAppend {
   uint64_t sequence = 0;
   int64_t receive_time_ns = 0;  // server clock; 0: now
   std::vector<uint8_t> raw;     // the exact PERF_DATA_BLOCK bytes
+  // The SHA-256 of `raw`, given by a caller that has checked the bytes against it (an ingest
+  // session checks every restored snapshot against the digest its agent sent), so that it is not
+  // taken twice; unset: the store takes it.
+  std::optional<Sha256Digest> sha256;
+  // Title databases (language, digest; stored before with PutTitleDatabase) in force for the
+  // host from this snapshot's sample time on, by SetTitlesInForce's rule. They are recorded in the
+  // snapshot's transaction, on the writer, rather than in a commit of their own that waits for
+  // the writer; a digest the store does not hold refuses the snapshot (FAILED_PRECONDITION).
+  std::vector<std::pair<std::string, Sha256Digest>> titles_in_force;
 };
 
 struct AppendResult {
@@ -188,8 +198,9 @@ class Store {
   // Validates the snapshot (perfdata's reader; its SystemTime is the sample time), then queues
   // it; `done` runs once on the writer thread when the append is durable or failed. A snapshot
   // that does not validate fails at once with INVALID_ARGUMENT, `done` running on the calling
-  // thread; one whose identity is stored with other bytes fails with ALREADY_EXISTS. Both are
-  // the snapshot's fault: any other error is the store's, and the same append may work later.
+  // thread; one whose identity is stored with other bytes fails with ALREADY_EXISTS, one whose
+  // titles_in_force name a database not stored with FAILED_PRECONDITION. These are the
+  // snapshot's fault: any other error is the store's, and the same append may work later.
   // An unknown host is added with just its name.
   void AppendAsync(SnapshotToAppend snapshot, AppendCallback done);
   // AppendAsync and wait.
@@ -290,6 +301,10 @@ class Store {
   // duplicate, or refused as a conflict) goes to `result`.
   Status InsertOne(Pending& pending, std::optional<Result<AppendResult>>& result);
   Result<int64_t> HostId(const std::string& host, bool create, int64_t now_ns);
+  Result<bool> TitleDatabaseStored(const Sha256Digest& digest);
+  // From `since_ns` on, `host_id` reads `language` with `digest`, unless that is already so.
+  Status PutTitlesInForce(int64_t host_id, const std::string& language, const Sha256Digest& digest,
+                          int64_t since_ns);
   // Rewrites the closed group of `keyframe_id` as one columnar block, once the block is checked
   // to restore every member exactly; a group that does not restore or is too large is left as
   // frames.

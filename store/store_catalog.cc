@@ -182,23 +182,32 @@ Result<TitleDatabaseRecord> Store::GetTitleDatabase(const Sha256Digest& digest) 
 Status Store::SetTitlesInForce(const std::string& host, const std::string& language,
                                const Sha256Digest& digest, int64_t since_ns) {
   std::lock_guard lock(write_mutex_);
+  Result<bool> exists = TitleDatabaseStored(digest);
+  if (!exists.ok()) return exists.status();
+  if (!*exists) return Status::Error("no title database " + ToHex(digest) + " to put in force");
+  Result<int64_t> id = HostId(host, true, since_ns);
+  if (!id.ok()) return id.status();
+  return PutTitlesInForce(*id, language, digest, since_ns);
+}
+
+Result<bool> Store::TitleDatabaseStored(const Sha256Digest& digest) {
   Result<SqliteStatement*> known =
       writer_->Prepare("SELECT 1 FROM title_databases WHERE digest = ?1");
   if (!known.ok()) return known.status();
   (*known)->BindBlob(1, digest);
   Result<bool> exists = (*known)->Step();
-  if (!exists.ok()) return exists.status();
   (*known)->Reset();
-  if (!*exists) return Status::Error("no title database " + ToHex(digest) + " to put in force");
-  Result<int64_t> id = HostId(host, true, since_ns);
-  if (!id.ok()) return id.status();
+  return exists;
+}
 
+Status Store::PutTitlesInForce(int64_t host_id, const std::string& language,
+                               const Sha256Digest& digest, int64_t since_ns) {
   // Nothing to record when the version in force at `since_ns` is already this one.
   Result<SqliteStatement*> current = writer_->Prepare(
       "SELECT digest FROM host_titles WHERE host_id = ?1 AND language = ?2 AND since <= ?3"
       " ORDER BY since DESC LIMIT 1");
   if (!current.ok()) return current.status();
-  (*current)->Bind(1, *id).Bind(2, language).Bind(3, since_ns);
+  (*current)->Bind(1, host_id).Bind(2, language).Bind(3, since_ns);
   Result<bool> row = (*current)->Step();
   if (!row.ok()) return row.status();
   if (*row) {
@@ -210,7 +219,7 @@ Status Store::SetTitlesInForce(const std::string& host, const std::string& langu
       "INSERT INTO host_titles (host_id, language, since, digest) VALUES (?1, ?2, ?3, ?4)"
       " ON CONFLICT (host_id, language, since) DO UPDATE SET digest = ?4");
   if (!insert.ok()) return insert.status();
-  return (*insert)->Bind(1, *id).Bind(2, language).Bind(3, since_ns).BindBlob(4, digest).Run();
+  return (*insert)->Bind(1, host_id).Bind(2, language).Bind(3, since_ns).BindBlob(4, digest).Run();
 }
 
 Result<std::optional<TitleDatabaseRecord>> Store::TitlesInForce(const std::string& host,

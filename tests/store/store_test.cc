@@ -530,6 +530,32 @@ TEST(StoreTest, AppendsQueuedWithinACommitIntervalAreAllDurable) {
   EXPECT_EQ(reopened->ListSnapshots("web02", 0, INT64_MAX)->size(), 20u);
 }
 
+TEST(StoreTest, AnAppendBringsItsTitlesIntoForceAtItsSampleTime) {
+  TempDir dir;
+  auto store = OpenStore(dir.path());
+  std::vector<uint8_t> counters = {'2', 0, 'S', 'y', 's', 't', 'e', 'm', 0, 0};
+  Result<Sha256Digest> titles = store->PutTitleDatabase("009", counters, {});
+  ASSERT_TRUE(titles.ok()) << titles.error();
+
+  SnapshotToAppend append = MakeAppend("web01", "boot", 1, SmallSnapshot(10, 1));
+  append.titles_in_force = {{"009", *titles}};
+  ASSERT_TRUE(store->Append(std::move(append)).ok());
+  Result<std::optional<TitleDatabaseRecord>> in_force =
+      store->TitlesInForce("web01", "009", SampleNs(30));
+  ASSERT_TRUE(in_force.ok() && in_force->has_value());
+  EXPECT_EQ((*in_force)->counters, counters);
+  EXPECT_EQ((*in_force)->since_ns, SampleNs(10));
+
+  // A database the store does not hold refuses the snapshot, which is not stored.
+  SnapshotToAppend unknown = MakeAppend("web01", "boot", 2, SmallSnapshot(20, 2));
+  unknown.titles_in_force = {{"009", Sha256Digest{}}};
+  Result<AppendResult> refused = store->Append(std::move(unknown));
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.status().code(), StatusCode::kFailedPrecondition);
+  EXPECT_EQ(store->ListSnapshots("web01", 0, INT64_MAX)->size(), 1u);
+  EXPECT_EQ(store->TitleHistory("web01", "009")->size(), 1u);
+}
+
 TEST(StoreTest, ListingStopsAtTheLimit) {
   TempDir dir;
   auto store = OpenStore(dir.path());
