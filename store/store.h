@@ -174,6 +174,8 @@ struct RetentionPolicy {
 struct RetentionResult {
   int64_t snapshots_deleted = 0;
   int64_t bytes_deleted = 0;  // stored (compressed) bytes
+  // Transactions it took, each holding the write lock alone: appends go on in between.
+  int64_t transactions = 0;
 };
 
 struct StoreTotals {

@@ -249,9 +249,12 @@ Result<std::optional<uint64_t>> Store::LastSequence(const std::string& host,
 
 Result<StoreTotals> Store::Totals() {
   std::lock_guard lock(read_mutex_);
+  // From the hosts' counts and the keyframe index, not a scan of every snapshot: /metrics asks
+  // at every scrape.
   Result<SqliteStatement*> select = reader_->Prepare(
-      "SELECT COUNT(*), COALESCE(SUM(keyframe_id IS NULL), 0), COALESCE(SUM(raw_size), 0),"
-      " COALESCE(SUM(stored_size), 0) FROM snapshots");
+      "SELECT COALESCE(SUM(snapshots_stored), 0),"
+      " (SELECT COUNT(*) FROM snapshots WHERE keyframe_id IS NULL),"
+      " COALESCE(SUM(raw_bytes_stored), 0), COALESCE(SUM(stored_bytes), 0) FROM hosts");
   if (!select.ok()) return select.status();
   Result<bool> row = (*select)->Step();
   if (!row.ok()) return row.status();

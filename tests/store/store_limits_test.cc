@@ -16,12 +16,15 @@ using testing::MakeAppend;
 using testing::SmallSnapshot;
 using testing::TempDir;
 
+// Sample s of web01: SystemTime's seconds go round a minute, PerfTime tells them apart.
+std::vector<uint8_t> NthSnapshot(int s) { return SmallSnapshot(s % 60, s, 20, s); }
+
 // Appends snapshots 0..count-1 of one host, received one second apart (MakeAppend), in groups of
 // the store's groups; returns their ids.
 std::vector<int64_t> AppendSeries(Store& store, int count) {
   std::vector<int64_t> ids;
   for (int i = 0; i < count; ++i) {
-    Result<AppendResult> r = store.Append(MakeAppend("web01", "boot", i, SmallSnapshot(i, i)));
+    Result<AppendResult> r = store.Append(MakeAppend("web01", "boot", i, NthSnapshot(i)));
     EXPECT_TRUE(r.ok()) << r.error();
     ids.push_back(r.ok() ? r->id : 0);
   }
@@ -45,9 +48,19 @@ void ExpectEveryReadBack(Store& store) {
   for (const SnapshotInfo& info : *list) {
     Result<std::vector<uint8_t>> raw = store.ReadSnapshot(info.id);
     ASSERT_TRUE(raw.ok()) << raw.error();
-    int s = static_cast<int>(info.sequence);
-    EXPECT_EQ(*raw, SmallSnapshot(s, s));
+    EXPECT_EQ(*raw, NthSnapshot(static_cast<int>(info.sequence)));
   }
+}
+
+// The stored sizes of web01's snapshots, added up one by one.
+int64_t StoredSizeOfEverySnapshot(Store& store) {
+  int64_t total = 0;
+  Result<std::vector<SnapshotInfo>> list = store.ListSnapshots("web01", 0, INT64_MAX);
+  EXPECT_TRUE(list.ok()) << list.error();
+  if (list.ok()) {
+    for (const SnapshotInfo& info : *list) total += info.stored_size;
+  }
+  return total;
 }
 
 // Receive time of MakeAppend's sequence s.
@@ -73,7 +86,7 @@ TEST(StoreRetentionTest, ByAgeKeepsKeyframesThatNewerDeltasNeed) {
   EXPECT_EQ(host.snapshots_stored, 7);
   EXPECT_EQ(host.snapshots_received, 12);
   // Appends go on after retention, in a group whose keyframe exists.
-  ASSERT_TRUE((*store)->Append(MakeAppend("web01", "boot", 12, SmallSnapshot(12, 12))).ok());
+  ASSERT_TRUE((*store)->Append(MakeAppend("web01", "boot", 12, NthSnapshot(12))).ok());
   EXPECT_EQ(StoredSequences(**store).size(), 8u);
 }
 
@@ -99,7 +112,7 @@ TEST(StoreRetentionTest, ByAgeDeletesACompactedGroupWhole) {
   Result<StoreTotals> after = (*store)->Totals();
   ASSERT_TRUE(after.ok());
   EXPECT_EQ(after->stored_bytes, before->stored_bytes - result->bytes_deleted);
-  EXPECT_EQ((*(*store)->FindHost("web01"))->stored_bytes, after->stored_bytes);
+  EXPECT_EQ(after->stored_bytes, StoredSizeOfEverySnapshot(**store));
   // Then 4..7 go together, once 7 is old.
   result = (*store)->ApplyRetention(policy, ReceivedNs(18));
   ASSERT_TRUE(result.ok()) << result.error();
@@ -129,6 +142,60 @@ TEST(StoreRetentionTest, BySizeDeletesWholeGroupsOldestFirst) {
   ASSERT_TRUE((*store)->ApplyRetention(policy, 0).ok());
   EXPECT_EQ(StoredSequences(**store), (std::vector<uint64_t>{8, 9, 10, 11}));
   EXPECT_EQ((*store)->Totals()->stored_bytes, last_group);
+}
+
+// Regression: retention deleted a whole backlog in one transaction under the write lock, so
+// every stream's appends waited for all of it. It now deletes in chunks of its own transactions;
+// what it deletes is the same, the counts stay what the database holds, and an append after it
+// starts a group whose keyframe exists.
+TEST(StoreRetentionTest, ABacklogOfSeveralChunksIsDeletedAsInOnePass) {
+  TempDir dir;
+  StoreOptions options;
+  options.group_size = 10;
+  Result<std::unique_ptr<Store>> store = Store::Open(dir.path(), options);
+  ASSERT_TRUE(store.ok());
+  AppendSeries(**store, 9000);
+  // Received before second 8995: all but 8990 (the keyframe 8995..8999 need) and those.
+  RetentionPolicy policy;
+  policy.max_age_ns = 1'000'000'000LL * 10;
+  Result<RetentionResult> result = (*store)->ApplyRetention(policy, ReceivedNs(9005));
+  ASSERT_TRUE(result.ok()) << result.error();
+  EXPECT_EQ(result->snapshots_deleted, 8994);
+  EXPECT_GE(result->transactions, 3);  // 8,994 deltas and keyframes in chunks of 4,096
+  EXPECT_EQ(StoredSequences(**store), (std::vector<uint64_t>{8990, 8995, 8996, 8997, 8998, 8999}));
+  ExpectEveryReadBack(**store);
+  Result<StoreTotals> totals = (*store)->Totals();
+  ASSERT_TRUE(totals.ok()) << totals.error();
+  EXPECT_EQ(totals->snapshots, 6);
+  EXPECT_EQ(totals->keyframes, 1);
+  EXPECT_EQ(totals->stored_bytes, StoredSizeOfEverySnapshot(**store));
+  ASSERT_TRUE((*store)->Append(MakeAppend("web01", "boot", 9000, NthSnapshot(9000))).ok());
+  ExpectEveryReadBack(**store);
+}
+
+TEST(StoreRetentionTest, BySizeGroupsOfSeveralChunksGoOldestFirst) {
+  TempDir dir;
+  StoreOptions options;
+  options.group_size = 10;
+  Result<std::unique_ptr<Store>> store = Store::Open(dir.path(), options);
+  ASSERT_TRUE(store.ok());
+  AppendSeries(**store, 1000);  // 100 groups
+  int64_t last_group = 0;
+  Result<std::vector<SnapshotInfo>> list = (*store)->ListSnapshots("web01", 0, INT64_MAX);
+  ASSERT_TRUE(list.ok());
+  for (const SnapshotInfo& info : *list) {
+    if (info.sequence >= 990) last_group += info.stored_size;
+  }
+  RetentionPolicy policy;
+  policy.max_bytes = last_group;
+  Result<RetentionResult> result = (*store)->ApplyRetention(policy, 0);
+  ASSERT_TRUE(result.ok()) << result.error();
+  EXPECT_EQ(result->snapshots_deleted, 990);
+  std::vector<uint64_t> last;
+  for (uint64_t s = 990; s < 1000; ++s) last.push_back(s);
+  EXPECT_EQ(StoredSequences(**store), last);
+  EXPECT_EQ((*store)->Totals()->stored_bytes, StoredSizeOfEverySnapshot(**store));
+  ExpectEveryReadBack(**store);
 }
 
 TEST(StoreFailureTest, FullDatabaseIsAnErrorNamingTheFile) {
