@@ -111,12 +111,12 @@ struct SnapshotToAppend {
   // The SHA-256 of `raw`, given by a caller that has checked the bytes against it (an ingest
   // session checks every restored snapshot against the digest its agent sent), so that it is not
   // taken twice; unset: the store takes it.
-  std::optional<Sha256Digest> sha256;
+  std::optional<Sha256Digest> sha256 = std::nullopt;
   // Title databases (language, digest; stored before with PutTitleDatabase) in force for the
   // host from this snapshot's sample time on, by SetTitlesInForce's rule. They are recorded in the
   // snapshot's transaction, on the writer, rather than in a commit of their own that waits for
   // the writer; a digest the store does not hold refuses the snapshot (FAILED_PRECONDITION).
-  std::vector<std::pair<std::string, Sha256Digest>> titles_in_force;
+  std::vector<std::pair<std::string, Sha256Digest>> titles_in_force = {};
 };
 
 struct AppendResult {
