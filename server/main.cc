@@ -320,7 +320,8 @@ Status Run(const ServerConfig& options) {
         log.Error("retention", {{"message", result.error()}});
       } else if (result->snapshots_deleted > 0) {
         log.Info("retention", {{"deleted", std::to_string(result->snapshots_deleted)},
-                               {"bytes", std::to_string(result->bytes_deleted)}});
+                               {"bytes", std::to_string(result->bytes_deleted)},
+                               {"transactions", std::to_string(result->transactions)}});
       }
     }
   });
