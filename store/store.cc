@@ -14,6 +14,7 @@
 #include "store/group_restorer.h"
 #include "store/host_key.h"
 #include "store/keyframe_cache.h"
+#include "store/reader_pool.h"
 #include "store/sample_time.h"
 #include "store/schema.h"
 #include "store/sectioned_frame.h"
@@ -87,18 +88,18 @@ Result<std::unique_ptr<Store>> Store::Open(const std::string& directory,
     if (Status s = (*writer)->Exec(pragma.c_str()); !s.ok()) return s;
     if (Status s = transaction.Commit(); !s.ok()) return s;
   }
-  Result<std::unique_ptr<SqliteDb>> reader = SqliteDb::Open(path);
-  if (!reader.ok()) return reader.status();
-  if (Status s = Configure(**reader, options); !s.ok()) return s;
-  return std::unique_ptr<Store>(new Store(options, std::move(*writer), std::move(*reader)));
+  Result<std::unique_ptr<ReaderPool>> readers = ReaderPool::Open(
+      path, options.readers, [&options](SqliteDb& db) { return Configure(db, options); });
+  if (!readers.ok()) return readers.status();
+  return std::unique_ptr<Store>(new Store(options, std::move(*writer), std::move(*readers)));
 }
 
 Store::Store(const StoreOptions& options, std::unique_ptr<SqliteDb> writer,
-             std::unique_ptr<SqliteDb> reader)
+             std::unique_ptr<ReaderPool> readers)
     : options_(options),
       writer_(std::move(writer)),
       keyframes_(std::make_unique<KeyframeCache>(options.keyframe_cache_bytes)),
-      reader_(std::move(reader)),
+      readers_(std::move(readers)),
       writer_thread_([this] { WriterLoop(); }) {}
 
 Store::~Store() {

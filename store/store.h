@@ -43,6 +43,7 @@ namespace perfhive {
 
 class SqliteDb;
 class KeyframeCache;
+class ReaderPool;
 
 struct StoreOptions {
   // Snapshots in a group, its keyframe included.
@@ -55,6 +56,9 @@ struct StoreOptions {
   int level = 3;
   // Appends committed in one transaction at most.
   int max_batch = 512;
+  // Read-only connections: reads that run at the same time (one host's range, another's Hello,
+  // /metrics) each take one (store/reader_pool.h).
+  int readers = 4;
   // A commit starts no sooner than this after the previous one started: appends from all streams
   // that arrive meanwhile share its transaction and its fsync, instead of paying one each, at the
   // price of waiting up to this long. 0: commit whatever is queued at once (a lone appender that
@@ -295,7 +299,7 @@ class Store {
   };
 
   Store(const StoreOptions& options, std::unique_ptr<SqliteDb> writer,
-        std::unique_ptr<SqliteDb> reader);
+        std::unique_ptr<ReaderPool> readers);
   void WriterLoop();
   // Everything below runs with write_mutex_ held.
   std::vector<Result<AppendResult>> CommitBatch(std::vector<Pending>& batch);
@@ -318,8 +322,7 @@ class Store {
   std::unique_ptr<SqliteDb> writer_;
   std::unique_ptr<KeyframeCache> keyframes_;
 
-  std::mutex read_mutex_;
-  std::unique_ptr<SqliteDb> reader_;
+  std::unique_ptr<ReaderPool> readers_;
 
   std::mutex queue_mutex_;
   std::condition_variable queue_ready_;

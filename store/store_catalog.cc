@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "store/host_key.h"
+#include "store/reader_pool.h"
 #include "store/sqlite.h"
 #include "store/store.h"
 #include "wire/title_digest.h"
@@ -102,9 +103,9 @@ Status Store::RecordHostPlan(const std::string& host, const std::string& revisio
 }
 
 Result<std::vector<HostRecord>> Store::ListHosts() {
-  std::lock_guard lock(read_mutex_);
+  ReaderPool::Lease reader = readers_->Acquire();
   static const std::string sql = std::string(kHostColumns) + " ORDER BY name_key";
-  Result<SqliteStatement*> select = reader_->Prepare(sql.c_str());
+  Result<SqliteStatement*> select = reader->Prepare(sql.c_str());
   if (!select.ok()) return select.status();
   std::vector<HostRecord> hosts;
   Status read =
@@ -114,9 +115,9 @@ Result<std::vector<HostRecord>> Store::ListHosts() {
 }
 
 Result<std::optional<HostRecord>> Store::FindHost(const std::string& host) {
-  std::lock_guard lock(read_mutex_);
+  ReaderPool::Lease reader = readers_->Acquire();
   static const std::string sql = std::string(kHostColumns) + " WHERE name_key = ?1";
-  Result<SqliteStatement*> select = reader_->Prepare(sql.c_str());
+  Result<SqliteStatement*> select = reader->Prepare(sql.c_str());
   if (!select.ok()) return select.status();
   std::string key = HostKey(host);
   (*select)->Bind(1, key);
@@ -148,9 +149,9 @@ Result<Sha256Digest> Store::PutTitleDatabase(const std::string& language,
 }
 
 Result<bool> Store::HasTitleDatabase(const Sha256Digest& digest) {
-  std::lock_guard lock(read_mutex_);
+  ReaderPool::Lease reader = readers_->Acquire();
   Result<SqliteStatement*> select =
-      reader_->Prepare("SELECT 1 FROM title_databases WHERE digest = ?1");
+      reader->Prepare("SELECT 1 FROM title_databases WHERE digest = ?1");
   if (!select.ok()) return select.status();
   (*select)->BindBlob(1, digest);
   Result<bool> row = (*select)->Step();
@@ -160,9 +161,9 @@ Result<bool> Store::HasTitleDatabase(const Sha256Digest& digest) {
 }
 
 Result<TitleDatabaseRecord> Store::GetTitleDatabase(const Sha256Digest& digest) {
-  std::lock_guard lock(read_mutex_);
+  ReaderPool::Lease reader = readers_->Acquire();
   Result<SqliteStatement*> select =
-      reader_->Prepare("SELECT language, counters, helps FROM title_databases WHERE digest = ?1");
+      reader->Prepare("SELECT language, counters, helps FROM title_databases WHERE digest = ?1");
   if (!select.ok()) return select.status();
   (*select)->BindBlob(1, digest);
   Result<bool> row = (*select)->Step();
@@ -228,9 +229,9 @@ Result<std::optional<TitleDatabaseRecord>> Store::TitlesInForce(const std::strin
   Sha256Digest digest;
   int64_t since = 0;
   {
-    std::lock_guard lock(read_mutex_);
+    ReaderPool::Lease reader = readers_->Acquire();
     // The latest version at or before the sample, else the earliest.
-    Result<SqliteStatement*> select = reader_->Prepare(
+    Result<SqliteStatement*> select = reader->Prepare(
         "SELECT t.digest, t.since FROM host_titles t JOIN hosts h ON h.id = t.host_id"
         " WHERE h.name_key = ?1 AND t.language = ?2"
         " ORDER BY (t.since <= ?3) DESC,"
@@ -253,8 +254,8 @@ Result<std::optional<TitleDatabaseRecord>> Store::TitlesInForce(const std::strin
 
 Result<std::vector<TitleVersion>> Store::TitleHistory(const std::string& host,
                                                       const std::string& language) {
-  std::lock_guard lock(read_mutex_);
-  Result<SqliteStatement*> select = reader_->Prepare(
+  ReaderPool::Lease reader = readers_->Acquire();
+  Result<SqliteStatement*> select = reader->Prepare(
       "SELECT t.since, t.digest FROM host_titles t JOIN hosts h ON h.id = t.host_id"
       " WHERE h.name_key = ?1 AND t.language = ?2 ORDER BY t.since");
   if (!select.ok()) return select.status();

@@ -1,6 +1,7 @@
 // Store: how far each exporter has delivered each host (docs/store_format.md, export_positions).
 
 #include "store/host_key.h"
+#include "store/reader_pool.h"
 #include "store/sqlite.h"
 #include "store/store.h"
 
@@ -27,8 +28,8 @@ Status Store::SetExportPositions(const std::string& receiver,
 }
 
 Result<std::vector<ExportPosition>> Store::ExportPositions(const std::string& receiver) {
-  std::lock_guard lock(read_mutex_);
-  Result<SqliteStatement*> select = reader_->Prepare(
+  ReaderPool::Lease reader = readers_->Acquire();
+  Result<SqliteStatement*> select = reader->Prepare(
       "SELECT h.name, p.sample_time FROM export_positions p JOIN hosts h ON h.id = p.host_id"
       " WHERE p.receiver = ?1 ORDER BY h.name_key");
   if (!select.ok()) return select.status();

@@ -9,6 +9,7 @@
 #include "store/group_columns.h"
 #include "store/group_restorer.h"
 #include "store/host_key.h"
+#include "store/reader_pool.h"
 #include "store/sqlite.h"
 #include "store/store.h"
 
@@ -88,14 +89,14 @@ Result<std::vector<SnapshotInfo>> Store::ListSnapshots(const std::string& host, 
                                                        int64_t to_ns,
                                                        const std::optional<std::string>& query,
                                                        std::optional<size_t> limit, bool newest) {
-  std::lock_guard lock(read_mutex_);
+  ReaderPool::Lease reader = readers_->Acquire();
   static const std::string where = std::string(kSnapshotColumns) +
                                    " WHERE h.name_key = ?1 AND s.sample_time >= ?2 AND"
                                    " s.sample_time < ?3 AND (?4 IS NULL OR s.query = ?4)";
   static const std::string oldest_sql = where + " ORDER BY s.sample_time, s.id LIMIT ?5";
   static const std::string newest_sql = where + " ORDER BY s.sample_time DESC, s.id DESC LIMIT ?5";
   Result<SqliteStatement*> select =
-      reader_->Prepare(newest ? newest_sql.c_str() : oldest_sql.c_str());
+      reader->Prepare(newest ? newest_sql.c_str() : oldest_sql.c_str());
   if (!select.ok()) return select.status();
   std::string key = HostKey(host);
   // SQLite reads a negative LIMIT as none.
@@ -118,25 +119,25 @@ Result<std::vector<SnapshotInfo>> Store::ListSnapshots(const std::string& host, 
 }
 
 Result<SnapshotInfo> Store::GetSnapshotInfo(int64_t id) {
-  std::lock_guard lock(read_mutex_);
-  return SelectSnapshot(*reader_, id);
+  ReaderPool::Lease reader = readers_->Acquire();
+  return SelectSnapshot(*reader, id);
 }
 
 Result<std::vector<uint8_t>> Store::ReadSnapshot(int64_t id) {
-  std::unique_lock lock(read_mutex_);
-  Result<SnapshotInfo> info = SelectSnapshot(*reader_, id);
+  ReaderPool::Lease reader = readers_->Acquire();
+  Result<SnapshotInfo> info = SelectSnapshot(*reader, id);
   if (!info.ok()) return info.status();
   const int64_t keyframe_id = info->keyframe_id != 0 ? info->keyframe_id : id;
-  Result<std::vector<uint8_t>> keyframe = ReadFrame(*reader_, keyframe_id);
+  Result<std::vector<uint8_t>> keyframe = ReadFrame(*reader, keyframe_id);
   if (!keyframe.ok()) return keyframe.status();
   Result<std::vector<uint8_t>> raw = Status::Error("not restored");
   if (info->block_index >= 0) {
-    lock.unlock();
+    reader.Release();
     raw = RestoreFromBlock(*keyframe, info->block_index, nullptr);
   } else {
-    Result<std::vector<uint8_t>> frame = keyframe_id == id ? keyframe : ReadFrame(*reader_, id);
+    Result<std::vector<uint8_t>> frame = keyframe_id == id ? keyframe : ReadFrame(*reader, id);
     if (!frame.ok()) return frame.status();
-    lock.unlock();
+    reader.Release();
     GroupRestorer group(keyframe_id, std::move(*keyframe));
     raw = group.Restore(*frame, keyframe_id == id, nullptr);
   }
@@ -165,8 +166,8 @@ Result<std::vector<std::vector<uint8_t>>> Store::ReadSnapshots(std::span<const S
   };
   std::map<int64_t, Block> blocks;
   {
-    std::lock_guard lock(read_mutex_);
-    SqliteTransaction read(reader_.get());
+    ReaderPool::Lease reader = readers_->Acquire();
+    SqliteTransaction read(reader.get());
     if (Status status = read.BeginRead(); !status.ok()) return status;
     std::map<std::string, int64_t, std::less<>> open;  // each query's group, as restored below
     for (const SnapshotInfo& info : infos) {
@@ -174,7 +175,7 @@ Result<std::vector<std::vector<uint8_t>>> Store::ReadSnapshots(std::span<const S
         // A compacted group's block is read once, under its keyframe, for all its members.
         const int64_t keyframe_id = info.keyframe_id != 0 ? info.keyframe_id : info.id;
         if (!blocks.contains(keyframe_id)) {
-          Result<std::vector<uint8_t>> block = ReadFrame(*reader_, keyframe_id);
+          Result<std::vector<uint8_t>> block = ReadFrame(*reader, keyframe_id);
           if (!block.ok()) return block.status();
           blocks.emplace(keyframe_id, Block{std::move(*block), std::nullopt});
         }
@@ -185,11 +186,11 @@ Result<std::vector<std::vector<uint8_t>>> Store::ReadSnapshots(std::span<const S
       const bool needs_keyframe = info.keyframe_id != 0 && info.keyframe_id != group;
       group = info.keyframe_id != 0 ? info.keyframe_id : info.id;
       if (needs_keyframe && !keyframe_frames.contains(info.keyframe_id)) {
-        Result<std::vector<uint8_t>> frame = ReadFrame(*reader_, info.keyframe_id);
+        Result<std::vector<uint8_t>> frame = ReadFrame(*reader, info.keyframe_id);
         if (!frame.ok()) return frame.status();
         keyframe_frames.emplace(info.keyframe_id, std::move(*frame));
       }
-      Result<std::vector<uint8_t>> frame = ReadFrame(*reader_, info.id);
+      Result<std::vector<uint8_t>> frame = ReadFrame(*reader, info.id);
       if (!frame.ok()) return frame.status();
       frames.push_back(std::move(*frame));
     }
@@ -232,8 +233,8 @@ Result<std::vector<std::vector<uint8_t>>> Store::ReadSnapshots(std::span<const S
 
 Result<std::optional<uint64_t>> Store::LastSequence(const std::string& host,
                                                     const std::string& instance_id) {
-  std::lock_guard lock(read_mutex_);
-  Result<SqliteStatement*> select = reader_->Prepare(
+  ReaderPool::Lease reader = readers_->Acquire();
+  Result<SqliteStatement*> select = reader->Prepare(
       "SELECT MAX(s.sequence) FROM snapshots s JOIN hosts h ON h.id = s.host_id"
       " WHERE h.name_key = ?1 AND s.instance_id = ?2");
   if (!select.ok()) return select.status();
@@ -248,10 +249,10 @@ Result<std::optional<uint64_t>> Store::LastSequence(const std::string& host,
 }
 
 Result<StoreTotals> Store::Totals() {
-  std::lock_guard lock(read_mutex_);
+  ReaderPool::Lease reader = readers_->Acquire();
   // From the hosts' counts and the keyframe index, not a scan of every snapshot: /metrics asks
   // at every scrape.
-  Result<SqliteStatement*> select = reader_->Prepare(
+  Result<SqliteStatement*> select = reader->Prepare(
       "SELECT COALESCE(SUM(snapshots_stored), 0),"
       " (SELECT COUNT(*) FROM snapshots WHERE keyframe_id IS NULL),"
       " COALESCE(SUM(raw_bytes_stored), 0), COALESCE(SUM(stored_bytes), 0) FROM hosts");
@@ -264,9 +265,9 @@ Result<StoreTotals> Store::Totals() {
   totals.raw_bytes = (*select)->Int(2);
   totals.stored_bytes = (*select)->Int(3);
   (*select)->Reset();
-  Result<int64_t> pages = reader_->QueryInt("PRAGMA page_count");
+  Result<int64_t> pages = reader->QueryInt("PRAGMA page_count");
   if (!pages.ok()) return pages.status();
-  Result<int64_t> page_size = reader_->QueryInt("PRAGMA page_size");
+  Result<int64_t> page_size = reader->QueryInt("PRAGMA page_size");
   if (!page_size.ok()) return page_size.status();
   totals.file_bytes = *pages * *page_size;
   return totals;
