@@ -1,6 +1,8 @@
 #include "query/series_query.h"
 
 #include <algorithm>
+#include <cstdint>
+#include <functional>
 #include <iterator>
 #include <map>
 #include <string>
@@ -97,13 +99,18 @@ std::optional<RawCounter> ReadOlder(const OpenSample& sample, const OpenSample::
   return std::nullopt;
 }
 
+// How to make an answer smaller; `step` is "a step" or "a coarser step".
+std::string HowToNarrow(const char* step) {
+  return "; narrow the query: fewer paths or narrower wildcards (\\Process(sql*) rather than "
+         "\\Process(*)), a shorter time range, or " +
+         std::string(step) + "; or allow more with --max-points";
+}
+
 Status TooLarge(const std::string& host, size_t points, size_t series, const QueryOptions& o) {
   return Status::ResourceExhausted(
       "the answer would hold more than " + std::to_string(o.max_points) + " points (" +
       std::to_string(points) + " so far, in " + std::to_string(series) + " series, reading host " +
-      host +
-      "); narrow the query: fewer paths or narrower wildcards (\\Process(sql*) rather than "
-      "\\Process(*)), a shorter time range, or a coarser step; or allow more with --max-points");
+      host + ")" + HowToNarrow("a coarser step"));
 }
 
 // What AddHostSeries keeps while it walks one host's samples.
@@ -401,6 +408,96 @@ Status AppendAnswer(QueryAnswer&& part, const QueryOptions& options, QueryAnswer
   std::move(part.warnings.begin(), part.warnings.end(), std::back_inserter(answer.warnings));
   if (size_t points = answer.num_points(); points > options.max_points) {
     return TooLarge(host, points, answer.series.size(), options);
+  }
+  return Status();
+}
+
+size_t EstimatePoints(const std::string& host, std::span<const ProbeSample> probes,
+                      std::span<const CounterPath> paths, const QueryOptions& options) {
+  // Each probe alone, one point per series, with nothing that limits or resamples.
+  QueryOptions one_sample = options;
+  one_sample.max_points = SIZE_MAX;
+  one_sample.step_ns.reset();
+  one_sample.statistics = false;
+  one_sample.keep_raw = false;
+  std::unordered_map<std::string, size_t> samples_of;  // series key → its query's samples, most
+  for (const ProbeSample& probe : probes) {
+    QueryAnswer answer;
+    // Without a step or a limit it cannot fail.
+    (void)AddHostSeries(HostSamples{host, {probe.sample}}, paths, one_sample, answer);
+    for (const Series& series : answer.series) {
+      size_t& samples = samples_of[SeriesKey(series.object_index, series.counter_index,
+                                             series.counter_type, series.identity.key)];
+      samples = std::max(samples, probe.samples);
+    }
+  }
+  size_t points = 0;
+  for (const auto& [key, samples] : samples_of) points += samples;
+  return points;
+}
+
+namespace {
+
+// "12345 bytes", or in MiB from one MiB up.
+std::string SizeText(uint64_t bytes) {
+  if (bytes < (uint64_t{1} << 20)) return std::to_string(bytes) + " bytes";
+  std::string mib = std::to_string(bytes * 10 / (uint64_t{1} << 20));
+  return mib.substr(0, mib.size() - 1) + "." + mib.back() + " MiB";
+}
+
+// The few hosts that weigh most by `weight`, each described by `describe`, and how many others.
+std::string Heaviest(std::span<const HostEstimate> hosts,
+                     const std::function<uint64_t(const HostEstimate&)>& weight,
+                     const std::function<std::string(const HostEstimate&)>& describe) {
+  constexpr size_t kNamed = 3;
+  std::vector<const HostEstimate*> heaviest;
+  for (const HostEstimate& host : hosts) heaviest.push_back(&host);
+  const size_t named = std::min(kNamed, heaviest.size());
+  std::partial_sort(
+      heaviest.begin(), heaviest.begin() + static_cast<long>(named), heaviest.end(),
+      [&](const HostEstimate* a, const HostEstimate* b) { return weight(*a) > weight(*b); });
+  std::string text;
+  for (size_t i = 0; i < named; ++i) {
+    text += (i == 0 ? "" : ", ") + heaviest[i]->host + " " + describe(*heaviest[i]) + " in " +
+            std::to_string(heaviest[i]->samples) + " samples";
+  }
+  if (named < hosts.size()) {
+    text += ", and " + std::to_string(hosts.size() - named) + " other hosts";
+  }
+  return text;
+}
+
+}  // namespace
+
+Status CheckEstimate(std::span<const HostEstimate> hosts, const QueryOptions& options) {
+  size_t samples = 0;
+  size_t points = 0;
+  uint64_t bytes = 0;
+  for (const HostEstimate& host : hosts) {
+    samples += host.samples;
+    points += host.points;
+    bytes += host.bytes;
+  }
+  const std::string estimated = " in " + std::to_string(samples) +
+                                " samples, estimated from each host's newest before reading them: ";
+  if (bytes > options.max_bytes) {
+    return Status::ResourceExhausted(
+        "the read would restore more than the server's limit of " + SizeText(options.max_bytes) +
+        " of samples (about " + SizeText(bytes) + estimated +
+        Heaviest(
+            hosts, [](const HostEstimate& host) { return host.bytes; },
+            [](const HostEstimate& host) { return SizeText(host.bytes); }) +
+        "); narrow the query: fewer hosts, paths of fewer objects, or a shorter time range (a "
+        "step is computed from every sample too); or raise the server's max_query_bytes");
+  }
+  if (!options.step_ns && points > options.max_points) {
+    return Status::ResourceExhausted(
+        "the answer would hold more than " + std::to_string(options.max_points) +
+        " points (about " + std::to_string(points) + estimated +
+        Heaviest(
+            hosts, [](const HostEstimate& host) { return host.points; },
+            [](const HostEstimate& host) { return std::to_string(host.points) + " points"; }) +
+        ")" + HowToNarrow("a step"));
   }
   return Status();
 }

@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <optional>
 #include <span>
+#include <string>
 #include <vector>
 
 #include "perfdata/calculator.h"
@@ -35,6 +36,10 @@ struct QueryOptions {
   // The most points the whole answer may hold (series × points); more is an error that says
   // how to narrow the query.
   size_t max_points = 2'000'000;
+  // The most bytes of samples a read may restore to compute the answer, with or without a step,
+  // by CheckEstimate's estimate: what bounds a read's memory, set by the server rather than the
+  // reader.
+  uint64_t max_bytes = uint64_t{1} << 30;
   // Of a counter that several queries collect, keep the series whose last point is newest (a
   // read of the latest values) rather than the one with the most points (a read over time).
   bool newest_series = false;
@@ -52,6 +57,35 @@ Status AddHostSeries(const HostSamples& host, std::span<const CounterPath> paths
 // Moves `part` (hosts' series computed apart, in parallel) to the end of `answer`, with the
 // limit counted over the whole, as AddHostSeries counts it.
 Status AppendAnswer(QueryAnswer&& part, const QueryOptions& options, QueryAnswer& answer);
+
+// One query's samples of a host in a read, known before they are loaded: the newest of them
+// (restored as the read would restore it) and how many the read holds.
+struct ProbeSample {
+  HostSample sample;
+  size_t samples = 0;
+};
+
+// The points AddHostSeries would add for `host`, estimated from one sample of each query the read
+// holds: each counter of an instance the paths select in a probe counts once per sample of its
+// query, and one that several queries collect counts once, for the query with the most samples
+// (as AddHostSeries keeps one series of it). Exact while the selection stays what it is in the
+// probes; instances that come and go between samples make it off either way.
+size_t EstimatePoints(const std::string& host, std::span<const ProbeSample> probes,
+                      std::span<const CounterPath> paths, const QueryOptions& options);
+
+// What a read of one host is estimated to hold before its samples are loaded.
+struct HostEstimate {
+  std::string host;
+  size_t samples = 0;  // in the range
+  size_t points = 0;   // EstimatePoints
+  uint64_t bytes = 0;  // of samples restored
+};
+
+// kResourceExhausted when the hosts' estimates together exceed options.max_bytes, or
+// options.max_points (without a step, as AddHostSeries counts them): a read refused before it
+// loads what it could not hold. The message gives the estimate, the hosts that weigh most and how
+// to narrow the read.
+Status CheckEstimate(std::span<const HostEstimate> hosts, const QueryOptions& options);
 
 // The same for one host, into a new answer.
 Result<QueryAnswer> RunQuery(const HostSamples& host, std::span<const CounterPath> paths,
