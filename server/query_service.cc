@@ -1,6 +1,7 @@
 #include "server/query_service.h"
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <deque>
 #include <map>
@@ -91,6 +92,9 @@ class ListWriter final : public grpc::ServerWriteReactor<Message> {
 constexpr size_t kPointsPerResponse = 50'000;
 // Hosts a Read computes at once, at most (fewer on a machine with fewer cores).
 constexpr size_t kReadThreads = 8;
+// Listed samples (about 200 bytes each) that the estimate of a read keeps for loading, in all:
+// past it a host's range is listed again rather than every host's listing held at once.
+constexpr size_t kKeptListings = 250'000;
 // The newest samples browsing looks among for a Global one.
 constexpr size_t kBrowseCandidates = 16;
 
@@ -208,20 +212,27 @@ Result<std::vector<v1::ReadResponse>> QueryService::Answer(const v1::ReadRequest
     options.step_ns = request.step_nanos();
     if (from != 0) options.first_boundary_ns = from;
   }
+  options.max_bytes = max_query_bytes_;
+  // Only the objects the paths name are restored from the store.
+  const ObjectNameFilter objects(paths);
+  std::vector<std::vector<SnapshotInfo>> listings(matched.size());
+  if (!request.latest_only()) {
+    Status within = ListWithinLimits(matched, from, to, objects, paths, options, listings);
+    if (!within.ok()) return within;
+  }
   // Each host is read and computed apart, in parallel, then joined in order.
   struct HostAnswer {
     Status status;
     query::QueryAnswer answer;
   };
   std::vector<HostAnswer> per_host(matched.size());
-  // Only the objects the paths name are restored from the store.
-  const ObjectNameFilter objects(paths);
   RunBounded(matched.size(), kReadThreads, [&](size_t i) {
     const std::string& name = matched[i].info.name;
     HostAnswer& host = per_host[i];
-    Result<query::HostSamples> samples = request.latest_only()
-                                             ? loader_.LoadLatest(name, &objects)
-                                             : loader_.LoadRange(name, from, to, &objects);
+    Result<query::HostSamples> samples = request.latest_only() ? loader_.LoadLatest(name, &objects)
+                                         : listings[i].empty()
+                                             ? loader_.LoadRange(name, from, to, &objects)
+                                             : loader_.LoadListed(name, listings[i], &objects);
     if (!samples.ok()) {
       host.status = samples.status().Prefixed(name + ": ");
       return;
@@ -275,6 +286,45 @@ Result<std::vector<v1::ReadResponse>> QueryService::Answer(const v1::ReadRequest
   }
   for (const std::string& warning : answer.warnings) responses.front().add_warnings(warning);
   return responses;
+}
+
+Status QueryService::ListWithinLimits(const std::vector<HostRecord>& hosts, int64_t from,
+                                      int64_t to, const ObjectNameFilter& objects,
+                                      std::span<const CounterPath> paths,
+                                      const query::QueryOptions& options,
+                                      std::vector<std::vector<SnapshotInfo>>& listings) {
+  std::vector<query::HostEstimate> estimates(hosts.size());
+  std::vector<Status> failed(hosts.size());
+  std::atomic<size_t> kept = 0;  // listed samples kept in `listings`
+  RunBounded(hosts.size(), kReadThreads, [&](size_t i) {
+    const std::string& name = hosts[i].info.name;
+    Result<std::vector<SnapshotInfo>> listed = loader_.ListRange(name, from, to);
+    Result<std::vector<SampleLoader::QueryInRange>> queries =
+        listed.ok() ? loader_.Probe(name, *listed, from, &objects) : listed.status();
+    if (!queries.ok()) {
+      failed[i] = queries.status().Prefixed(name + ": ");
+      return;
+    }
+    query::HostEstimate& estimate = estimates[i];
+    estimate.host = name;
+    std::vector<query::ProbeSample> probes;
+    for (SampleLoader::QueryInRange& in_range : *queries) {
+      estimate.samples += in_range.newest.samples;
+      // Each sample restores the share of its bytes that the newest of its query restores.
+      const double share = static_cast<double>(in_range.newest.sample.bytes->size()) /
+                           static_cast<double>(std::max<int64_t>(in_range.newest_raw_size, 1));
+      estimate.bytes += static_cast<uint64_t>(static_cast<double>(in_range.raw_bytes) * share);
+      probes.push_back(std::move(in_range.newest));
+    }
+    estimate.points = query::EstimatePoints(name, probes, paths, options);
+    if (kept.fetch_add(listed->size()) + listed->size() <= kKeptListings) {
+      listings[i] = std::move(listed).value();
+    }
+  });
+  for (const Status& status : failed) {
+    if (!status.ok()) return status;
+  }
+  return query::CheckEstimate(estimates, options);
 }
 
 grpc::ServerWriteReactor<v1::ReadResponse>* QueryService::Read(grpc::CallbackServerContext* context,

@@ -13,6 +13,7 @@
 #include "perfhive/v1/query.grpc.pb.h"
 #include "query/browse.h"
 #include "query/host_samples.h"
+#include "query/series_query.h"
 #include "server/enrolled_clients.h"
 #include "server/enrollment_registry.h"
 #include "server/policy_book.h"
@@ -33,6 +34,10 @@ class QueryService final : public perfhive::v1::Query::CallbackService {
     registry_ = registry;
     enrolled_ = enrolled;
   }
+
+  // The most bytes of samples a Read may restore (query::QueryOptions::max_bytes), estimated
+  // before it loads them; reads of the latest values are bounded already.
+  void set_max_query_bytes(uint64_t bytes) { max_query_bytes_ = bytes; }
 
   // The collection policies whose plan for each host ListHosts gives as its latest; null: no
   // policies.
@@ -95,6 +100,14 @@ class QueryService final : public perfhive::v1::Query::CallbackService {
   Result<BrowsedSample> SampleToBrowse(const perfhive::v1::BrowseAt& where);
   // The object named `object` in the browsed sample; NOT_FOUND names the host and close names.
   static Result<ObjectView> FindObjectIn(const BrowsedSample& browsed, const std::string& object);
+  // Lists the range [from, to] of each of `hosts` (SampleLoader::ListRange) and refuses a read
+  // that is over a limit of `options` by the estimate (query::CheckEstimate), before any of their
+  // samples but one per query is loaded. `listings` gets the listings while they stay few
+  // (kKeptListings), empty for a host to list again.
+  Status ListWithinLimits(const std::vector<HostRecord>& hosts, int64_t from, int64_t to,
+                          const ObjectNameFilter& objects, std::span<const CounterPath> paths,
+                          const query::QueryOptions& options,
+                          std::vector<std::vector<SnapshotInfo>>& listings);
   // Adds to `warnings` why each path of `request` that selected nothing on `host` (`selected`,
   // by path, from AddHostSeries) did so, from the host's `samples` in the range [from, to].
   void ExplainUnselected(const std::string& host, std::span<const query::HostSample> samples,
@@ -118,6 +131,7 @@ class QueryService final : public perfhive::v1::Query::CallbackService {
   EnrollmentRegistry* registry_ = nullptr;
   const EnrolledClients* enrolled_ = nullptr;
   const PolicyFile* policies_ = nullptr;
+  uint64_t max_query_bytes_ = query::QueryOptions{}.max_bytes;
 };
 
 }  // namespace perfhive

@@ -104,8 +104,8 @@ Result<SampleLoader::TitleHistories> SampleLoader::Histories(const std::string& 
   return histories;
 }
 
-Result<query::HostSamples> SampleLoader::LoadRange(const std::string& host, int64_t from_ns,
-                                                   int64_t to_ns, const ObjectNameFilter* objects) {
+Result<std::vector<SnapshotInfo>> SampleLoader::ListRange(const std::string& host, int64_t from_ns,
+                                                          int64_t to_ns) {
   // The newest sample before the range, then those in it.
   int64_t lookback_from = from_ns > kLookbackNs ? from_ns - kLookbackNs : 0;
   Result<std::vector<SnapshotInfo>> listed =
@@ -115,7 +115,40 @@ Result<query::HostSamples> SampleLoader::LoadRange(const std::string& host, int6
       store_.ListSnapshots(host, from_ns, to_ns == INT64_MAX ? to_ns : to_ns + 1);
   if (!in_range.ok()) return in_range.status();
   listed->insert(listed->end(), in_range->begin(), in_range->end());
+  return listed;
+}
+
+Result<query::HostSamples> SampleLoader::LoadRange(const std::string& host, int64_t from_ns,
+                                                   int64_t to_ns, const ObjectNameFilter* objects) {
+  Result<std::vector<SnapshotInfo>> listed = ListRange(host, from_ns, to_ns);
+  if (!listed.ok()) return listed.status();
   return LoadListed(host, *listed, objects);
+}
+
+Result<std::vector<SampleLoader::QueryInRange>> SampleLoader::Probe(
+    const std::string& host, std::span<const SnapshotInfo> listed, int64_t from_ns,
+    const ObjectNameFilter* objects) {
+  std::vector<QueryInRange> queries;
+  std::vector<const SnapshotInfo*> newest;  // of each of `queries`
+  std::map<std::string, size_t> query_at;
+  for (const SnapshotInfo& info : listed) {
+    if (info.sample_time_ns < from_ns) continue;
+    auto [at, added] = query_at.try_emplace(info.query, queries.size());
+    if (added) {
+      queries.emplace_back();
+      newest.push_back(nullptr);
+    }
+    ++queries[at->second].newest.samples;
+    queries[at->second].raw_bytes += info.raw_size;
+    newest[at->second] = &info;  // listed by time
+  }
+  for (size_t q = 0; q < queries.size(); ++q) {
+    Result<query::HostSamples> restored = LoadListed(host, {newest[q], 1}, objects);
+    if (!restored.ok()) return restored.status();
+    queries[q].newest.sample = std::move(restored->samples.front());
+    queries[q].newest_raw_size = newest[q]->raw_size;
+  }
+  return queries;
 }
 
 // The newest samples LoadLatest looks among for the host's queries.

@@ -19,6 +19,7 @@
 #include "perfdata/title_bytes.h"
 #include "perfdata/title_database.h"
 #include "query/host_samples.h"
+#include "query/series_query.h"
 #include "store/store.h"
 
 namespace perfhive {
@@ -39,6 +40,26 @@ class SampleLoader {
   // databases) and their parents: what a query of those paths reads, restored for less.
   Result<query::HostSamples> LoadRange(const std::string& host, int64_t from_ns, int64_t to_ns,
                                        const ObjectNameFilter* objects = nullptr);
+  // LoadRange in two steps, for a caller that looks at the listing before it loads: what
+  // LoadRange lists, then those samples loaded (any listing in time order, with `objects` as
+  // above).
+  Result<std::vector<SnapshotInfo>> ListRange(const std::string& host, int64_t from_ns,
+                                              int64_t to_ns);
+  Result<query::HostSamples> LoadListed(const std::string& host,
+                                        std::span<const SnapshotInfo> listed,
+                                        const ObjectNameFilter* objects);
+  // One query's samples in a range, listed but not loaded, with the newest of them restored as
+  // LoadListed restores it: what a read is estimated by before it loads the rest.
+  struct QueryInRange {
+    query::ProbeSample newest;    // and how many samples of the query the range holds
+    int64_t raw_bytes = 0;        // of those samples, as taken
+    int64_t newest_raw_size = 0;  // of the newest, as taken (it may be restored in part)
+  };
+  // Each query of the samples of `listed` (ListRange's) taken from `from_ns` on, one sample of
+  // each restored.
+  Result<std::vector<QueryInRange>> Probe(const std::string& host,
+                                          std::span<const SnapshotInfo> listed, int64_t from_ns,
+                                          const ObjectNameFilter* objects);
   // The newest two samples of each query among the newest few: the latest value of every counter
   // (or of `objects`, as above).
   Result<query::HostSamples> LoadLatest(const std::string& host,
@@ -49,9 +70,6 @@ class SampleLoader {
                                        size_t max_samples);
 
  private:
-  Result<query::HostSamples> LoadListed(const std::string& host,
-                                        std::span<const SnapshotInfo> listed,
-                                        const ObjectNameFilter* objects);
   struct TitleHistories {
     std::vector<TitleVersion> english;
     std::vector<TitleVersion> localized;

@@ -18,6 +18,7 @@
 namespace perfhive::testing {
 namespace {
 
+using ::testing::AllOf;
 using ::testing::HasSubstr;
 using json = nlohmann::json;
 
@@ -234,7 +235,8 @@ TEST_F(ConsoleTest, HostsGiveTheirNewestSampleTime) {
 }
 
 // Proves: a path the CLI would refuse is refused with the same message, pointing at its column;
-// an unknown host and a malformed time say what is wrong and how to write it.
+// an unknown host and a malformed time say what is wrong and how to write it; a read over the
+// point limit is refused (413) with the server's estimate.
 TEST_F(ConsoleTest, MistakesAreNamedWithTheColumn) {
   json bad =
       ReaderGet("/api/v1/read?path=" + Encoded("\\\\WINA\\Processor(0\\% Processor Time"), 400);
@@ -245,6 +247,11 @@ TEST_F(ConsoleTest, MistakesAreNamedWithTheColumn) {
   EXPECT_THAT(unknown["error"]["message"].get<std::string>(), HasSubstr("WINA"));
   json time = ReaderGet("/api/v1/read?from=yesterday&path=" + Encoded("\\\\WINA\\Memory\\*"), 400);
   EXPECT_THAT(time["error"]["message"].get<std::string>(), HasSubstr("from: "));
+  json too_large = ReaderGet(
+      "/api/v1/read?max_points=5&path=" + Encoded("\\\\WINA\\Processor(*)\\% Processor Time"), 413);
+  EXPECT_EQ(too_large["error"]["code"], "RESOURCE_EXHAUSTED");
+  EXPECT_THAT(too_large["error"]["message"].get<std::string>(),
+              AllOf(HasSubstr("more than 5 points"), HasSubstr("estimated"), HasSubstr("WINA")));
 }
 
 // Proves: the login form's token becomes an HTTP-only, Secure, SameSite cookie that lets the
