@@ -214,6 +214,7 @@ Status Run(const ServerConfig& options) {
   }
   SampleLoader loader(**store);
   QueryService query(**store, loader, *tokens);
+  query.set_max_query_bytes(options.max_query_bytes);
   query.set_enrollment(registry.get(), enrolled.get());
   query.set_policies(policies.get());
 

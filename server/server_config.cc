@@ -88,16 +88,17 @@ Status LoadTable(const toml::table& root, std::string_view origin, ServerConfig&
                                        " must be true or false");
       }
       (key == "insecure" ? config.insecure : config.compact_groups) = flag->get();
-    } else if (key == "max_snapshot_bytes" || key == "retention_size") {
+    } else if (key == "max_snapshot_bytes" || key == "max_query_bytes" || key == "retention_size") {
       Result<int64_t> bytes = QuantityValue(origin, value, key.str(), SizeSyntax(), "64MiB");
       if (!bytes.ok()) return bytes.status();
       if (key == "retention_size") {
         config.retention_bytes = *bytes;
       } else if (*bytes == 0) {
-        return Status::InvalidArgument(TomlWhere(origin, value) +
-                                       "max_snapshot_bytes must be above 0");
+        return Status::InvalidArgument(TomlWhere(origin, value) + std::string(key.str()) +
+                                       " must be above 0");
       } else {
-        config.max_snapshot_bytes = static_cast<uint64_t>(*bytes);
+        (key == "max_snapshot_bytes" ? config.max_snapshot_bytes : config.max_query_bytes) =
+            static_cast<uint64_t>(*bytes);
       }
     } else if (key == "retention_age") {
       Result<int64_t> seconds = QuantityValue(origin, value, key.str(), AgeSyntax(), "30d");
@@ -180,6 +181,12 @@ ServerFlags::ServerFlags(CLI::App& app) {
                      "Largest raw snapshot accepted, larger ones are refused; default 64MiB")
           ->transform(SizeSyntax()),
       [&v](ServerConfig& c) { c.max_snapshot_bytes = v.max_snapshot_bytes; });
+  add(app.add_option("--max-query-bytes", v.max_query_bytes,
+                     "Most bytes of samples one query may restore, estimated before it reads "
+                     "them; a larger query is refused saying how to narrow it; default 1GiB")
+          ->transform(SizeSyntax())
+          ->check(CLI::PositiveNumber),
+      [&v](ServerConfig& c) { c.max_query_bytes = v.max_query_bytes; });
   add(app.add_option("--max-snapshots-per-second", v.max_snapshots_per_second,
                      "Per stream; a faster sender is read more slowly; default 50")
           ->check(CLI::PositiveNumber),

@@ -30,6 +30,8 @@ struct ServerConfig {
   bool insecure = false;        // plain text without tokens, on loopback only
   bool compact_groups = false;  // closed groups rewritten as columnar blocks (experimental)
   uint64_t max_snapshot_bytes = 64 << 20;
+  // Bytes of samples one read may restore, by its estimate (query::QueryOptions::max_bytes).
+  uint64_t max_query_bytes = uint64_t{1} << 30;
   double max_snapshots_per_second = 50;   // per stream
   int64_t retention_age_seconds = 0;      // 0: keep
   int64_t retention_bytes = 0;            // 0: no limit

@@ -28,6 +28,7 @@ tokens = "/etc/perfhive/tokens.toml"
 insecure = false
 max_snapshot_bytes = "16MiB"
 max_snapshots_per_second = 12.5
+max_query_bytes = "256MiB"
 retention_age = "30d"
 retention_size = "50GB"
 remote_write = ["https://a.example/api/v1/push", "http://b.example:9090/api/v1/write"]
@@ -52,6 +53,7 @@ compact_groups = true
   EXPECT_FALSE(config.insecure);
   EXPECT_EQ(config.max_snapshot_bytes, 16u * 1024 * 1024);
   EXPECT_EQ(config.max_snapshots_per_second, 12.5);
+  EXPECT_EQ(config.max_query_bytes, 256u * 1024 * 1024);
   EXPECT_EQ(config.retention_age_seconds, 30 * 86400);
   EXPECT_EQ(config.retention_bytes, 50LL * 1024 * 1024 * 1024);
   EXPECT_EQ(config.remote_write, (std::vector<std::string>{"https://a.example/api/v1/push",
@@ -79,6 +81,7 @@ TEST(ServerConfigTest, NumbersMayBePlainAndSettingsLeftOutKeepTheirDefaults) {
   EXPECT_EQ(config.max_snapshots_per_second, 7);
   EXPECT_EQ(config.retention_age_seconds, 3600);
   EXPECT_EQ(config.retention_bytes, 2048);
+  EXPECT_EQ(config.max_query_bytes, uint64_t{1} << 30);
   EXPECT_EQ(config.listen, "127.0.0.1:7470");
   EXPECT_FALSE(config.insecure);
   EXPECT_TRUE(config.remote_write.empty());
@@ -105,6 +108,8 @@ TEST(ServerConfigTest, ErrorsNameTheFileLineAndSetting) {
             "server.toml:1: max_snapshots_per_second must be a number above 0");
   EXPECT_EQ(LoadServerConfigText("max_snapshot_bytes = 0\n", "server.toml", config).message(),
             "server.toml:1: max_snapshot_bytes must be above 0");
+  EXPECT_EQ(LoadServerConfigText("max_query_bytes = 0\n", "server.toml", config).message(),
+            "server.toml:1: max_query_bytes must be above 0");
   Status syntax = LoadServerConfigText("data = \"/d\"\nlisten = \n", "server.toml", config);
   EXPECT_EQ(syntax.message().rfind("server.toml:2: ", 0), 0u) << syntax.message();
 }
@@ -154,13 +159,14 @@ retention_age = "7d"
 }
 
 TEST(ServerConfigTest, FlagsAloneStillWork) {
-  Result<ServerConfig> config =
-      ResolveCommandLine({"--data", "/tmp/store", "--insecure", "--max-snapshot-bytes", "2MiB",
-                          "--retention-age", "12h", "--export-exclude", "\\Thread(*)\\*"});
+  Result<ServerConfig> config = ResolveCommandLine(
+      {"--data", "/tmp/store", "--insecure", "--max-snapshot-bytes", "2MiB", "--max-query-bytes",
+       "3GiB", "--retention-age", "12h", "--export-exclude", "\\Thread(*)\\*"});
   ASSERT_TRUE(config.ok()) << config.error();
   EXPECT_EQ(config->data, "/tmp/store");
   EXPECT_TRUE(config->insecure);
   EXPECT_EQ(config->max_snapshot_bytes, 2u * 1024 * 1024);
+  EXPECT_EQ(config->max_query_bytes, uint64_t{3} << 30);
   EXPECT_EQ(config->retention_age_seconds, 12 * 3600);
   EXPECT_EQ(config->export_exclude, (std::vector<std::string>{"\\Thread(*)\\*"}));
   EXPECT_EQ(config->listen, "127.0.0.1:7470");
