@@ -36,6 +36,7 @@
 #include "perfdata/title_database.h"
 #include "perfdata/well_known_indexes.h"
 #include "perfhive/v1/ingest.grpc.pb.h"
+#include "perfhive/v1/query.grpc.pb.h"
 #include "port/sha256.h"
 #include "tests/bench/realistic_fleet/fleet_generator.h"
 #include "tests/bench/realistic_fleet/machine_layout.h"
@@ -64,6 +65,12 @@ struct Options {
   bool fleet = false;
   uint64_t seed = 1;
   int interval_ms = 0;  // 0: as fast as the server takes them
+  // Side by side with the load: this path read over everything stored so far, again and again
+  // with this pause between (0: no reads), as an administrator's dashboards would.
+  std::string query_path = "\\\\*-0000*\\Processor(*)\\% Processor Time";
+  int query_every_ms = 0;
+  // The server's --retention-age in seconds (0: none); its pass runs every minute.
+  int retention_age_s = 0;
 };
 
 std::filesystem::path FixturesRoot() {
@@ -252,7 +259,12 @@ int Run(const Options& options) {
   ScratchDir scratch("ingest-load");
   // A paced fleet runs at its own pace; flat out, the rate limit is set above what one stream
   // can send, so it never holds a stream back.
-  ServerProcess server(scratch, {"--insecure", "--max-snapshots-per-second", "100000"});
+  std::vector<std::string> server_flags = {"--insecure", "--max-snapshots-per-second", "100000"};
+  if (options.retention_age_s > 0) {
+    server_flags.insert(server_flags.end(),
+                        {"--retention-age", std::to_string(options.retention_age_s)});
+  }
+  ServerProcess server(scratch, server_flags);
   if (!server.Start()) return 1;
   pid_t pid = server.process()->pid();
   std::printf("ingest_load: server pid %d\n", static_cast<int>(pid));
@@ -344,6 +356,35 @@ int Run(const Options& options) {
       std::this_thread::sleep_for(std::chrono::milliseconds(100));
     }
   });
+  // Reads side by side with the load: their times, and the points they answered.
+  std::vector<double> query_ms;
+  uint64_t query_points = 0;
+  std::thread querier([&] {
+    if (options.query_every_ms <= 0) return;
+    auto stub = v1::Query::NewStub(
+        grpc::CreateChannel(server.address(), grpc::InsecureChannelCredentials()));
+    while (!done) {
+      v1::ReadRequest request;
+      request.add_paths(options.query_path);
+      request.set_max_points(100'000'000);
+      grpc::ClientContext context;
+      Clock::time_point asked = Clock::now();
+      auto reader = stub->Read(&context, request);
+      v1::ReadResponse response;
+      uint64_t points = 0;
+      while (reader->Read(&response)) {
+        for (const v1::Series& series : response.series()) {
+          points += static_cast<uint64_t>(series.points().values_size());
+        }
+      }
+      if (grpc::Status status = reader->Finish(); !status.ok()) {
+        std::fprintf(stderr, "ingest_load: read: %s\n", status.error_message().c_str());
+      }
+      query_ms.push_back(std::chrono::duration<double, std::milli>(Clock::now() - asked).count());
+      query_points = points;
+      std::this_thread::sleep_for(std::chrono::milliseconds(options.query_every_ms));
+    }
+  });
   started = Clock::now();
   go = true;
   for (std::thread& client : clients) client.join();
@@ -351,6 +392,7 @@ int Run(const Options& options) {
   ProcessUsage after = ReadUsage(pid);
   done = true;
   sampler.join();
+  querier.join();
   double cpu_seconds = static_cast<double>(after.cpu_ticks - before.cpu_ticks) /
                        static_cast<double>(sysconf(_SC_CLK_TCK));
 
@@ -400,6 +442,13 @@ int Run(const Options& options) {
       Percentile(all, 0.5), Percentile(all, 0.99), all.empty() ? 0 : all.back(),
       Percentile(first, 0.5), Percentile(first, 0.99), Percentile(rest, 0.5),
       Percentile(rest, 0.99));
+  if (!query_ms.empty()) {
+    std::sort(query_ms.begin(), query_ms.end());
+    std::printf("  side by side: %zu reads of %s, the last %llu points: p50 %.0f ms, max %.0f ms\n",
+                query_ms.size(), options.query_path.c_str(),
+                static_cast<unsigned long long>(query_points), Percentile(query_ms, 0.5),
+                query_ms.back());
+  }
   server.Stop();
   // Once stopped, SQLite's WAL is checkpointed into the database: what the snapshots keep.
   uint64_t stored = 0;
@@ -426,6 +475,9 @@ int main(int argc, char** argv) {
     if (std::strcmp(argv[i], "--fleet") == 0) options.fleet = true;
     if (std::strcmp(argv[i], "--seed") == 0) options.seed = static_cast<uint64_t>(value());
     if (std::strcmp(argv[i], "--interval-ms") == 0) options.interval_ms = value();
+    if (std::strcmp(argv[i], "--query-every-ms") == 0) options.query_every_ms = value();
+    if (std::strcmp(argv[i], "--query") == 0 && i + 1 < argc) options.query_path = argv[++i];
+    if (std::strcmp(argv[i], "--retention-age") == 0) options.retention_age_s = value();
   }
   return perfhive::testing::Run(options);
 }
