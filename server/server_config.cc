@@ -173,9 +173,9 @@ ServerFlags::ServerFlags(CLI::App& app) {
   add(app.add_flag("--insecure", v.insecure,
                    "Plain text without tokens, on a loopback address only (demos and tests)"),
       [&v](ServerConfig& c) { c.insecure = v.insecure; });
-  add(app.add_flag("--compact-groups", v.compact_groups,
+  add(app.add_flag("--compact-groups,!--no-compact-groups", v.compact_groups,
                    "Rewrite each closed group of snapshots as one columnar block, about a third "
-                   "of the size (experimental: the writer does it, docs/store_format.md)"),
+                   "of the size, in a pass beside the writer (default; docs/store_format.md)"),
       [&v](ServerConfig& c) { c.compact_groups = v.compact_groups; });
   add(app.add_option("--max-snapshot-bytes", v.max_snapshot_bytes,
                      "Largest raw snapshot accepted, larger ones are refused; default 64MiB")

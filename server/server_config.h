@@ -25,10 +25,10 @@ struct ServerConfig {
   std::string data;                       // the embedded store's directory (required)
   std::string tls_cert;
   std::string tls_key;
-  std::string client_ca;        // set: mutual TLS, client certificates must chain to it
-  std::string tokens;           // the token table (server/token_table.h)
-  bool insecure = false;        // plain text without tokens, on loopback only
-  bool compact_groups = false;  // closed groups rewritten as columnar blocks (experimental)
+  std::string client_ca;       // set: mutual TLS, client certificates must chain to it
+  std::string tokens;          // the token table (server/token_table.h)
+  bool insecure = false;       // plain text without tokens, on loopback only
+  bool compact_groups = true;  // closed groups rewritten as columnar blocks by a pass of their own
   uint64_t max_snapshot_bytes = 64 << 20;
   // Bytes of samples one read may restore, by its estimate (query::QueryOptions::max_bytes).
   uint64_t max_query_bytes = uint64_t{1} << 30;

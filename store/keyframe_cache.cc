@@ -27,6 +27,14 @@ void KeyframeCache::Put(int64_t host_id, const std::string& query, Keyframe keyf
   }
 }
 
+void KeyframeCache::Forget(int64_t host_id, const std::string& query, int64_t keyframe_id) {
+  auto found = index_.find(Key(host_id, query));
+  if (found == index_.end() || found->second->second.id != keyframe_id) return;
+  bytes_ -= found->second->second.raw.size();
+  entries_.erase(found->second);
+  index_.erase(found);
+}
+
 void KeyframeCache::Clear() {
   entries_.clear();
   index_.clear();

@@ -33,6 +33,9 @@ class KeyframeCache {
   // The stream's keyframe, or null; valid until the next Put() or Clear().
   Keyframe* Find(int64_t host_id, const std::string& query);
   void Put(int64_t host_id, const std::string& query, Keyframe keyframe);
+  // Drops the stream's entry if it is the group of `keyframe_id`: that group takes no more
+  // members (it was compacted), so the stream's next append starts a new one.
+  void Forget(int64_t host_id, const std::string& query, int64_t keyframe_id);
   void Clear();
 
  private:

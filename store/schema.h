@@ -10,7 +10,7 @@ namespace perfhive {
 // PRAGMA user_version of a database this code writes. A new database is made at version 1
 // (kSchema) and brought up to date by the upgrades below, in order, as an older one is on open;
 // a newer version is refused.
-inline constexpr int64_t kSchemaVersion = 5;
+inline constexpr int64_t kSchemaVersion = 6;
 
 inline constexpr const char* kSchema = R"sql(
 CREATE TABLE IF NOT EXISTS hosts (
@@ -109,6 +109,14 @@ ALTER TABLE hosts ADD COLUMN plan_reported_time INTEGER NOT NULL DEFAULT 0;
 // snapshot has a frame of its own, as every snapshot stored before).
 inline constexpr const char* kSchemaColumnarBlocks = R"sql(
 ALTER TABLE snapshots ADD COLUMN block_index INTEGER;
+)sql";
+// Version 6: the groups not yet compacted, found by the compaction pass without reading every
+// keyframe of the store (Store::CompactClosedGroups). Only keyframes of groups still held as
+// frames are in it: the open group of each stream, and those closed since the last pass (after
+// an upgrade, every group stored before, which the pass then compacts).
+inline constexpr const char* kSchemaUncompactedGroups = R"sql(
+CREATE INDEX IF NOT EXISTS snapshots_uncompacted ON snapshots (id)
+  WHERE keyframe_id IS NULL AND block_index IS NULL;
 )sql";
 
 }  // namespace perfhive

@@ -78,8 +78,9 @@ Result<std::unique_ptr<Store>> Store::Open(const std::string& directory,
     SqliteTransaction transaction(writer->get());
     if (Status s = transaction.Begin(); !s.ok()) return s;
     // Each upgrade in order, from the database's version to this build's.
-    const char* const upgrades[] = {kSchema, kSchemaExportPositions, kSchemaSampleIdentity,
-                                    kSchemaHostPlans, kSchemaColumnarBlocks};
+    const char* const upgrades[] = {
+        kSchema,          kSchemaExportPositions, kSchemaSampleIdentity,
+        kSchemaHostPlans, kSchemaColumnarBlocks,  kSchemaUncompactedGroups};
     static_assert(std::size(upgrades) == kSchemaVersion);
     for (int64_t v = *version; v < kSchemaVersion; ++v) {
       if (Status s = (*writer)->Exec(upgrades[v]); !s.ok()) return s;
@@ -269,7 +270,7 @@ Status Store::InsertOne(Pending& pending, std::optional<Result<AppendResult>>& r
   if (group == nullptr) {
     Result<SqliteStatement*> latest = writer_->Prepare(
         "SELECT k.id, f.frame, k.stored_size,"
-        " (SELECT COUNT(*) FROM snapshots d WHERE d.keyframe_id = k.id)"
+        " (SELECT COUNT(*) FROM snapshots d WHERE d.keyframe_id = k.id), k.block_index"
         " FROM snapshots k JOIN frames f ON f.id = k.id"
         " WHERE k.host_id = ?1 AND k.query = ?2 AND k.keyframe_id IS NULL"
         " ORDER BY k.id DESC LIMIT 1");
@@ -277,7 +278,10 @@ Status Store::InsertOne(Pending& pending, std::optional<Result<AppendResult>>& r
     (*latest)->Bind(1, *host_id).Bind(2, snapshot.query);
     Result<bool> row = (*latest)->Step();
     if (!row.ok()) return row.status();
-    if (*row) {
+    if (*row && !(*latest)->IsNull(4)) {
+      // A compacted group takes no more members (its frame is its block): a new one starts.
+      (*latest)->Reset();
+    } else if (*row) {
       GroupRestorer restorer((*latest)->Int(0), std::vector<uint8_t>((*latest)->Blob(1).begin(),
                                                                      (*latest)->Blob(1).end()));
       Keyframe keyframe{
@@ -306,10 +310,6 @@ Status Store::InsertOne(Pending& pending, std::optional<Result<AppendResult>>& r
   }
   if (!keyframe_id) {
     frame = EncodeSectionedFrame(snapshot.raw, pending.sections, nullptr, options_.level);
-    // The stream's previous group is closed: it gets no more members.
-    if (group != nullptr && options_.compact_groups) {
-      if (Status s = CompactGroup(group->id); !s.ok()) return s;
-    }
   }
 
   Result<SqliteStatement*> insert = writer_->Prepare(

@@ -12,7 +12,8 @@
 //
 // Snapshots of one host and query are stored in groups: a keyframe, then deltas against that
 // keyframe (wire/snapshot_delta.h), so any snapshot restores from one keyframe and one delta.
-// Once a group is closed it is rewritten as one columnar block (store/group_columns.h).
+// Once a group is closed, CompactClosedGroups() rewrites it as one columnar block
+// (store/group_columns.h), off the writer thread.
 // Retention deletes oldest first and never leaves a delta without its keyframe.
 //
 // Reads run on their own connection and do not wait for the writer. Every method is
@@ -26,6 +27,7 @@
 #include <cstdint>
 #include <deque>
 #include <functional>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -67,11 +69,6 @@ struct StoreOptions {
   // Raw keyframes kept in memory to make deltas against; beyond it the least recently used are
   // dropped and read back from the database when needed.
   size_t keyframe_cache_bytes = 512 * 1024 * 1024;
-  // Whether a closed group (its stream started a new one) is rewritten as one columnar block
-  // (store/group_columns.h), in the transaction that closes it. Off by default until it runs
-  // in a pass of its own: on the writer it costs ~5 ms of CPU per 688 KB member when a group
-  // closes, which holds up every stream's appends meanwhile.
-  bool compact_groups = false;
   // Caps the database at this many pages (0: no cap); tests use it to make a full disk.
   int64_t max_page_count = 0;
 };
@@ -182,6 +179,18 @@ struct RetentionResult {
   int64_t transactions = 0;
 };
 
+// What a compaction pass did.
+struct CompactionResult {
+  int64_t groups = 0;       // rewritten as columnar blocks
+  int64_t snapshots = 0;    // in those groups
+  int64_t bytes_saved = 0;  // stored bytes the blocks take less than the frames they replaced
+  // Groups found changed when their block was ready (an append or retention came first): left
+  // as they are, for the next pass.
+  int64_t groups_changed = 0;
+  // Transactions it took, each holding the write lock alone: appends go on in between.
+  int64_t transactions = 0;
+};
+
 struct StoreTotals {
   int64_t snapshots = 0;
   int64_t keyframes = 0;
@@ -284,6 +293,16 @@ class Store {
   Result<RetentionResult> ApplyRetention(const RetentionPolicy& policy, int64_t now_ns);
   Result<StoreTotals> Totals();
 
+  // Rewrites closed groups as columnar blocks (docs/store_format.md, "Closed groups as columnar
+  // blocks"). A group is closed once its stream has started another, or once nothing was
+  // appended to it since `idle_before_ns` (server clock); the stream's next append then starts a
+  // new group. Reading, restoring, encoding and checking the block run on the calling thread
+  // without the write lock; then a few groups at a time replace their frames in one short
+  // transaction, unless an append or retention changed the group meanwhile (then it is left for
+  // the next pass). Groups that would not get smaller stay frames. Run it periodically; one pass
+  // runs at a time.
+  Result<CompactionResult> CompactClosedGroups(int64_t idle_before_ns);
+
   const std::string& path() const;
 
  private:
@@ -311,10 +330,11 @@ class Store {
   // From `since_ns` on, `host_id` reads `language` with `digest`, unless that is already so.
   Status PutTitlesInForce(int64_t host_id, const std::string& language, const Sha256Digest& digest,
                           int64_t since_ns);
-  // Rewrites the closed group of `keyframe_id` as one columnar block, once the block is checked
-  // to restore every member exactly; a group that does not restore or is too large is left as
-  // frames.
-  Status CompactGroup(int64_t keyframe_id);
+  // Replaces each group's frames with its block, in one transaction, skipping (and counting in
+  // `result`) those changed since their members were read.
+  struct CompactedGroup;
+  Status ReplaceFramesWithBlocks(const std::vector<CompactedGroup>& groups,
+                                 CompactionResult& result);
 
   const StoreOptions options_;
 
@@ -323,6 +343,12 @@ class Store {
   std::unique_ptr<KeyframeCache> keyframes_;
 
   std::unique_ptr<ReaderPool> readers_;
+
+  std::mutex compaction_mutex_;  // one compaction pass at a time, and the set below
+  // Groups whose block would not be smaller, or that do not restore (ReadSnapshot reports
+  // those): keyframe id → members then. Not tried again by this process unless they grow (an
+  // idle group may still take members).
+  std::map<int64_t, size_t> left_as_frames_;
 
   std::mutex queue_mutex_;
   std::condition_variable queue_ready_;

@@ -125,6 +125,9 @@ Result<SnapshotInfo> Store::GetSnapshotInfo(int64_t id) {
 
 Result<std::vector<uint8_t>> Store::ReadSnapshot(int64_t id) {
   ReaderPool::Lease reader = readers_->Acquire();
+  // One state of the database for the row and its frames: compaction may replace them.
+  std::optional<SqliteTransaction> read(reader.get());
+  if (Status s = read->BeginRead(); !s.ok()) return s;
   Result<SnapshotInfo> info = SelectSnapshot(*reader, id);
   if (!info.ok()) return info.status();
   const int64_t keyframe_id = info->keyframe_id != 0 ? info->keyframe_id : id;
@@ -132,11 +135,13 @@ Result<std::vector<uint8_t>> Store::ReadSnapshot(int64_t id) {
   if (!keyframe.ok()) return keyframe.status();
   Result<std::vector<uint8_t>> raw = Status::Error("not restored");
   if (info->block_index >= 0) {
+    read.reset();
     reader.Release();
     raw = RestoreFromBlock(*keyframe, info->block_index, nullptr);
   } else {
     Result<std::vector<uint8_t>> frame = keyframe_id == id ? keyframe : ReadFrame(*reader, id);
     if (!frame.ok()) return frame.status();
+    read.reset();
     reader.Release();
     GroupRestorer group(keyframe_id, std::move(*keyframe));
     raw = group.Restore(*frame, keyframe_id == id, nullptr);
@@ -165,13 +170,34 @@ Result<std::vector<std::vector<uint8_t>>> Store::ReadSnapshots(std::span<const S
     std::optional<GroupColumns> parsed;
   };
   std::map<int64_t, Block> blocks;
+  // Each snapshot's place in its group's block as this read finds it (-1: it has a frame): a
+  // group compacted since `infos` were listed reads from its block.
+  std::vector<int64_t> block_index(infos.size(), -1);
   {
     ReaderPool::Lease reader = readers_->Acquire();
     SqliteTransaction read(reader.get());
     if (Status status = read.BeginRead(); !status.ok()) return status;
+    std::map<int64_t, bool>
+        compacted_since;  // by keyframe: checked once per group listed as frames
     std::map<std::string, int64_t, std::less<>> open;  // each query's group, as restored below
-    for (const SnapshotInfo& info : infos) {
-      if (info.block_index >= 0) {
+    for (size_t i = 0; i < infos.size(); ++i) {
+      const SnapshotInfo& info = infos[i];
+      block_index[i] = info.block_index;
+      if (block_index[i] < 0) {
+        const int64_t keyframe_id = info.keyframe_id != 0 ? info.keyframe_id : info.id;
+        auto [checked, first] = compacted_since.try_emplace(keyframe_id, false);
+        if (first) {
+          Result<SnapshotInfo> keyframe = SelectSnapshot(*reader, keyframe_id);
+          if (!keyframe.ok()) return keyframe.status();
+          checked->second = keyframe->block_index >= 0;
+        }
+        if (checked->second) {
+          Result<SnapshotInfo> now = SelectSnapshot(*reader, info.id);
+          if (!now.ok()) return now.status();
+          block_index[i] = now->block_index;
+        }
+      }
+      if (block_index[i] >= 0) {
         // A compacted group's block is read once, under its keyframe, for all its members.
         const int64_t keyframe_id = info.keyframe_id != 0 ? info.keyframe_id : info.id;
         if (!blocks.contains(keyframe_id)) {
@@ -202,15 +228,15 @@ Result<std::vector<std::vector<uint8_t>>> Store::ReadSnapshots(std::span<const S
   for (size_t i = 0; i < infos.size(); ++i) {
     const SnapshotInfo& info = infos[i];
     const ObjectWanted object_wanted = [&wanted, i](uint32_t object) { return wanted(i, object); };
-    if (info.block_index >= 0) {
+    if (block_index[i] >= 0) {
       Block& block = blocks[info.keyframe_id != 0 ? info.keyframe_id : info.id];
       if (!block.parsed) {
         Result<GroupColumns> parsed = GroupColumns::Parse(block.bytes);
         if (!parsed.ok()) return RestoreError(path(), info.id, parsed.status());
         block.parsed.emplace(std::move(parsed).value());
       }
-      Result<std::vector<uint8_t>> raw = block.parsed->Restore(
-          static_cast<size_t>(info.block_index), wanted ? &object_wanted : nullptr);
+      Result<std::vector<uint8_t>> raw = block.parsed->Restore(static_cast<size_t>(block_index[i]),
+                                                               wanted ? &object_wanted : nullptr);
       if (!raw.ok()) return RestoreError(path(), info.id, raw.status());
       raws.push_back(std::move(*raw));
       continue;

@@ -40,7 +40,7 @@ export_include = ['\Processor(*)\*']
 export_exclude = ['\Thread(*)\*', '\Process(*)\IO*']
 metrics_listen = "127.0.0.1:9470"
 http_listen = "0.0.0.0:7480"
-compact_groups = true
+compact_groups = false
 )",
                                        "server.toml", config);
   ASSERT_TRUE(status.ok()) << status.message();
@@ -67,7 +67,7 @@ compact_groups = true
             (std::vector<std::string>{"\\Thread(*)\\*", "\\Process(*)\\IO*"}));
   EXPECT_EQ(config.metrics_listen, "127.0.0.1:9470");
   EXPECT_EQ(config.http_listen, "0.0.0.0:7480");
-  EXPECT_TRUE(config.compact_groups);
+  EXPECT_FALSE(config.compact_groups);
 }
 
 TEST(ServerConfigTest, NumbersMayBePlainAndSettingsLeftOutKeepTheirDefaults) {
@@ -84,6 +84,7 @@ TEST(ServerConfigTest, NumbersMayBePlainAndSettingsLeftOutKeepTheirDefaults) {
   EXPECT_EQ(config.max_query_bytes, uint64_t{1} << 30);
   EXPECT_EQ(config.listen, "127.0.0.1:7470");
   EXPECT_FALSE(config.insecure);
+  EXPECT_TRUE(config.compact_groups);
   EXPECT_TRUE(config.remote_write.empty());
 }
 
@@ -159,9 +160,10 @@ retention_age = "7d"
 }
 
 TEST(ServerConfigTest, FlagsAloneStillWork) {
-  Result<ServerConfig> config = ResolveCommandLine(
-      {"--data", "/tmp/store", "--insecure", "--max-snapshot-bytes", "2MiB", "--max-query-bytes",
-       "3GiB", "--retention-age", "12h", "--export-exclude", "\\Thread(*)\\*"});
+  Result<ServerConfig> config =
+      ResolveCommandLine({"--data", "/tmp/store", "--insecure", "--max-snapshot-bytes", "2MiB",
+                          "--max-query-bytes", "3GiB", "--retention-age", "12h", "--export-exclude",
+                          "\\Thread(*)\\*", "--no-compact-groups"});
   ASSERT_TRUE(config.ok()) << config.error();
   EXPECT_EQ(config->data, "/tmp/store");
   EXPECT_TRUE(config->insecure);
@@ -169,6 +171,7 @@ TEST(ServerConfigTest, FlagsAloneStillWork) {
   EXPECT_EQ(config->max_query_bytes, uint64_t{3} << 30);
   EXPECT_EQ(config->retention_age_seconds, 12 * 3600);
   EXPECT_EQ(config->export_exclude, (std::vector<std::string>{"\\Thread(*)\\*"}));
+  EXPECT_FALSE(config->compact_groups);
   EXPECT_EQ(config->listen, "127.0.0.1:7470");
 }
 

@@ -1,15 +1,18 @@
-// Closed groups compacted into columnar blocks inside the store: every snapshot reads back byte
-// for byte (ReadSnapshot checks SHA-256; ReadSnapshots is compared), partial reads hold the
-// wanted objects as stored, the counts of stored bytes follow, and a version 4 store (frames
-// only) opens, reads and compacts the groups it closes from then on.
+// Closed groups compacted into columnar blocks by the store's compaction pass: every snapshot
+// reads back byte for byte (ReadSnapshot checks SHA-256; ReadSnapshots is compared), partial reads
+// hold the wanted objects as stored, the counts of stored bytes follow, idle groups are closed
+// and their streams go on in new groups, reads listed before a pass still read after it, and a
+// version 4 store (frames only) opens, reads and has every closed group compacted.
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <atomic>
 #include <functional>
 #include <map>
 #include <memory>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "perfdata/snapshot_reader.h"
@@ -25,13 +28,19 @@ namespace {
 using testing::MakeAppend;
 using testing::TempDir;
 
-std::unique_ptr<Store> OpenCompacting(const std::string& dir, bool compact) {
+std::unique_ptr<Store> OpenStore(const std::string& dir) {
   StoreOptions options;
   options.group_size = 10;
-  options.compact_groups = compact;
   Result<std::unique_ptr<Store>> store = Store::Open(dir, options);
   EXPECT_TRUE(store.ok()) << store.error();
   return store.ok() ? std::move(*store) : nullptr;
+}
+
+// A pass that takes no group as idle: those whose stream started another.
+CompactionResult CompactClosed(Store& store) {
+  Result<CompactionResult> result = store.CompactClosedGroups(0);
+  EXPECT_TRUE(result.ok()) << result.error();
+  return result.ok() ? *result : CompactionResult{};
 }
 
 // Sample `t` of a host whose processes come and go.
@@ -69,9 +78,10 @@ std::vector<SnapshotInfo> ExpectEveryReadExact(Store& store, size_t count) {
 
 TEST(StoreCompactionTest, ClosedGroupsBecomeBlocksThatReadBackExactly) {
   TempDir dir;
-  auto store = OpenCompacting(dir.path(), true);
+  auto store = OpenStore(dir.path());
   ASSERT_NE(store, nullptr);
   AppendSamples(*store, 0, 35);
+  const CompactionResult compacted_groups = CompactClosed(*store);
   std::vector<SnapshotInfo> listed = ExpectEveryReadExact(*store, 35);
   // Every closed group is a block, its members in order; the open one (the last) is frames.
   std::map<int64_t, std::vector<int64_t>> groups;  // keyframe → its members' block indexes
@@ -79,6 +89,11 @@ TEST(StoreCompactionTest, ClosedGroupsBecomeBlocksThatReadBackExactly) {
     groups[info.keyframe_id != 0 ? info.keyframe_id : info.id].push_back(info.block_index);
   }
   ASSERT_GE(groups.size(), 4u);  // of 10 at most; a delta too large starts one early
+  EXPECT_EQ(compacted_groups.groups, static_cast<int64_t>(groups.size()) - 1);
+  EXPECT_EQ(compacted_groups.snapshots, 35 - static_cast<int64_t>(groups.rbegin()->second.size()));
+  EXPECT_EQ(compacted_groups.groups_changed, 0);
+  // A second pass finds nothing left to do.
+  EXPECT_EQ(CompactClosed(*store).groups, 0);
   for (const auto& [keyframe, indexes] : groups) {
     for (size_t i = 0; i < indexes.size(); ++i) {
       const bool open = keyframe == groups.rbegin()->first;
@@ -87,7 +102,7 @@ TEST(StoreCompactionTest, ClosedGroupsBecomeBlocksThatReadBackExactly) {
   }
   // The same appends as frames only take more, and the host's count is the database's.
   TempDir frames_dir;
-  auto frames = OpenCompacting(frames_dir.path(), false);
+  auto frames = OpenStore(frames_dir.path());
   ASSERT_NE(frames, nullptr);
   AppendSamples(*frames, 0, 35);
   Result<StoreTotals> compacted = store->Totals();
@@ -95,19 +110,22 @@ TEST(StoreCompactionTest, ClosedGroupsBecomeBlocksThatReadBackExactly) {
   ASSERT_TRUE(compacted.ok() && not_compacted.ok());
   EXPECT_LT(compacted->stored_bytes, not_compacted->stored_bytes);
   EXPECT_EQ((*store->FindHost("web01"))->stored_bytes, compacted->stored_bytes);
-  // Appends go on after a reopen.
+  EXPECT_EQ(not_compacted->stored_bytes - compacted->stored_bytes, compacted_groups.bytes_saved);
+  // Appends go on after a reopen, and the next pass takes the groups they close.
   store.reset();
-  store = OpenCompacting(dir.path(), true);
+  store = OpenStore(dir.path());
   ASSERT_NE(store, nullptr);
   AppendSamples(*store, 35, 45);
+  EXPECT_EQ(CompactClosed(*store).groups, 1);
   ExpectEveryReadExact(*store, 45);
 }
 
 TEST(StoreCompactionTest, PartialReadsOfBlocksHoldTheWantedObjectsAsStored) {
   TempDir dir;
-  auto store = OpenCompacting(dir.path(), true);
+  auto store = OpenStore(dir.path());
   ASSERT_NE(store, nullptr);
   AppendSamples(*store, 0, 25);
+  ASSERT_GE(CompactClosed(*store).groups, 1);
   Result<std::vector<SnapshotInfo>> listed = store->ListSnapshots("web01", 0, INT64_MAX);
   ASSERT_TRUE(listed.ok());
   Result<std::vector<std::vector<uint8_t>>> read = store->ReadSnapshots(
@@ -126,30 +144,128 @@ TEST(StoreCompactionTest, PartialReadsOfBlocksHoldTheWantedObjectsAsStored) {
   }
 }
 
-TEST(StoreCompactionTest, AVersionFourStoreReadsAndCompactsTheGroupsItClosesAfterOpen) {
+TEST(StoreCompactionTest, AVersionFourStoreReadsAndItsClosedGroupsAreCompactedAfterOpen) {
   TempDir dir;
   {
-    auto store = OpenCompacting(dir.path(), false);
+    auto store = OpenStore(dir.path());
     ASSERT_NE(store, nullptr);
-    AppendSamples(*store, 0, 15);
+    AppendSamples(*store, 0, 25);
   }
   ASSERT_TRUE(testing::RewindSchema(dir.path(), 4));
-  auto store = OpenCompacting(dir.path(), true);
+  auto store = OpenStore(dir.path());
   ASSERT_NE(store, nullptr);
-  ExpectEveryReadExact(*store, 15);
-  // The group open at the rewind closes later and is compacted; those closed before stay as
-  // frames (no pass compacts them yet).
-  Result<std::vector<SnapshotInfo>> before = store->ListSnapshots("web01", 0, INT64_MAX);
-  ASSERT_TRUE(before.ok());
-  const int64_t open_group =
-      before->back().keyframe_id != 0 ? before->back().keyframe_id : before->back().id;
-  AppendSamples(*store, 15, 35);
+  ExpectEveryReadExact(*store, 25);
+  // Groups closed before the upgrade are compacted by the first pass, as are those closed after.
+  AppendSamples(*store, 25, 35);
+  EXPECT_GE(CompactClosed(*store).groups, 3);
   std::vector<SnapshotInfo> listed = ExpectEveryReadExact(*store, 35);
+  const int64_t open_group =
+      listed.back().keyframe_id != 0 ? listed.back().keyframe_id : listed.back().id;
   for (const SnapshotInfo& info : listed) {
-    if (info.sequence >= 15) continue;
     const int64_t group = info.keyframe_id != 0 ? info.keyframe_id : info.id;
-    EXPECT_EQ(info.block_index >= 0, group == open_group) << "sequence " << info.sequence;
+    EXPECT_EQ(info.block_index < 0, group == open_group) << "sequence " << info.sequence;
   }
+}
+
+// Regression: a host that stopped sending kept its last group as frames for good.
+TEST(StoreCompactionTest, AnIdleGroupIsCompactedAndItsStreamGoesOnInANewGroup) {
+  TempDir dir;
+  auto store = OpenStore(dir.path());
+  ASSERT_NE(store, nullptr);
+  // Groups of web01's samples: 0-2 and 3-12 (a delta too large starts a group early), then 13-19
+  // open.
+  AppendSamples(*store, 0, 20);
+  std::vector<SnapshotInfo> listed = ExpectEveryReadExact(*store, 20);
+  ASSERT_EQ(listed[13].keyframe_id, 0);
+  ASSERT_EQ(listed[19].keyframe_id, listed[13].id);
+  const int64_t last_received = listed.back().receive_time_ns;
+  // Its newest member arrived at the cutoff: not idle yet.
+  Result<CompactionResult> pass = store->CompactClosedGroups(last_received);
+  ASSERT_TRUE(pass.ok()) << pass.error();
+  EXPECT_EQ(pass->snapshots, 13);
+  pass = store->CompactClosedGroups(last_received + 1);
+  ASSERT_TRUE(pass.ok()) << pass.error();
+  EXPECT_EQ(pass->groups, 1);
+  EXPECT_EQ(pass->snapshots, 7);
+  listed = ExpectEveryReadExact(*store, 20);
+  for (const SnapshotInfo& info : listed) EXPECT_GE(info.block_index, 0) << info.sequence;
+  // The stream's next sample starts a group; the one after joins it, also after a reopen.
+  AppendSamples(*store, 20, 22);
+  listed = ExpectEveryReadExact(*store, 22);
+  EXPECT_EQ(listed[20].keyframe_id, 0);
+  EXPECT_EQ(listed[20].block_index, -1);
+  EXPECT_EQ(listed[21].keyframe_id, listed[20].id);
+  store.reset();
+  store = OpenStore(dir.path());
+  ASSERT_NE(store, nullptr);
+  AppendSamples(*store, 22, 24);
+  listed = ExpectEveryReadExact(*store, 24);
+  EXPECT_EQ(listed[23].keyframe_id, listed[20].id);
+  // A reopened store whose latest group was compacted starts a new one too.
+  pass = store->CompactClosedGroups(INT64_MAX);
+  ASSERT_TRUE(pass.ok()) << pass.error();
+  EXPECT_EQ(pass->snapshots, 4);
+  store.reset();
+  store = OpenStore(dir.path());
+  ASSERT_NE(store, nullptr);
+  AppendSamples(*store, 24, 26);
+  listed = ExpectEveryReadExact(*store, 26);
+  EXPECT_EQ(listed[24].keyframe_id, 0);
+  EXPECT_EQ(listed[25].keyframe_id, listed[24].id);
+}
+
+// Regression: a read listed its snapshots, a pass compacted their group, and the read then
+// found no frames ("snapshot N has no frame").
+TEST(StoreCompactionTest, SnapshotsListedBeforeAPassStillReadAfterIt) {
+  TempDir dir;
+  auto store = OpenStore(dir.path());
+  ASSERT_NE(store, nullptr);
+  AppendSamples(*store, 0, 23);  // groups 0-2, 3-12 and 13-22
+  Result<std::vector<SnapshotInfo>> listed = store->ListSnapshots("web01", 0, INT64_MAX);
+  ASSERT_TRUE(listed.ok());
+  for (const SnapshotInfo& info : *listed) ASSERT_EQ(info.block_index, -1);
+  ASSERT_EQ(store->CompactClosedGroups(INT64_MAX)->snapshots, 23);
+  Result<std::vector<std::vector<uint8_t>>> read = store->ReadSnapshots(*listed);
+  ASSERT_TRUE(read.ok()) << read.error();
+  for (size_t i = 0; i < listed->size(); ++i) {
+    EXPECT_EQ((*read)[i], Sample((*listed)[i].sequence)) << "sequence " << (*listed)[i].sequence;
+  }
+  Result<std::vector<std::vector<uint8_t>>> part = store->ReadSnapshots(
+      *listed, [](size_t, uint32_t object) { return object == title_index::kThread; });
+  ASSERT_TRUE(part.ok()) << part.error();
+  for (size_t i = 0; i < listed->size(); ++i) {
+    std::vector<uint32_t> objects =
+        testing::ObjectsAsStored((*part)[i], Sample((*listed)[i].sequence));
+    EXPECT_EQ(objects, (std::vector<uint32_t>{title_index::kProcess, title_index::kThread}));
+  }
+}
+
+// Passes that race appends (every group idle at once, so the open group is taken while its
+// stream adds to it) lose nothing and count what the database holds.
+TEST(StoreCompactionTest, PassesRacingAppendsLoseNothing) {
+  TempDir dir;
+  auto store = OpenStore(dir.path());
+  ASSERT_NE(store, nullptr);
+  std::atomic<bool> appending = true;
+  CompactionResult total;
+  std::thread compaction([&] {
+    while (appending) {
+      Result<CompactionResult> pass = store->CompactClosedGroups(INT64_MAX);
+      ASSERT_TRUE(pass.ok()) << pass.error();
+      total.groups += pass->groups;
+      total.groups_changed += pass->groups_changed;
+    }
+  });
+  AppendSamples(*store, 0, 59);  // one sample time a second in a minute
+  appending = false;
+  compaction.join();
+  total.groups += store->CompactClosedGroups(INT64_MAX)->groups;
+  EXPECT_GT(total.groups, 0);
+  std::vector<SnapshotInfo> listed = ExpectEveryReadExact(*store, 59);
+  int64_t stored = 0;
+  for (const SnapshotInfo& info : listed) stored += info.stored_size;
+  EXPECT_EQ((*store->FindHost("web01"))->stored_bytes, stored);
+  EXPECT_EQ(store->Totals()->stored_bytes, stored);
 }
 
 }  // namespace

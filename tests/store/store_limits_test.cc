@@ -94,10 +94,12 @@ TEST(StoreRetentionTest, ByAgeDeletesACompactedGroupWhole) {
   TempDir dir;
   StoreOptions options;
   options.group_size = 4;  // groups: 0-3 and 4-7 closed (blocks), 8-11 open (frames)
-  options.compact_groups = true;
   Result<std::unique_ptr<Store>> store = Store::Open(dir.path(), options);
   ASSERT_TRUE(store.ok());
   AppendSeries(**store, 12);
+  Result<CompactionResult> compacted = (*store)->CompactClosedGroups(0);
+  ASSERT_TRUE(compacted.ok()) << compacted.error();
+  ASSERT_EQ(compacted->groups, 2);
   Result<StoreTotals> before = (*store)->Totals();
   ASSERT_TRUE(before.ok());
   // Received before second 6: 0..3 go (their block is all old), 4 and 5 stay with 6 and 7.

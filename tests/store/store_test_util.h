@@ -65,12 +65,13 @@ inline SnapshotToAppend MakeAppend(std::string host, std::string instance, uint6
   return append;
 }
 
-// Makes the closed store in `dir` what schema version `version` (1 to 4) wrote: version 4 has no
-// columnar blocks (the store must hold none); version 3 also no host plans; version 2 also no
-// clocks, (host, instance, sequence) unique; version 1 also lacks export_positions. True when it
-// worked.
+// Makes the closed store in `dir` what schema version `version` (1 to 5) wrote: version 5 has no
+// index of uncompacted groups; version 4 also no columnar blocks (the store must hold none);
+// version 3 also no host plans; version 2 also no clocks, (host, instance, sequence) unique;
+// version 1 also lacks export_positions. True when it worked.
 inline bool RewindSchema(const std::string& dir, int version) {
-  std::string sql = "ALTER TABLE snapshots DROP COLUMN block_index;";
+  std::string sql = "DROP INDEX snapshots_uncompacted;";
+  if (version <= 4) sql += "ALTER TABLE snapshots DROP COLUMN block_index;";
   if (version <= 3) {
     sql +=
         "ALTER TABLE hosts DROP COLUMN plan_revision; ALTER TABLE hosts DROP COLUMN plan_report;"
