@@ -157,6 +157,18 @@ std::string KeyOf(std::string_view key) {
   return folded;
 }
 
+// Whether two pieces cut into the same fields and units (their keys' bytes included).
+bool SameCut(const PieceFields& a, const PieceFields& b) {
+  return std::ranges::equal(a.fields, b.fields,
+                            [](const Field& x, const Field& y) {
+                              return x.offset == y.offset && x.width == y.width;
+                            }) &&
+         std::ranges::equal(a.units, b.units, [](const Unit& x, const Unit& y) {
+           return x.key == y.key && x.first_field == y.first_field &&
+                  x.field_count == y.field_count;
+         });
+}
+
 uint64_t Load(const uint8_t* p, uint32_t width) { return width == 8 ? LoadU64(p) : LoadU32(p); }
 
 void Store(uint8_t* p, uint32_t width, uint64_t value) {
@@ -326,18 +338,25 @@ std::vector<uint8_t> EncodeValueColumns(PieceKind kind,
   std::vector<uint8_t> previous_layout;
   bool previous_cut = false;
   bool have_previous = false;
-  PieceFields fields, check;
+  PieceFields fields, check, previous_fields;
+  std::vector<uint32_t> owners;
   for (std::span<const uint8_t> piece : pieces) {
     bool cut = Cut(kind, piece, fields);
     std::vector<uint8_t> layout(piece.begin(), piece.end());
     for (const Field& field : fields.fields) Store(layout.data() + field.offset, field.width, 0);
+    // The previous piece's layout cut the same way again (most pieces of a group): the decoder
+    // cuts it as before and its instances continue the same columns, so neither the check below
+    // nor the tracker needs to run again.
+    const bool repeated = have_previous && cut && previous_cut && layout == previous_layout &&
+                          SameCut(fields, previous_fields);
     // The decoder cuts the layout, not the piece: a piece whose values would cut differently
     // (a producer's counter over a length it walks by) keeps all its bytes.
-    if (cut && (!Cut(kind, layout, check) || check.fields.size() != fields.fields.size() ||
-                !std::equal(check.fields.begin(), check.fields.end(), fields.fields.begin(),
-                            [](const Field& a, const Field& b) {
-                              return a.offset == b.offset && a.width == b.width;
-                            }))) {
+    if (cut && !repeated &&
+        (!Cut(kind, layout, check) || check.fields.size() != fields.fields.size() ||
+         !std::equal(check.fields.begin(), check.fields.end(), fields.fields.begin(),
+                     [](const Field& a, const Field& b) {
+                       return a.offset == b.offset && a.width == b.width;
+                     }))) {
       cut = false;
       fields.fields.clear();
       fields.units.clear();
@@ -353,12 +372,15 @@ std::vector<uint8_t> EncodeValueColumns(PieceKind kind,
     previous_layout = std::move(layout);
     previous_cut = cut;
     have_previous = true;
-    std::vector<uint32_t> owners = tracker.Next(fields);
-    columns.resize(tracker.widths().size());
+    if (!repeated) {
+      owners = tracker.Next(fields);
+      columns.resize(tracker.widths().size());
+    }
     for (size_t f = 0; f < owners.size(); ++f) {
       columns[owners[f]].push_back(
           Load(piece.data() + fields.fields[f].offset, fields.fields[f].width));
     }
+    std::swap(previous_fields, fields);
   }
   for (uint32_t c = 0; c < tracker.widths().size(); ++c) {
     EncodeColumn(columns[c], tracker.widths()[c], modes, firsts, rest);
@@ -398,24 +420,26 @@ Result<std::vector<std::vector<uint8_t>>> DecodeValueColumns(PieceKind kind,
   ColumnTracker tracker;
   std::vector<std::vector<std::pair<uint32_t, uint32_t>>> places;  // per column: (piece, offset)
   PieceFields fields;
+  std::vector<uint32_t> owners;
   bool cut = false;
   for (size_t i = 0; i < count; ++i) {
     if (layout_modes[i] == kSameLayout) {
+      // A repeated layout cuts as the one it repeats, and its instances continue the same
+      // columns (the tracker would find every one again): most pieces of a group.
       pieces[i] = pieces[i - 1];
     } else {
       std::span<const uint8_t> bytes = layouts.Fixed(sizes[i], "a layout");
       if (!layouts.ok()) return layouts.status();
       pieces[i].assign(bytes.begin(), bytes.end());
       cut = layout_modes[i] == kNewLayout;
+      fields.fields.clear();
+      fields.units.clear();
+      if (cut && !Cut(kind, pieces[i], fields)) {
+        return Status::DataLoss("value columns: piece " + std::to_string(i) + " does not cut");
+      }
+      owners = tracker.Next(fields);
+      places.resize(tracker.widths().size());
     }
-    // A repeated layout cuts as the one it repeats.
-    fields.fields.clear();
-    fields.units.clear();
-    if (cut && !Cut(kind, pieces[i], fields)) {
-      return Status::DataLoss("value columns: piece " + std::to_string(i) + " does not cut");
-    }
-    std::vector<uint32_t> owners = tracker.Next(fields);
-    places.resize(tracker.widths().size());
     for (size_t f = 0; f < owners.size(); ++f) {
       places[owners[f]].emplace_back(static_cast<uint32_t>(i), fields.fields[f].offset);
     }

@@ -1,19 +1,18 @@
 #include "tests/bench/allocation_counter.h"
 
-#include <atomic>
 #include <cstdlib>
 #include <new>
 
 namespace {
-std::atomic<uint64_t> allocations{0};
+thread_local uint64_t allocations = 0;
 }
 
 namespace perfhive::testing {
-uint64_t AllocationCount() { return allocations.load(std::memory_order_relaxed); }
+uint64_t AllocationCount() { return allocations; }
 }  // namespace perfhive::testing
 
 void* operator new(std::size_t size) {
-  allocations.fetch_add(1, std::memory_order_relaxed);
+  ++allocations;
   if (void* p = std::malloc(size == 0 ? 1 : size)) return p;
   throw std::bad_alloc();
 }
