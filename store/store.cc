@@ -164,33 +164,75 @@ void Store::WriterLoop() {
   std::chrono::steady_clock::time_point last_commit{};
   for (;;) {
     std::vector<Pending> batch;
+    std::vector<CatalogWrite*> writes;
     {
       std::unique_lock lock(queue_mutex_);
-      queue_ready_.wait(lock, [this] { return stopping_ || !queue_.empty(); });
+      auto queued = [this] { return !queue_.empty() || !catalog_.empty(); };
+      queue_ready_.wait(lock, [&] { return stopping_ || queued(); });
       queue_ready_.wait_until(lock, last_commit + options_.commit_interval, [this] {
         return stopping_ || queue_.size() >= static_cast<size_t>(options_.max_batch);
       });
-      if (queue_.empty()) return;  // stopping, and everything queued was committed
+      if (!queued()) return;  // stopping, and everything queued was committed
       last_commit = std::chrono::steady_clock::now();
       while (!queue_.empty() && batch.size() < static_cast<size_t>(options_.max_batch)) {
         batch.push_back(std::move(queue_.front()));
         queue_.pop_front();
       }
+      while (!catalog_.empty() && writes.size() < static_cast<size_t>(options_.max_batch)) {
+        writes.push_back(catalog_.front());
+        catalog_.pop_front();
+      }
     }
     std::vector<Result<AppendResult>> results;
     {
       std::lock_guard lock(write_mutex_);
-      results = CommitBatch(batch);
+      results = CommitBatch(batch, writes);
+    }
+    if (!writes.empty()) {
+      {
+        std::lock_guard lock(queue_mutex_);
+        for (CatalogWrite* write : writes) write->done = true;
+      }
+      catalog_done_.notify_all();
     }
     for (size_t i = 0; i < batch.size(); ++i) batch[i].done(std::move(results[i]));
   }
 }
 
-std::vector<Result<AppendResult>> Store::CommitBatch(std::vector<Pending>& batch) {
+Status Store::WriteOnWriter(std::function<Status()> write) {
+  CatalogWrite queued{.write = std::move(write), .status = Status(), .done = false};
+  {
+    std::unique_lock lock(queue_mutex_);
+    if (!stopping_ && std::this_thread::get_id() != writer_thread_.get_id()) {
+      catalog_.push_back(&queued);
+      if (catalog_.size() == 1 && queue_.empty()) queue_ready_.notify_one();
+      catalog_done_.wait(lock, [&queued] { return queued.done; });
+      return queued.status;
+    }
+  }
+  std::lock_guard lock(write_mutex_);
+  SqliteTransaction transaction(writer_.get());
+  if (Status s = transaction.Begin(); !s.ok()) return s;
+  if (Status s = queued.write(); !s.ok()) return s;
+  return transaction.Commit();
+}
+
+std::vector<Result<AppendResult>> Store::CommitBatch(std::vector<Pending>& batch,
+                                                     std::span<CatalogWrite* const> writes) {
   std::vector<Result<AppendResult>> results;
   results.reserve(batch.size());
   SqliteTransaction transaction(writer_.get());
   Status status = transaction.Begin();
+  // Each catalog write in a savepoint of its own: one that fails leaves nothing behind, and the
+  // rest of the batch goes on.
+  for (CatalogWrite* write : writes) {
+    if (!status.ok()) break;
+    status = writer_->Exec("SAVEPOINT catalog_write");
+    if (!status.ok()) break;
+    write->status = write->write();
+    status = writer_->Exec(write->status.ok() ? "RELEASE catalog_write"
+                                              : "ROLLBACK TO catalog_write; RELEASE catalog_write");
+  }
   for (size_t i = 0; status.ok() && i < batch.size(); ++i) {
     std::optional<Result<AppendResult>> result;
     status = InsertOne(batch[i], result);
@@ -202,6 +244,7 @@ std::vector<Result<AppendResult>> Store::CommitBatch(std::vector<Pending>& batch
     // do not exist.
     keyframes_->Clear();
     results.assign(batch.size(), status);
+    for (CatalogWrite* write : writes) write->status = status;
   }
   return results;
 }

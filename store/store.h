@@ -16,7 +16,11 @@
 // (store/group_columns.h), off the writer thread.
 // Retention deletes oldest first and never leaves a delta without its keyframe.
 //
-// Reads run on their own connection and do not wait for the writer. Every method is
+// Writes of hosts, title databases, plans and export positions go through the same writer: each
+// runs in the next batch's transaction, in a savepoint of its own, and returns once that commit
+// is durable, so a fleet reconnecting at once shares commits instead of queueing for one each.
+//
+// Reads run on their own connections and do not wait for the writer. Every method is
 // thread-safe. The layout is described in docs/store_format.md.
 
 #ifndef PERFHIVE_STORE_STORE_H_
@@ -317,11 +321,25 @@ class Store {
     AppendCallback done;
   };
 
+  // A write other than an append (a host's row, its health, titles, a plan): statements on
+  // writer_, run by the writer inside its next transaction beside the appends.
+  struct CatalogWrite {
+    std::function<Status()> write;
+    Status status;  // what it returned, or the commit's error
+    bool done = false;
+  };
+
   Store(const StoreOptions& options, std::unique_ptr<SqliteDb> writer,
         std::unique_ptr<ReaderPool> readers);
   void WriterLoop();
+  // Runs `write` in the writer's next transaction and waits until that commit is durable, so
+  // that a fleet's Hellos and health reports share the appends' commits instead of each paying
+  // a commit (and an fsync) under the write lock. From the writer thread itself (an append's
+  // completion) or once the store is stopping, it runs at once in a transaction of its own.
+  Status WriteOnWriter(std::function<Status()> write);
   // Everything below runs with write_mutex_ held.
-  std::vector<Result<AppendResult>> CommitBatch(std::vector<Pending>& batch);
+  std::vector<Result<AppendResult>> CommitBatch(std::vector<Pending>& batch,
+                                                std::span<CatalogWrite* const> writes);
   // A database error is returned and ends the batch; the outcome for this one snapshot (stored,
   // duplicate, or refused as a conflict) goes to `result`.
   Status InsertOne(Pending& pending, std::optional<Result<AppendResult>>& result);
@@ -353,6 +371,8 @@ class Store {
   std::mutex queue_mutex_;
   std::condition_variable queue_ready_;
   std::deque<Pending> queue_;
+  std::deque<CatalogWrite*> catalog_;  // owned by the callers waiting on catalog_done_
+  std::condition_variable catalog_done_;
   bool stopping_ = false;
   std::thread writer_thread_;
 };

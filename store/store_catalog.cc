@@ -47,59 +47,63 @@ Sha256Digest DigestFromBlob(std::span<const uint8_t> blob) {
 
 Status Store::UpsertHost(const HostInfo& host, int64_t now_ns) {
   if (host.name.empty()) return Status::Error("host: no name");
-  std::lock_guard lock(write_mutex_);
-  Result<SqliteStatement*> upsert = writer_->Prepare(
-      "INSERT INTO hosts (name, name_key, os, os_version, source_kind, agent_version,"
-      " instance_id, first_seen, last_seen) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?8)"
-      " ON CONFLICT (name_key) DO UPDATE SET name = ?1, os = ?3, os_version = ?4,"
-      " source_kind = ?5, agent_version = ?6, instance_id = ?7,"
-      " last_seen = MAX(last_seen, ?8)");
-  if (!upsert.ok()) return upsert.status();
-  std::string key = HostKey(host.name);
-  return (*upsert)
-      ->Bind(1, host.name)
-      .Bind(2, key)
-      .Bind(3, host.os)
-      .Bind(4, host.os_version)
-      .Bind(5, host.source_kind)
-      .Bind(6, host.agent_version)
-      .Bind(7, host.instance_id)
-      .Bind(8, now_ns)
-      .Run();
+  return WriteOnWriter([&]() -> Status {
+    Result<SqliteStatement*> upsert = writer_->Prepare(
+        "INSERT INTO hosts (name, name_key, os, os_version, source_kind, agent_version,"
+        " instance_id, first_seen, last_seen) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?8)"
+        " ON CONFLICT (name_key) DO UPDATE SET name = ?1, os = ?3, os_version = ?4,"
+        " source_kind = ?5, agent_version = ?6, instance_id = ?7,"
+        " last_seen = MAX(last_seen, ?8)");
+    if (!upsert.ok()) return upsert.status();
+    std::string key = HostKey(host.name);
+    return (*upsert)
+        ->Bind(1, host.name)
+        .Bind(2, key)
+        .Bind(3, host.os)
+        .Bind(4, host.os_version)
+        .Bind(5, host.source_kind)
+        .Bind(6, host.agent_version)
+        .Bind(7, host.instance_id)
+        .Bind(8, now_ns)
+        .Run();
+  });
 }
 
 Status Store::RecordHostError(const std::string& host, const std::string& message,
                               int64_t time_ns) {
-  std::lock_guard lock(write_mutex_);
-  Result<int64_t> id = HostId(host, true, time_ns);
-  if (!id.ok()) return id.status();
-  Result<SqliteStatement*> update =
-      writer_->Prepare("UPDATE hosts SET last_error = ?2, last_error_time = ?3 WHERE id = ?1");
-  if (!update.ok()) return update.status();
-  return (*update)->Bind(1, *id).Bind(2, message).Bind(3, time_ns).Run();
+  return WriteOnWriter([&]() -> Status {
+    Result<int64_t> id = HostId(host, true, time_ns);
+    if (!id.ok()) return id.status();
+    Result<SqliteStatement*> update =
+        writer_->Prepare("UPDATE hosts SET last_error = ?2, last_error_time = ?3 WHERE id = ?1");
+    if (!update.ok()) return update.status();
+    return (*update)->Bind(1, *id).Bind(2, message).Bind(3, time_ns).Run();
+  });
 }
 
 Status Store::RecordRefusal(const std::string& host, const std::string& message, int64_t time_ns) {
-  std::lock_guard lock(write_mutex_);
-  Result<int64_t> id = HostId(host, true, time_ns);
-  if (!id.ok()) return id.status();
-  Result<SqliteStatement*> update = writer_->Prepare(
-      "UPDATE hosts SET refusals = refusals + 1, last_error = ?2, last_error_time = ?3"
-      " WHERE id = ?1");
-  if (!update.ok()) return update.status();
-  return (*update)->Bind(1, *id).Bind(2, message).Bind(3, time_ns).Run();
+  return WriteOnWriter([&]() -> Status {
+    Result<int64_t> id = HostId(host, true, time_ns);
+    if (!id.ok()) return id.status();
+    Result<SqliteStatement*> update = writer_->Prepare(
+        "UPDATE hosts SET refusals = refusals + 1, last_error = ?2, last_error_time = ?3"
+        " WHERE id = ?1");
+    if (!update.ok()) return update.status();
+    return (*update)->Bind(1, *id).Bind(2, message).Bind(3, time_ns).Run();
+  });
 }
 
 Status Store::RecordHostPlan(const std::string& host, const std::string& revision,
                              const std::string& report, int64_t now_ns) {
-  std::lock_guard lock(write_mutex_);
-  Result<int64_t> id = HostId(host, true, now_ns);
-  if (!id.ok()) return id.status();
-  Result<SqliteStatement*> update = writer_->Prepare(
-      "UPDATE hosts SET plan_revision = ?2, plan_report = ?3, plan_reported_time = ?4"
-      " WHERE id = ?1");
-  if (!update.ok()) return update.status();
-  return (*update)->Bind(1, *id).Bind(2, revision).Bind(3, report).Bind(4, now_ns).Run();
+  return WriteOnWriter([&]() -> Status {
+    Result<int64_t> id = HostId(host, true, now_ns);
+    if (!id.ok()) return id.status();
+    Result<SqliteStatement*> update = writer_->Prepare(
+        "UPDATE hosts SET plan_revision = ?2, plan_report = ?3, plan_reported_time = ?4"
+        " WHERE id = ?1");
+    if (!update.ok()) return update.status();
+    return (*update)->Bind(1, *id).Bind(2, revision).Bind(3, report).Bind(4, now_ns).Run();
+  });
 }
 
 Result<std::vector<HostRecord>> Store::ListHosts() {
@@ -133,17 +137,18 @@ Result<Sha256Digest> Store::PutTitleDatabase(const std::string& language,
                                              std::span<const uint8_t> counters,
                                              std::span<const uint8_t> helps) {
   Sha256Digest digest = TitleDigest(language, counters, helps);
-  std::lock_guard lock(write_mutex_);
-  Result<SqliteStatement*> insert = writer_->Prepare(
-      "INSERT INTO title_databases (digest, language, counters, helps) VALUES (?1, ?2, ?3, ?4)"
-      " ON CONFLICT (digest) DO NOTHING");
-  if (!insert.ok()) return insert.status();
-  Status status = (*insert)
-                      ->BindBlob(1, digest)
-                      .Bind(2, language)
-                      .BindBlob(3, counters)
-                      .BindBlob(4, helps)
-                      .Run();
+  Status status = WriteOnWriter([&]() -> Status {
+    Result<SqliteStatement*> insert = writer_->Prepare(
+        "INSERT INTO title_databases (digest, language, counters, helps) VALUES (?1, ?2, ?3, ?4)"
+        " ON CONFLICT (digest) DO NOTHING");
+    if (!insert.ok()) return insert.status();
+    return (*insert)
+        ->BindBlob(1, digest)
+        .Bind(2, language)
+        .BindBlob(3, counters)
+        .BindBlob(4, helps)
+        .Run();
+  });
   if (!status.ok()) return status;
   return digest;
 }
@@ -182,13 +187,14 @@ Result<TitleDatabaseRecord> Store::GetTitleDatabase(const Sha256Digest& digest) 
 
 Status Store::SetTitlesInForce(const std::string& host, const std::string& language,
                                const Sha256Digest& digest, int64_t since_ns) {
-  std::lock_guard lock(write_mutex_);
-  Result<bool> exists = TitleDatabaseStored(digest);
-  if (!exists.ok()) return exists.status();
-  if (!*exists) return Status::Error("no title database " + ToHex(digest) + " to put in force");
-  Result<int64_t> id = HostId(host, true, since_ns);
-  if (!id.ok()) return id.status();
-  return PutTitlesInForce(*id, language, digest, since_ns);
+  return WriteOnWriter([&]() -> Status {
+    Result<bool> exists = TitleDatabaseStored(digest);
+    if (!exists.ok()) return exists.status();
+    if (!*exists) return Status::Error("no title database " + ToHex(digest) + " to put in force");
+    Result<int64_t> id = HostId(host, true, since_ns);
+    if (!id.ok()) return id.status();
+    return PutTitlesInForce(*id, language, digest, since_ns);
+  });
 }
 
 Result<bool> Store::TitleDatabaseStored(const Sha256Digest& digest) {

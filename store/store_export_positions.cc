@@ -10,21 +10,20 @@ namespace perfhive {
 Status Store::SetExportPositions(const std::string& receiver,
                                  const std::vector<ExportPosition>& positions) {
   if (positions.empty()) return Status();
-  std::lock_guard lock(write_mutex_);
-  SqliteTransaction transaction(writer_.get());
-  if (Status s = transaction.Begin(); !s.ok()) return s;
-  Result<SqliteStatement*> upsert = writer_->Prepare(
-      "INSERT INTO export_positions (receiver, host_id, sample_time)"
-      " SELECT ?1, id, ?3 FROM hosts WHERE name_key = ?2"
-      " ON CONFLICT (receiver, host_id) DO UPDATE SET sample_time = MAX(sample_time, ?3)");
-  if (!upsert.ok()) return upsert.status();
-  for (const ExportPosition& position : positions) {
-    std::string key = HostKey(position.host);
-    Status status =
-        (*upsert)->Bind(1, receiver).Bind(2, key).Bind(3, position.sample_time_ns).Run();
-    if (!status.ok()) return status;
-  }
-  return transaction.Commit();
+  return WriteOnWriter([&]() -> Status {
+    Result<SqliteStatement*> upsert = writer_->Prepare(
+        "INSERT INTO export_positions (receiver, host_id, sample_time)"
+        " SELECT ?1, id, ?3 FROM hosts WHERE name_key = ?2"
+        " ON CONFLICT (receiver, host_id) DO UPDATE SET sample_time = MAX(sample_time, ?3)");
+    if (!upsert.ok()) return upsert.status();
+    for (const ExportPosition& position : positions) {
+      std::string key = HostKey(position.host);
+      Status status =
+          (*upsert)->Bind(1, receiver).Bind(2, key).Bind(3, position.sample_time_ns).Run();
+      if (!status.ok()) return status;
+    }
+    return Status();
+  });
 }
 
 Result<std::vector<ExportPosition>> Store::ExportPositions(const std::string& receiver) {

@@ -6,6 +6,8 @@
 
 #include <atomic>
 #include <chrono>
+#include <filesystem>
+#include <future>
 #include <map>
 #include <mutex>
 #include <thread>
@@ -528,6 +530,96 @@ TEST(StoreTest, AppendsQueuedWithinACommitIntervalAreAllDurable) {
   auto reopened = OpenStore(dir.path());
   EXPECT_EQ(reopened->ListSnapshots("web01", 0, INT64_MAX)->size(), 20u);
   EXPECT_EQ(reopened->ListSnapshots("web02", 0, INT64_MAX)->size(), 20u);
+}
+
+// Frames the WAL of the store in `dir` has grown by: what its commits have written (with no
+// checkpoint meanwhile, as there is none below SQLite's 1,000 frames).
+int64_t WalFrames(const std::string& dir) {
+  std::error_code error;
+  const auto bytes = std::filesystem::file_size(dir + "/perfhive.db-wal", error);
+  return error ? -1 : static_cast<int64_t>(bytes) / (4096 + 24);  // page and frame header
+}
+
+HostInfo Host(const std::string& name, const std::string& os = "") {
+  HostInfo info;
+  info.name = name;
+  info.os = os;
+  return info;
+}
+
+// Regression: every Hello's host row and every health report was a commit of its own (and an
+// fsync) taken under the write lock, so a fleet reconnecting at once queued for them one by one.
+TEST(StoreTest, HostWritesFromManyStreamsShareTheWritersCommits) {
+  TempDir dir;
+  StoreOptions options;
+  options.commit_interval = std::chrono::milliseconds(200);
+  auto store = OpenStore(dir.path(), options);
+  ASSERT_TRUE(store->UpsertHost(Host("first"), 1).ok());
+  const int64_t frames_before = WalFrames(dir.path());
+  constexpr int kStreams = 40;
+  std::vector<std::thread> streams;
+  std::atomic<int> failures = 0;
+  for (int i = 0; i < kStreams; ++i) {
+    streams.emplace_back([&, i] {
+      const std::string host = "web" + std::to_string(i);
+      if (!store->UpsertHost(Host(host, "Windows"), 2).ok()) ++failures;
+      if (!store->RecordHostError(host, "access denied", 3).ok()) ++failures;
+    });
+  }
+  for (std::thread& stream : streams) stream.join();
+  EXPECT_EQ(failures, 0);
+  Result<std::vector<HostRecord>> hosts = store->ListHosts();
+  ASSERT_TRUE(hosts.ok());
+  ASSERT_EQ(hosts->size(), kStreams + 1u);
+  for (const HostRecord& host : *hosts) {
+    if (host.info.name == "first") continue;
+    EXPECT_EQ(host.info.os, "Windows") << host.info.name;
+    EXPECT_EQ(host.last_error, "access denied") << host.info.name;
+  }
+  // 80 writes in a handful of commits: one each would have written at least 80 frames.
+  const int64_t frames = WalFrames(dir.path()) - frames_before;
+  EXPECT_LT(frames, 30) << "WAL frames for " << 2 * kStreams << " host writes";
+}
+
+// A write that fails leaves nothing behind and fails alone: the appends and writes that share
+// its transaction are stored.
+TEST(StoreTest, AFailingHostWriteDoesNotFailItsBatch) {
+  TempDir dir;
+  StoreOptions options;
+  options.commit_interval = std::chrono::milliseconds(100);
+  auto store = OpenStore(dir.path(), options);
+  std::atomic<int> appended = 0;
+  store->AppendAsync(MakeAppend("web01", "boot", 1, SmallSnapshot(1, 1)),
+                     [&](Result<AppendResult> r) { appended += r.ok(); });
+  std::thread other([&] { EXPECT_TRUE(store->UpsertHost(Host("web02"), 5).ok()); });
+  Sha256Digest unknown{};
+  unknown.fill(7);
+  Status refused = store->SetTitlesInForce("web03", "009", unknown, 10);
+  EXPECT_THAT(refused.message(), HasSubstr("no title database"));
+  other.join();
+  store.reset();
+  EXPECT_EQ(appended, 1);
+  auto reopened = OpenStore(dir.path());
+  EXPECT_TRUE((*reopened->FindHost("web02")).has_value());
+  EXPECT_FALSE((*reopened->FindHost("web03")).has_value());
+  EXPECT_EQ(reopened->ListSnapshots("web01", 0, INT64_MAX)->size(), 1u);
+}
+
+// An append's completion runs on the writer thread; a host write it makes (an ingest session
+// records a refusal there) cannot wait for the writer's next batch, and does not.
+TEST(StoreTest, AHostWriteFromAnAppendsCompletionIsWrittenAtOnce) {
+  TempDir dir;
+  auto store = OpenStore(dir.path());
+  std::promise<Status> recorded;
+  store->AppendAsync(MakeAppend("web01", "boot", 1, SmallSnapshot(1, 1)),
+                     [&](Result<AppendResult> r) {
+                       EXPECT_TRUE(r.ok());
+                       recorded.set_value(store->RecordRefusal("web01", "too fast", 9));
+                     });
+  std::future<Status> done = recorded.get_future();
+  ASSERT_EQ(done.wait_for(std::chrono::seconds(10)), std::future_status::ready);
+  EXPECT_TRUE(done.get().ok());
+  EXPECT_EQ((*store->FindHost("web01"))->refusals, 1);
 }
 
 TEST(StoreTest, AnAppendBringsItsTitlesIntoForceAtItsSampleTime) {
