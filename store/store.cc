@@ -169,8 +169,10 @@ void Store::WriterLoop() {
       std::unique_lock lock(queue_mutex_);
       auto queued = [this] { return !queue_.empty() || !catalog_.empty(); };
       queue_ready_.wait(lock, [&] { return stopping_ || queued(); });
+      // A catalog write is committed at once: its caller (a Hello) blocks a thread meanwhile.
       queue_ready_.wait_until(lock, last_commit + options_.commit_interval, [this] {
-        return stopping_ || queue_.size() >= static_cast<size_t>(options_.max_batch);
+        return stopping_ || queue_.size() >= static_cast<size_t>(options_.max_batch) ||
+               !catalog_.empty();
       });
       if (!queued()) return;  // stopping, and everything queued was committed
       last_commit = std::chrono::steady_clock::now();
@@ -205,7 +207,7 @@ Status Store::WriteOnWriter(std::function<Status()> write) {
     std::unique_lock lock(queue_mutex_);
     if (!stopping_ && std::this_thread::get_id() != writer_thread_.get_id()) {
       catalog_.push_back(&queued);
-      if (catalog_.size() == 1 && queue_.empty()) queue_ready_.notify_one();
+      if (catalog_.size() == 1) queue_ready_.notify_one();
       catalog_done_.wait(lock, [&queued] { return queued.done; });
       return queued.status;
     }
