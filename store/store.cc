@@ -63,6 +63,14 @@ Result<std::unique_ptr<Store>> Store::Open(const std::string& directory,
 
   Result<std::unique_ptr<SqliteDb>> writer = SqliteDb::Open(path);
   if (!writer.ok()) return writer.status();
+  // A new database gives the pages retention and compaction free back to the file system. This
+  // is set before WAL mode, whose first write fixes the database's header: set after, it was
+  // silently ignored, and stores made so keep their freed pages for later appends instead.
+  Result<int64_t> pages = (*writer)->QueryInt("PRAGMA page_count");
+  if (!pages.ok()) return pages.status();
+  if (*pages == 0) {
+    if (Status s = (*writer)->Exec("PRAGMA auto_vacuum=INCREMENTAL"); !s.ok()) return s;
+  }
   if (Status s = Configure(**writer, options); !s.ok()) return s;
   Result<int64_t> version = (*writer)->QueryInt("PRAGMA user_version");
   if (!version.ok()) return version.status();
@@ -71,10 +79,6 @@ Result<std::unique_ptr<Store>> Store::Open(const std::string& directory,
                          ", this build reads versions up to " + std::to_string(kSchemaVersion));
   }
   if (*version < kSchemaVersion) {
-    // Set before the first table exists, so that retention can give pages back to the disk.
-    if (*version == 0) {
-      if (Status s = (*writer)->Exec("PRAGMA auto_vacuum=INCREMENTAL"); !s.ok()) return s;
-    }
     SqliteTransaction transaction(writer->get());
     if (Status s = transaction.Begin(); !s.ok()) return s;
     // Each upgrade in order, from the database's version to this build's.

@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include "store/store.h"
+#include "tests/store/section_test_util.h"
 #include "tests/store/store_test_util.h"
 
 namespace perfhive {
@@ -120,6 +121,32 @@ TEST(StoreRetentionTest, ByAgeDeletesACompactedGroupWhole) {
   ASSERT_TRUE(result.ok()) << result.error();
   EXPECT_EQ(result->snapshots_deleted, 4);
   EXPECT_EQ(StoredSequences(**store), (std::vector<uint64_t>{8, 9, 10, 11}));
+}
+
+// Regression: a new store set auto_vacuum after WAL mode, which SQLite ignores, so retention's
+// incremental_vacuum gave nothing back and the data directory never shrank.
+TEST(StoreRetentionTest, DeletedSnapshotsGiveTheirPagesBackToTheFileSystem) {
+  TempDir dir;
+  StoreOptions options;
+  options.group_size = 10;
+  Result<std::unique_ptr<Store>> store = Store::Open(dir.path(), options);
+  ASSERT_TRUE(store.ok());
+  for (uint64_t t = 0; t < 59; ++t) {
+    Result<AppendResult> appended = (*store)->Append(
+        MakeAppend("web01", "boot", t, testing::HostSnapshot(t, {.processes = 600})));
+    ASSERT_TRUE(appended.ok()) << appended.error();
+  }
+  Result<StoreTotals> before = (*store)->Totals();
+  ASSERT_TRUE(before.ok());
+  RetentionPolicy policy;
+  policy.max_age_ns = 1'000'000'000LL * 10;
+  Result<RetentionResult> result = (*store)->ApplyRetention(policy, ReceivedNs(59));
+  ASSERT_TRUE(result.ok()) << result.error();
+  ASSERT_GE(result->snapshots_deleted, 40);
+  Result<StoreTotals> after = (*store)->Totals();
+  ASSERT_TRUE(after.ok());
+  EXPECT_LT(after->file_bytes, before->file_bytes / 2)
+      << "stored bytes " << before->stored_bytes << " -> " << after->stored_bytes;
 }
 
 TEST(StoreRetentionTest, BySizeDeletesWholeGroupsOldestFirst) {
