@@ -8,7 +8,7 @@
 #   scripts/side-by-side.sh --generate HOSTS SNAPSHOTS [--generate-interval 10s]  # fleet_generator
 #   options: --build DIR (default build/release)  --runs N (query repetitions, default 5)
 #            --work DIR (default a new temporary folder)  --keep (leave it, and the logs)
-#            --perfhive-flag FLAG (repeatable: given to perfhive-server, e.g. --compact-groups)
+#            --perfhive-flag FLAG (repeatable: given to perfhive-server, e.g. --no-compact-groups)
 #
 # Everything runs on 127.0.0.1 on free ports; every process the script starts is stopped by PID
 # when it ends, however it ends.
@@ -16,8 +16,9 @@
 # How, in three phases:
 #  1. perfhive: a perfhive-server (--insecure, a new store) takes every host's replay through
 #     its own `perfhive-agent run --source replay`, all hosts at once. Ingest CPU = the server's
-#     user + system time from the first snapshot to the last acknowledged (the agents' is not
-#     counted: they stand for the hosts). Then it is stopped (its WAL checkpointed) and its
+#     user + system time from the first snapshot until its compaction pass has run after the last
+#     one acknowledged (the agents' is not counted: they stand for the hosts). Then it is stopped
+#     (its WAL checkpointed) and its
 #     data directory measured (du -b: the SQLite database, everything).
 #  2. Prometheus and VictoriaMetrics: the same store is opened by a perfhive-server with
 #     --remote-write to a private Prometheus (--web.enable-remote-write-receiver) and a private
@@ -298,6 +299,11 @@ for pid in "${agent_pids[@]}"; do
   fi
 done
 ingest_wall=$(awk -v a="$ingest_began" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.1f", b - a }')
+# The server's compaction pass (every 10 s) rewrites the groups closed by then as columnar blocks,
+# as it does for a running fleet; its CPU is counted with the ingest's. Each host's last group
+# stays open, as frames.
+log "waiting 11 s for the server's compaction pass"
+sleep 11
 perfhive_cpu=$(awk -v a="$cpu_before" -v b="$(cpu_seconds "$server_pid")" 'BEGIN { printf "%.2f", b - a }')
 stored=$(metric_sum "$metrics_url" perfhive_ingest_snapshots_stored_total)
 stored_bytes=$(metric_sum "$metrics_url" perfhive_store_stored_bytes)

@@ -55,6 +55,7 @@ constexpr std::chrono::milliseconds kCommitInterval{5};
 // A group of 60 fills in a minute at 1 s, ten at 10 s: a host idle longer than that has stopped.
 constexpr std::chrono::seconds kCompactionInterval{10};
 constexpr std::chrono::seconds kCompactIdleGroupsAfter{15 * 60};
+constexpr size_t kCompactionGroupsPerCall = 256;
 
 bool IsLoopback(const std::string& address) {
   std::string host = address.substr(0, address.rfind(':'));
@@ -336,18 +337,26 @@ Status Run(const ServerConfig& options) {
     if (!options.compact_groups) return;
     std::unique_lock lock(mutex);
     while (!stop_requested.wait_for(lock, kCompactionInterval, [&] { return stopping; })) {
-      lock.unlock();
-      const int64_t idle_before = UnixNanosNow() - kCompactIdleGroupsAfter.count() * 1'000'000'000;
-      Result<CompactionResult> result = (*store)->CompactClosedGroups(idle_before);
-      if (!result.ok()) {
-        log.WarnOncePerBurst("compaction-failed", "store", {{"message", result.error()}});
-      } else if (result->groups > 0) {
-        log.Info("compaction", {{"groups", std::to_string(result->groups)},
-                                {"snapshots", std::to_string(result->snapshots)},
-                                {"bytes_saved", std::to_string(result->bytes_saved)},
-                                {"transactions", std::to_string(result->transactions)}});
+      // In budgets of groups, so that a stop is not held up by a long pass (the first after an
+      // upgrade takes every group stored before).
+      bool more = true;
+      while (more && !stopping) {
+        lock.unlock();
+        const int64_t idle_before =
+            UnixNanosNow() - kCompactIdleGroupsAfter.count() * 1'000'000'000;
+        Result<CompactionResult> result =
+            (*store)->CompactClosedGroups(idle_before, kCompactionGroupsPerCall);
+        more = result.ok() && result->more;
+        if (!result.ok()) {
+          log.WarnOncePerBurst("compaction-failed", "store", {{"message", result.error()}});
+        } else if (result->groups > 0) {
+          log.Info("compaction", {{"groups", std::to_string(result->groups)},
+                                  {"snapshots", std::to_string(result->snapshots)},
+                                  {"bytes_saved", std::to_string(result->bytes_saved)},
+                                  {"transactions", std::to_string(result->transactions)}});
+        }
+        lock.lock();
       }
-      lock.lock();
     }
   });
   // Every 2 s (and at once on SIGHUP) the open streams hear what changed: a revoked host's

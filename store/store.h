@@ -193,6 +193,8 @@ struct CompactionResult {
   int64_t groups_changed = 0;
   // Transactions it took, each holding the write lock alone: appends go on in between.
   int64_t transactions = 0;
+  // It stopped at its budget of groups: more closed groups may be waiting.
+  bool more = false;
 };
 
 struct StoreTotals {
@@ -304,8 +306,10 @@ class Store {
   // without the write lock; then a few groups at a time replace their frames in one short
   // transaction, unless an append or retention changed the group meanwhile (then it is left for
   // the next pass). Groups that would not get smaller stay frames. Run it periodically; one pass
-  // runs at a time.
-  Result<CompactionResult> CompactClosedGroups(int64_t idle_before_ns);
+  // runs at a time. It encodes `max_groups` groups at most, so that a caller can stop between
+  // calls (the first passes after an upgrade take every group stored before).
+  Result<CompactionResult> CompactClosedGroups(int64_t idle_before_ns,
+                                               size_t max_groups = SIZE_MAX);
 
   const std::string& path() const;
 

@@ -128,12 +128,13 @@ std::optional<std::vector<uint8_t>> BuildBlock(int64_t keyframe_id,
 
 }  // namespace
 
-Result<CompactionResult> Store::CompactClosedGroups(int64_t idle_before_ns) {
+Result<CompactionResult> Store::CompactClosedGroups(int64_t idle_before_ns, size_t max_groups) {
   std::lock_guard pass(compaction_mutex_);
   CompactionResult result;
   std::vector<CompactedGroup> ready;
   int64_t after_id = 0;
-  for (;;) {
+  size_t encoded = 0;
+  while (!result.more) {
     std::vector<Candidate> candidates;
     {
       ReaderPool::Lease reader = readers_->Acquire();
@@ -144,6 +145,10 @@ Result<CompactionResult> Store::CompactClosedGroups(int64_t idle_before_ns) {
     if (candidates.empty()) break;
     after_id = candidates.back().keyframe_id;
     for (Candidate& candidate : candidates) {
+      if (encoded == max_groups) {
+        result.more = true;
+        break;
+      }
       Result<std::vector<Member>> members = Status::Error("not read");
       {
         ReaderPool::Lease reader = readers_->Acquire();
@@ -157,6 +162,7 @@ Result<CompactionResult> Store::CompactClosedGroups(int64_t idle_before_ns) {
           left != left_as_frames_.end() && left->second == members->size()) {
         continue;
       }
+      ++encoded;
       std::optional<std::vector<uint8_t>> block =
           BuildBlock(candidate.keyframe_id, *members, options_.level);
       if (!block) {
@@ -180,6 +186,12 @@ Result<CompactionResult> Store::CompactClosedGroups(int64_t idle_before_ns) {
   }
   if (!ready.empty()) {
     if (Status s = ReplaceFramesWithBlocks(ready, result); !s.ok()) return s;
+  }
+  if (result.groups > 0) {
+    std::lock_guard lock(write_mutex_);
+    // Give the pages of the frames replaced back to the file system (auto_vacuum=INCREMENTAL),
+    // as retention does: the data directory is what the store holds.
+    if (Status s = writer_->Exec("PRAGMA incremental_vacuum"); !s.ok()) return s;
   }
   return result;
 }

@@ -92,6 +92,7 @@ TEST(StoreCompactionTest, ClosedGroupsBecomeBlocksThatReadBackExactly) {
   EXPECT_EQ(compacted_groups.groups, static_cast<int64_t>(groups.size()) - 1);
   EXPECT_EQ(compacted_groups.snapshots, 35 - static_cast<int64_t>(groups.rbegin()->second.size()));
   EXPECT_EQ(compacted_groups.groups_changed, 0);
+  EXPECT_FALSE(compacted_groups.more);
   // A second pass finds nothing left to do.
   EXPECT_EQ(CompactClosed(*store).groups, 0);
   for (const auto& [keyframe, indexes] : groups) {
@@ -155,9 +156,16 @@ TEST(StoreCompactionTest, AVersionFourStoreReadsAndItsClosedGroupsAreCompactedAf
   auto store = OpenStore(dir.path());
   ASSERT_NE(store, nullptr);
   ExpectEveryReadExact(*store, 25);
-  // Groups closed before the upgrade are compacted by the first pass, as are those closed after.
+  // Groups closed before the upgrade are compacted by the first passes, as are those closed
+  // after, a budget of groups at a time.
   AppendSamples(*store, 25, 35);
-  EXPECT_GE(CompactClosed(*store).groups, 3);
+  Result<CompactionResult> first = store->CompactClosedGroups(0, 2);
+  ASSERT_TRUE(first.ok()) << first.error();
+  EXPECT_EQ(first->groups, 2);
+  EXPECT_TRUE(first->more);
+  CompactionResult rest = CompactClosed(*store);
+  EXPECT_GE(rest.groups, 1);
+  EXPECT_FALSE(rest.more);
   std::vector<SnapshotInfo> listed = ExpectEveryReadExact(*store, 35);
   const int64_t open_group =
       listed.back().keyframe_id != 0 ? listed.back().keyframe_id : listed.back().id;
@@ -165,6 +173,27 @@ TEST(StoreCompactionTest, AVersionFourStoreReadsAndItsClosedGroupsAreCompactedAf
     const int64_t group = info.keyframe_id != 0 ? info.keyframe_id : info.id;
     EXPECT_EQ(info.block_index < 0, group == open_group) << "sequence " << info.sequence;
   }
+}
+
+// Regression: the pages of the frames a pass replaced stayed in the database file as free pages,
+// so the data directory did not shrink until later appends reused them.
+TEST(StoreCompactionTest, APassGivesThePagesItFreedBackToTheFileSystem) {
+  TempDir dir;
+  auto store = OpenStore(dir.path());
+  ASSERT_NE(store, nullptr);
+  for (uint64_t t = 0; t < 59; ++t) {
+    Result<AppendResult> appended =
+        store->Append(MakeAppend("web01", "boot", t, testing::HostSnapshot(t, {.processes = 600})));
+    ASSERT_TRUE(appended.ok()) << appended.error();
+  }
+  Result<StoreTotals> before = store->Totals();
+  ASSERT_TRUE(before.ok());
+  ASSERT_GE(CompactClosed(*store).groups, 4);
+  Result<StoreTotals> after = store->Totals();
+  ASSERT_TRUE(after.ok());
+  EXPECT_LT(after->file_bytes,
+            before->file_bytes - (before->stored_bytes - after->stored_bytes) / 2)
+      << "stored bytes " << before->stored_bytes << " -> " << after->stored_bytes;
 }
 
 // Regression: a host that stopped sending kept its last group as frames for good.
