@@ -119,8 +119,7 @@ Result<Poller::Polled> Poller::MakePolled(const RemoteHostConfig& target) {
   polled.stream = std::make_unique<HostLogStream>(std::cerr, host_log_mutex_, name);
   polled.log = std::make_unique<Logger>(*polled.stream, context_.env);
   std::vector<QuerySchedule> queries = config_.queries;
-  if (queries.empty())
-    queries.assign(1, QuerySchedule{.name = "Global", .objects = {}, .every = {}});
+  if (queries.empty()) queries.assign(1, GlobalQuery());
   Result<std::unique_ptr<HostPipeline>> pipeline = HostPipeline::Create(
       context_.io, &context_.workers, std::move(source).value(),
       HostPipelineOptions{

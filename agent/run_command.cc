@@ -77,10 +77,7 @@ Result<std::string> ReadToken(Env& env, const std::string& path,
 // The queries in force: a replay hands out its files one per interval, whatever the query.
 std::vector<QuerySchedule> Queries(const AgentConfig& config, bool replay) {
   std::vector<QuerySchedule> queries = config.queries;
-  if (queries.empty() || replay) {
-    queries.assign(1, QuerySchedule());
-    queries.front().name = "Global";
-  }
+  if (queries.empty() || replay) queries.assign(1, GlobalQuery());
   if (replay) queries.front().every = config.interval;
   return queries;
 }

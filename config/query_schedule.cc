@@ -6,6 +6,8 @@ namespace perfhive {
 
 using namespace std::chrono_literals;
 
+QuerySchedule GlobalQuery() { return QuerySchedule{.name = "Global", .objects = {}, .every = {}}; }
+
 std::chrono::milliseconds ScheduleInterval(const QuerySchedule& query,
                                            std::chrono::milliseconds interval) {
   if (query.every) return *query.every;

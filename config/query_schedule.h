@@ -24,6 +24,9 @@ struct QuerySchedule {
   bool operator==(const QuerySchedule&) const = default;
 };
 
+// Global at the default interval: what an agent reads when it is given no query.
+QuerySchedule GlobalQuery();
+
 // How often a query runs: its own `every`, Costly every 5 minutes, the rest every `interval`.
 std::chrono::milliseconds ScheduleInterval(const QuerySchedule& query,
                                            std::chrono::milliseconds interval);
