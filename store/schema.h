@@ -10,7 +10,7 @@ namespace perfhive {
 // PRAGMA user_version of a database this code writes. A new database is made at version 1
 // (kSchema) and brought up to date by the upgrades below, in order, as an older one is on open;
 // a newer version is refused.
-inline constexpr int64_t kSchemaVersion = 6;
+inline constexpr int64_t kSchemaVersion = 7;
 
 inline constexpr const char* kSchema = R"sql(
 CREATE TABLE IF NOT EXISTS hosts (
@@ -117,6 +117,12 @@ ALTER TABLE snapshots ADD COLUMN block_index INTEGER;
 inline constexpr const char* kSchemaUncompactedGroups = R"sql(
 CREATE INDEX IF NOT EXISTS snapshots_uncompacted ON snapshots (id)
   WHERE keyframe_id IS NULL AND block_index IS NULL;
+)sql";
+// Version 7: title databases stored compressed. `encoding` 1: `counters` and `helps` are each
+// one zstd frame of the bytes the digest was taken over; 0: the bytes themselves, as every row
+// stored before (they still read).
+inline constexpr const char* kSchemaCompressedTitles = R"sql(
+ALTER TABLE title_databases ADD COLUMN encoding INTEGER NOT NULL DEFAULT 0;
 )sql";
 
 }  // namespace perfhive

@@ -82,9 +82,13 @@ Result<std::unique_ptr<Store>> Store::Open(const std::string& directory,
     SqliteTransaction transaction(writer->get());
     if (Status s = transaction.Begin(); !s.ok()) return s;
     // Each upgrade in order, from the database's version to this build's.
-    const char* const upgrades[] = {
-        kSchema,          kSchemaExportPositions, kSchemaSampleIdentity,
-        kSchemaHostPlans, kSchemaColumnarBlocks,  kSchemaUncompactedGroups};
+    const char* const upgrades[] = {kSchema,
+                                    kSchemaExportPositions,
+                                    kSchemaSampleIdentity,
+                                    kSchemaHostPlans,
+                                    kSchemaColumnarBlocks,
+                                    kSchemaUncompactedGroups,
+                                    kSchemaCompressedTitles};
     static_assert(std::size(upgrades) == kSchemaVersion);
     for (int64_t v = *version; v < kSchemaVersion; ++v) {
       if (Status s = (*writer)->Exec(upgrades[v]); !s.ok()) return s;

@@ -7,6 +7,7 @@
 #include "store/sqlite.h"
 #include "store/store.h"
 #include "wire/title_digest.h"
+#include "wire/zstd_codec.h"
 
 namespace perfhive {
 
@@ -36,6 +37,12 @@ HostRecord HostFromRow(const SqliteStatement& row) {
   host.plan_reported_ns = row.Int(18);
   return host;
 }
+
+// zstd's level for title databases: written once per content, read at every query's start; 9
+// takes a 316 KB Exchange 2007 names list to 40.5 KB in about 10 ms (19: 35.7 KB, 130 ms).
+constexpr int kTitleDatabaseLevel = 9;
+// The largest half (names or helps) of a stored title database that a read restores.
+constexpr size_t kMaxTitleDatabaseBytes = 256 * 1024 * 1024;
 
 Sha256Digest DigestFromBlob(std::span<const uint8_t> blob) {
   Sha256Digest digest{};
@@ -137,16 +144,19 @@ Result<Sha256Digest> Store::PutTitleDatabase(const std::string& language,
                                              std::span<const uint8_t> counters,
                                              std::span<const uint8_t> helps) {
   Sha256Digest digest = TitleDigest(language, counters, helps);
+  // Compressed here, on the caller's thread, not on the writer's.
+  const std::vector<uint8_t> counters_frame = ZstdCompress(counters, kTitleDatabaseLevel);
+  const std::vector<uint8_t> helps_frame = ZstdCompress(helps, kTitleDatabaseLevel);
   Status status = WriteOnWriter([&]() -> Status {
     Result<SqliteStatement*> insert = writer_->Prepare(
-        "INSERT INTO title_databases (digest, language, counters, helps) VALUES (?1, ?2, ?3, ?4)"
-        " ON CONFLICT (digest) DO NOTHING");
+        "INSERT INTO title_databases (digest, language, counters, helps, encoding)"
+        " VALUES (?1, ?2, ?3, ?4, 1) ON CONFLICT (digest) DO NOTHING");
     if (!insert.ok()) return insert.status();
     return (*insert)
         ->BindBlob(1, digest)
         .Bind(2, language)
-        .BindBlob(3, counters)
-        .BindBlob(4, helps)
+        .BindBlob(3, counters_frame)
+        .BindBlob(4, helps_frame)
         .Run();
   });
   if (!status.ok()) return status;
@@ -167,8 +177,8 @@ Result<bool> Store::HasTitleDatabase(const Sha256Digest& digest) {
 
 Result<TitleDatabaseRecord> Store::GetTitleDatabase(const Sha256Digest& digest) {
   ReaderPool::Lease reader = readers_->Acquire();
-  Result<SqliteStatement*> select =
-      reader->Prepare("SELECT language, counters, helps FROM title_databases WHERE digest = ?1");
+  Result<SqliteStatement*> select = reader->Prepare(
+      "SELECT language, counters, helps, encoding FROM title_databases WHERE digest = ?1");
   if (!select.ok()) return select.status();
   (*select)->BindBlob(1, digest);
   Result<bool> row = (*select)->Step();
@@ -177,11 +187,30 @@ Result<TitleDatabaseRecord> Store::GetTitleDatabase(const Sha256Digest& digest) 
   TitleDatabaseRecord record;
   record.digest = digest;
   record.language = (*select)->Text(0);
-  std::span<const uint8_t> counters = (*select)->Blob(1);
-  std::span<const uint8_t> helps = (*select)->Blob(2);
-  record.counters.assign(counters.begin(), counters.end());
-  record.helps.assign(helps.begin(), helps.end());
+  std::vector<uint8_t> counters((*select)->Blob(1).begin(), (*select)->Blob(1).end());
+  std::vector<uint8_t> helps((*select)->Blob(2).begin(), (*select)->Blob(2).end());
+  const int64_t encoding = (*select)->Int(3);
   (*select)->Reset();
+  reader.Release();
+  if (encoding == 0) {
+    record.counters = std::move(counters);
+    record.helps = std::move(helps);
+    return record;
+  }
+  auto data_loss = [&](const std::string& message) {
+    return Status::DataLoss("store " + path() + ": title database " + ToHex(digest) + ": " +
+                            message);
+  };
+  if (encoding != 1) return data_loss("unknown encoding " + std::to_string(encoding));
+  Result<std::vector<uint8_t>> counters_raw = ZstdDecompress(counters, kMaxTitleDatabaseBytes);
+  if (!counters_raw.ok()) return data_loss(counters_raw.error());
+  Result<std::vector<uint8_t>> helps_raw = ZstdDecompress(helps, kMaxTitleDatabaseBytes);
+  if (!helps_raw.ok()) return data_loss(helps_raw.error());
+  record.counters = std::move(counters_raw).value();
+  record.helps = std::move(helps_raw).value();
+  if (TitleDigest(record.language, record.counters, record.helps) != digest) {
+    return data_loss("its bytes do not give its digest back");
+  }
   return record;
 }
 

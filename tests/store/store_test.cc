@@ -16,6 +16,7 @@
 #include "perfdata/well_known_indexes.h"
 #include "tests/store/store_test_util.h"
 #include "wire/snapshot_delta.h"
+#include "wire/title_digest.h"
 
 namespace perfhive {
 namespace {
@@ -431,6 +432,92 @@ TEST(StoreTest, TitleDatabasesAreStoredOnceAndVersionedPerHost) {
   EXPECT_EQ(stored->language, "009");
   EXPECT_EQ(stored->counters, counters_v2);
   EXPECT_EQ(stored->helps, helps);
+}
+
+// A names list as Windows writes them ("index\0name\0" pairs, UTF-16 in the wide form),
+// compressible as real ones are.
+std::vector<uint8_t> NamesList(int count) {
+  std::vector<uint8_t> bytes;
+  for (int i = 2; i < 2 + 2 * count; i += 2) {
+    std::string pair = std::to_string(i) + '\0' + "Counter number " + std::to_string(i) + '\0';
+    bytes.insert(bytes.end(), pair.begin(), pair.end());
+  }
+  bytes.push_back(0);
+  return bytes;
+}
+
+// Runs `sql` on the store's database file (closed, or beside it); true when it worked.
+bool ExecOnFile(const std::string& dir, const std::string& sql) {
+  sqlite3* db = nullptr;
+  bool ok = sqlite3_open((dir + "/perfhive.db").c_str(), &db) == SQLITE_OK &&
+            sqlite3_exec(db, sql.c_str(), nullptr, nullptr, nullptr) == SQLITE_OK;
+  sqlite3_close(db);
+  return ok;
+}
+
+// The bytes `column` of the title database row takes in the file.
+int64_t StoredTitleBytes(const std::string& dir, const char* column) {
+  sqlite3* db = nullptr;
+  int64_t bytes = -1;
+  sqlite3_stmt* select = nullptr;
+  std::string sql = std::string("SELECT SUM(length(") + column + ")) FROM title_databases";
+  if (sqlite3_open((dir + "/perfhive.db").c_str(), &db) == SQLITE_OK &&
+      sqlite3_prepare_v2(db, sql.c_str(), -1, &select, nullptr) == SQLITE_OK &&
+      sqlite3_step(select) == SQLITE_ROW) {
+    bytes = sqlite3_column_int64(select, 0);
+  }
+  sqlite3_finalize(select);
+  sqlite3_close(db);
+  return bytes;
+}
+
+// Regression: a fleet whose hosts each had their own counters (installed applications add some)
+// kept every title database raw, 300-500 KB each.
+TEST(StoreTest, TitleDatabasesAreStoredCompressedAndReadBackExactly) {
+  TempDir dir;
+  const std::vector<uint8_t> counters = NamesList(4000);
+  const std::vector<uint8_t> helps = NamesList(3000);
+  Sha256Digest digest;
+  {
+    auto store = OpenStore(dir.path());
+    Result<Sha256Digest> put = store->PutTitleDatabase("009", counters, helps);
+    ASSERT_TRUE(put.ok()) << put.error();
+    digest = *put;
+    Result<TitleDatabaseRecord> read = store->GetTitleDatabase(digest);
+    ASSERT_TRUE(read.ok()) << read.error();
+    EXPECT_EQ(read->counters, counters);
+    EXPECT_EQ(read->helps, helps);
+  }
+  EXPECT_LT(StoredTitleBytes(dir.path(), "counters") * 4, static_cast<int64_t>(counters.size()));
+  EXPECT_LT(StoredTitleBytes(dir.path(), "helps") * 4, static_cast<int64_t>(helps.size()));
+  // A damaged row is an error naming the store and the database, not wrong names.
+  ASSERT_TRUE(ExecOnFile(dir.path(),
+                         "UPDATE title_databases SET counters = substr(counters, 1, "
+                         "length(counters) - 5) || x'0000000000'"));
+  auto store = OpenStore(dir.path());
+  Result<TitleDatabaseRecord> damaged = store->GetTitleDatabase(digest);
+  ASSERT_FALSE(damaged.ok());
+  EXPECT_EQ(damaged.status().code(), StatusCode::kDataLoss);
+  EXPECT_THAT(damaged.error(), HasSubstr("title database " + ToHex(digest)));
+}
+
+TEST(StoreTest, AVersionSixStoresTitleDatabasesRawAndStillReadsThem) {
+  TempDir dir;
+  { OpenStore(dir.path()); }
+  ASSERT_TRUE(testing::RewindSchema(dir.path(), 6));
+  const std::vector<uint8_t> counters = NamesList(50);
+  const std::vector<uint8_t> helps = NamesList(20);
+  const Sha256Digest digest = TitleDigest("009", counters, helps);
+  ASSERT_TRUE(ExecOnFile(dir.path(),
+                         "INSERT INTO title_databases (digest, language, counters, helps) VALUES "
+                         "(x'" +
+                             ToHex(digest) + "', '009', x'" + ToHex(counters) + "', x'" +
+                             ToHex(helps) + "')"));
+  auto store = OpenStore(dir.path());
+  Result<TitleDatabaseRecord> read = store->GetTitleDatabase(digest);
+  ASSERT_TRUE(read.ok()) << read.error();
+  EXPECT_EQ(read->counters, counters);
+  EXPECT_EQ(read->helps, helps);
 }
 
 TEST(StoreTest, SurvivesReopenAndContinuesTheGroup) {
