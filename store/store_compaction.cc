@@ -36,6 +36,7 @@ struct Candidate {
   int64_t keyframe_id = 0;
   int64_t host_id = 0;
   std::string query;
+  size_t members = 0;  // the keyframe included
 };
 
 struct Member {
@@ -51,7 +52,9 @@ struct Member {
 Result<std::vector<Candidate>> ClosedGroupsAfter(SqliteDb& db, int64_t after_id,
                                                  int64_t idle_before_ns) {
   Result<SqliteStatement*> select = db.Prepare(
-      "SELECT k.id, k.host_id, k.query FROM snapshots k INDEXED BY snapshots_uncompacted"
+      "SELECT k.id, k.host_id, k.query,"
+      " 1 + (SELECT COUNT(*) FROM snapshots d WHERE d.keyframe_id = k.id)"
+      " FROM snapshots k INDEXED BY snapshots_uncompacted"
       " WHERE k.keyframe_id IS NULL AND k.block_index IS NULL AND k.id > ?1"
       " AND EXISTS (SELECT 1 FROM snapshots d WHERE d.keyframe_id = k.id)"
       " AND (EXISTS (SELECT 1 FROM snapshots n WHERE n.host_id = k.host_id"
@@ -63,7 +66,8 @@ Result<std::vector<Candidate>> ClosedGroupsAfter(SqliteDb& db, int64_t after_id,
   (*select)->Bind(1, after_id).Bind(2, idle_before_ns).Bind(3, kCandidatesPerRead);
   std::vector<Candidate> candidates;
   Status read = (*select)->ForEachRow([&](const SqliteStatement& row) {
-    candidates.push_back(Candidate{row.Int(0), row.Int(1), row.Text(2)});
+    candidates.push_back(
+        Candidate{row.Int(0), row.Int(1), row.Text(2), static_cast<size_t>(row.Int(3))});
   });
   if (!read.ok()) return read;
   return candidates;
@@ -149,6 +153,11 @@ Result<CompactionResult> Store::CompactClosedGroups(int64_t idle_before_ns, size
         result.more = true;
         break;
       }
+      // A group found not worth a block is tried again only once it has grown.
+      if (auto left = left_as_frames_.find(candidate.keyframe_id);
+          left != left_as_frames_.end() && left->second == candidate.members) {
+        continue;
+      }
       Result<std::vector<Member>> members = Status::Error("not read");
       {
         ReaderPool::Lease reader = readers_->Acquire();
@@ -158,10 +167,6 @@ Result<CompactionResult> Store::CompactClosedGroups(int64_t idle_before_ns, size
       }
       if (!members.ok()) return members.status();
       if (members->empty()) continue;
-      if (auto left = left_as_frames_.find(candidate.keyframe_id);
-          left != left_as_frames_.end() && left->second == members->size()) {
-        continue;
-      }
       ++encoded;
       std::optional<std::vector<uint8_t>> block =
           BuildBlock(candidate.keyframe_id, *members, options_.level);
