@@ -195,6 +195,15 @@ Status Run(const ServerConfig& options) {
   if (!store.ok()) return store.status().Prefixed("cannot open the store: ");
 
   ServerLog log;
+  if (!(*store)->gives_pages_back()) {
+    log.Warn("store-keeps-free-pages",
+             {{"data", options.data},
+              {"message",
+               "this store was made before freed pages were given back to the file system: "
+               "retention and compaction free pages that later appends reuse, but the file does "
+               "not shrink; to convert it, stop the server and run sqlite3 " +
+                   (*store)->path() + " 'PRAGMA auto_vacuum=INCREMENTAL; VACUUM;'"}});
+  }
   IngestLimits limits{.max_snapshot_bytes = static_cast<size_t>(options.max_snapshot_bytes),
                       .max_snapshots_per_second = options.max_snapshots_per_second};
   IngestService ingest(**store, *tokens, limits, log);

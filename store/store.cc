@@ -100,7 +100,11 @@ Result<std::unique_ptr<Store>> Store::Open(const std::string& directory,
   Result<std::unique_ptr<ReaderPool>> readers = ReaderPool::Open(
       path, options.readers, [&options](SqliteDb& db) { return Configure(db, options); });
   if (!readers.ok()) return readers.status();
-  return std::unique_ptr<Store>(new Store(options, std::move(*writer), std::move(*readers)));
+  Result<int64_t> auto_vacuum = (*writer)->QueryInt("PRAGMA auto_vacuum");
+  if (!auto_vacuum.ok()) return auto_vacuum.status();
+  auto store = std::unique_ptr<Store>(new Store(options, std::move(*writer), std::move(*readers)));
+  store->gives_pages_back_ = *auto_vacuum == 2;  // INCREMENTAL
+  return store;
 }
 
 Store::Store(const StoreOptions& options, std::unique_ptr<SqliteDb> writer,

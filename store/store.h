@@ -312,6 +312,10 @@ class Store {
                                                size_t max_groups = SIZE_MAX);
 
   const std::string& path() const;
+  // Whether retention and compaction give freed pages back to the file system
+  // (auto_vacuum=INCREMENTAL). Stores made before that setting took effect reuse their freed
+  // pages for later appends instead: the file does not shrink (docs/store_format.md, "Tables").
+  bool gives_pages_back() const { return gives_pages_back_; }
 
  private:
   struct Pending {
@@ -359,6 +363,7 @@ class Store {
                                  CompactionResult& result);
 
   const StoreOptions options_;
+  bool gives_pages_back_ = true;
 
   std::mutex write_mutex_;  // the writer connection and the keyframe cache
   std::unique_ptr<SqliteDb> writer_;

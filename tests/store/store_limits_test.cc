@@ -2,6 +2,7 @@
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <sqlite3.h>
 
 #include <algorithm>
 
@@ -147,6 +148,25 @@ TEST(StoreRetentionTest, DeletedSnapshotsGiveTheirPagesBackToTheFileSystem) {
   ASSERT_TRUE(after.ok());
   EXPECT_LT(after->file_bytes, before->file_bytes / 2)
       << "stored bytes " << before->stored_bytes << " -> " << after->stored_bytes;
+}
+
+// A store made as the server made them before (WAL mode first, auto_vacuum then ignored) says
+// so, for the server to tell its administrator how to convert it; a new one gives pages back.
+TEST(StoreRetentionTest, AStoreThatKeepsItsFreedPagesSaysSo) {
+  TempDir old_dir;
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open((old_dir.path() + "/perfhive.db").c_str(), &db), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(db, "PRAGMA journal_mode=WAL; PRAGMA auto_vacuum=INCREMENTAL;", nullptr,
+                         nullptr, nullptr),
+            SQLITE_OK);
+  sqlite3_close(db);
+  Result<std::unique_ptr<Store>> old_store = Store::Open(old_dir.path());
+  ASSERT_TRUE(old_store.ok()) << old_store.error();
+  EXPECT_FALSE((*old_store)->gives_pages_back());
+  TempDir new_dir;
+  Result<std::unique_ptr<Store>> new_store = Store::Open(new_dir.path());
+  ASSERT_TRUE(new_store.ok()) << new_store.error();
+  EXPECT_TRUE((*new_store)->gives_pages_back());
 }
 
 TEST(StoreRetentionTest, BySizeDeletesWholeGroupsOldestFirst) {
