@@ -53,6 +53,19 @@ Result<SnapshotInfo> SelectSnapshot(SqliteDb& db, int64_t id) {
   return info;
 }
 
+// Snapshot `id`'s place in its group's block as the database holds it now; -1: it has a frame.
+Result<int64_t> BlockIndexNow(SqliteDb& db, int64_t id) {
+  Result<SqliteStatement*> select = db.Prepare("SELECT block_index FROM snapshots WHERE id = ?1");
+  if (!select.ok()) return select.status();
+  (*select)->Bind(1, id);
+  Result<bool> row = (*select)->Step();
+  if (!row.ok()) return row.status();
+  if (!*row) return Status::Error("no snapshot " + std::to_string(id));
+  const int64_t index = (*select)->IsNull(0) ? -1 : (*select)->Int(0);
+  (*select)->Reset();
+  return index;
+}
+
 // The frame of snapshot `id`.
 Result<std::vector<uint8_t>> ReadFrame(SqliteDb& db, int64_t id) {
   Result<SqliteStatement*> select = db.Prepare("SELECT frame FROM frames WHERE id = ?1");
@@ -187,14 +200,14 @@ Result<std::vector<std::vector<uint8_t>>> Store::ReadSnapshots(std::span<const S
         const int64_t keyframe_id = info.keyframe_id != 0 ? info.keyframe_id : info.id;
         auto [checked, first] = compacted_since.try_emplace(keyframe_id, false);
         if (first) {
-          Result<SnapshotInfo> keyframe = SelectSnapshot(*reader, keyframe_id);
-          if (!keyframe.ok()) return keyframe.status();
-          checked->second = keyframe->block_index >= 0;
+          Result<int64_t> keyframe_index = BlockIndexNow(*reader, keyframe_id);
+          if (!keyframe_index.ok()) return keyframe_index.status();
+          checked->second = *keyframe_index >= 0;
         }
         if (checked->second) {
-          Result<SnapshotInfo> now = SelectSnapshot(*reader, info.id);
+          Result<int64_t> now = BlockIndexNow(*reader, info.id);
           if (!now.ok()) return now.status();
-          block_index[i] = now->block_index;
+          block_index[i] = *now;
         }
       }
       if (block_index[i] >= 0) {
