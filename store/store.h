@@ -48,6 +48,7 @@
 namespace perfhive {
 
 class SqliteDb;
+class SqliteStatement;
 class KeyframeCache;
 class ReaderPool;
 
@@ -345,6 +346,10 @@ class Store {
   // a commit (and an fsync) under the write lock. From the writer thread itself (an append's
   // completion) or once the store is stopping, it runs at once in a transaction of its own.
   Status WriteOnWriter(std::function<Status()> write);
+  // Runs `update_sql` on the writer with ?1 bound to the host's row id (made if it has none)
+  // and the rest bound by `bind_values`.
+  Status UpdateHostRow(const std::string& host, int64_t time_ns, const char* update_sql,
+                       const std::function<void(SqliteStatement&)>& bind_values);
   // Everything below runs with write_mutex_ held.
   std::vector<Result<AppendResult>> CommitBatch(std::vector<Pending>& batch,
                                                 std::span<CatalogWrite* const> writes);

@@ -76,41 +76,40 @@ Status Store::UpsertHost(const HostInfo& host, int64_t now_ns) {
   });
 }
 
-Status Store::RecordHostError(const std::string& host, const std::string& message,
-                              int64_t time_ns) {
+Status Store::UpdateHostRow(const std::string& host, int64_t time_ns, const char* update_sql,
+                            const std::function<void(SqliteStatement&)>& bind_values) {
   return WriteOnWriter([&]() -> Status {
     Result<int64_t> id = HostId(host, true, time_ns);
     if (!id.ok()) return id.status();
-    Result<SqliteStatement*> update =
-        writer_->Prepare("UPDATE hosts SET last_error = ?2, last_error_time = ?3 WHERE id = ?1");
+    Result<SqliteStatement*> update = writer_->Prepare(update_sql);
     if (!update.ok()) return update.status();
-    return (*update)->Bind(1, *id).Bind(2, message).Bind(3, time_ns).Run();
+    (*update)->Bind(1, *id);
+    bind_values(**update);
+    return (*update)->Run();
   });
 }
 
+Status Store::RecordHostError(const std::string& host, const std::string& message,
+                              int64_t time_ns) {
+  return UpdateHostRow(host, time_ns,
+                       "UPDATE hosts SET last_error = ?2, last_error_time = ?3 WHERE id = ?1",
+                       [&](SqliteStatement& update) { update.Bind(2, message).Bind(3, time_ns); });
+}
+
 Status Store::RecordRefusal(const std::string& host, const std::string& message, int64_t time_ns) {
-  return WriteOnWriter([&]() -> Status {
-    Result<int64_t> id = HostId(host, true, time_ns);
-    if (!id.ok()) return id.status();
-    Result<SqliteStatement*> update = writer_->Prepare(
-        "UPDATE hosts SET refusals = refusals + 1, last_error = ?2, last_error_time = ?3"
-        " WHERE id = ?1");
-    if (!update.ok()) return update.status();
-    return (*update)->Bind(1, *id).Bind(2, message).Bind(3, time_ns).Run();
-  });
+  return UpdateHostRow(host, time_ns,
+                       "UPDATE hosts SET refusals = refusals + 1, last_error = ?2,"
+                       " last_error_time = ?3 WHERE id = ?1",
+                       [&](SqliteStatement& update) { update.Bind(2, message).Bind(3, time_ns); });
 }
 
 Status Store::RecordHostPlan(const std::string& host, const std::string& revision,
                              const std::string& report, int64_t now_ns) {
-  return WriteOnWriter([&]() -> Status {
-    Result<int64_t> id = HostId(host, true, now_ns);
-    if (!id.ok()) return id.status();
-    Result<SqliteStatement*> update = writer_->Prepare(
-        "UPDATE hosts SET plan_revision = ?2, plan_report = ?3, plan_reported_time = ?4"
-        " WHERE id = ?1");
-    if (!update.ok()) return update.status();
-    return (*update)->Bind(1, *id).Bind(2, revision).Bind(3, report).Bind(4, now_ns).Run();
-  });
+  return UpdateHostRow(
+      host, now_ns,
+      "UPDATE hosts SET plan_revision = ?2, plan_report = ?3,"
+      " plan_reported_time = ?4 WHERE id = ?1",
+      [&](SqliteStatement& update) { update.Bind(2, revision).Bind(3, report).Bind(4, now_ns); });
 }
 
 Result<std::vector<HostRecord>> Store::ListHosts() {
@@ -144,6 +143,10 @@ Result<Sha256Digest> Store::PutTitleDatabase(const std::string& language,
                                              std::span<const uint8_t> counters,
                                              std::span<const uint8_t> helps) {
   Sha256Digest digest = TitleDigest(language, counters, helps);
+  // Many hosts share a database: one stored already is not compressed again for nothing.
+  Result<bool> stored = HasTitleDatabase(digest);
+  if (!stored.ok()) return stored.status();
+  if (*stored) return digest;
   // Compressed here, on the caller's thread, not on the writer's.
   const std::vector<uint8_t> counters_frame = ZstdCompress(counters, kTitleDatabaseLevel);
   const std::vector<uint8_t> helps_frame = ZstdCompress(helps, kTitleDatabaseLevel);
