@@ -25,9 +25,23 @@ void String(std::ostream& out, std::string_view text) {
     out << escaped;
   };
   out << '"';
+  size_t plain = 0;  // where the run of characters written as they are began
+  auto write_plain = [&](size_t end) {
+    out.write(text.data() + plain, static_cast<std::streamsize>(end - plain));
+  };
   for (size_t at = 0; at < text.size();) {
+    const char byte = text[at];
+    if (byte >= 0x20 && byte < 0x7F && byte != '"' && byte != '\\') {  // most names are ASCII
+      ++at;
+      continue;
+    }
     const size_t start = at;
     const char32_t c = DecodeNameUnitAt(text, at);
+    const bool as_is = c < kInvalidUtf8Byte && c != U'"' && c != U'\\' && c != U'\n' &&
+                       c != U'\r' && c != U'\t' && !IsUnsafeToDisplay(c);
+    if (as_is) continue;
+    write_plain(start);
+    plain = at;
     if (c >= kInvalidUtf8Byte) {
       out << "\xEF\xBF\xBD";  // U+FFFD
     } else if (c == U'"') {
@@ -43,12 +57,11 @@ void String(std::ostream& out, std::string_view text) {
     } else if (c > 0xFFFF && IsUnsafeToDisplay(c)) {
       escape(0xD800 + ((c - 0x10000) >> 10));  // a surrogate pair
       escape(0xDC00 + ((c - 0x10000) & 0x3FF));
-    } else if (IsUnsafeToDisplay(c)) {
-      escape(static_cast<unsigned>(c));
     } else {
-      out << text.substr(start, at - start);
+      escape(static_cast<unsigned>(c));
     }
   }
+  write_plain(text.size());
   out << '"';
 }
 

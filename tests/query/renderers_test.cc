@@ -116,6 +116,32 @@ TEST(RenderersTest, JsonHasTheDocumentedShape) {
   EXPECT_EQ(doc["warnings"], nlohmann::json::array());
 }
 
+// Strings are written in runs between the characters that need escaping: each kind of character
+// at the start, inside and at the end of a run, read back by a JSON parser.
+TEST(RenderersTest, JsonStringsKeepTheirTextAndEscapeWhatActsOnATerminal) {
+  const std::string bidi_override = "\xE2\x80\xAE";  // U+202E, unsafe to display
+  const std::string tag_one = "\xF3\xA0\x80\x81";    // U+E0001, unsafe, outside the BMP
+  QueryAnswer answer;
+  answer.warnings = {
+      "plain ASCII only",
+      "\"quoted\" back\\slash\ttab\r\nnew line",
+      "\x1b[31mred" + bidi_override + "text" + tag_one,
+      "caf\xC3\xA9 \xE4\xB8\xAD bad \xFF byte",
+      "",
+  };
+  std::ostringstream out;
+  RenderJson(answer, {}, out);
+  const std::string text = out.str();
+  EXPECT_THAT(text, HasSubstr("\\u001b[31mred\\u202etext\\udb40\\udc01"));
+  nlohmann::json doc = nlohmann::json::parse(text);
+  ASSERT_EQ(doc["warnings"].size(), 5u);
+  EXPECT_EQ(doc["warnings"][0], "plain ASCII only");
+  EXPECT_EQ(doc["warnings"][1], "\"quoted\" back\\slash\ttab\r\nnew line");
+  EXPECT_EQ(doc["warnings"][2], "\x1b[31mred" + bidi_override + "text" + tag_one);
+  EXPECT_EQ(doc["warnings"][3], "caf\xC3\xA9 \xE4\xB8\xAD bad \xEF\xBF\xBD byte");
+  EXPECT_EQ(doc["warnings"][4], "");
+}
+
 TEST(RenderersTest, TableAlignsColumnsWithUnitsAndCutsLongPaths) {
   std::ostringstream out;
   RenderTable(Answer(false), {}, out);
