@@ -425,6 +425,8 @@ size_t EstimatePoints(const std::string& host, std::span<const ProbeSample> prob
     QueryAnswer answer;
     // Without a step or a limit it cannot fail.
     (void)AddHostSeries(HostSamples{host, {probe.sample}}, paths, one_sample, answer);
+    // A walk makes one series per key, so a host's only query needs no merging by key.
+    if (probes.size() == 1) return answer.series.size() * probe.samples;
     for (const Series& series : answer.series) {
       size_t& samples = samples_of[SeriesKey(series.object_index, series.counter_index,
                                              series.counter_type, series.identity.key)];

@@ -316,7 +316,8 @@ Status QueryService::ListWithinLimits(const std::vector<HostRecord>& hosts, int6
       estimate.bytes += static_cast<uint64_t>(static_cast<double>(in_range.raw_bytes) * share);
       probes.push_back(std::move(in_range.newest));
     }
-    estimate.points = query::EstimatePoints(name, probes, paths, options);
+    // With a step the answer's points are not limited (CheckEstimate): no walk to count them.
+    if (!options.step_ns) estimate.points = query::EstimatePoints(name, probes, paths, options);
     if (kept.fetch_add(listed->size()) + listed->size() <= kKeptListings) {
       listings[i] = std::move(listed).value();
     }
