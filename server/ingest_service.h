@@ -36,6 +36,11 @@ struct IngestLimits {
   // Snapshots of one stream being made durable at once; the stream is read no further until
   // one completes.
   int max_in_flight = 64;
+  // Raw bytes of snapshots being made durable, over all streams. Past it a stream that already
+  // has one in flight is read no further until one of its own completes; a stream with none may
+  // always take one, so none starves and memory stays under this plus one snapshot per stream
+  // (1,000 agents draining an hour's backlog at once would otherwise hold 64 snapshots each).
+  uint64_t max_bytes_in_flight = uint64_t{256} << 20;
 };
 
 // gRPC's limit on one received message for these limits: a snapshot over the limit reaches the
@@ -54,6 +59,10 @@ struct IngestCounters {
   std::atomic<uint64_t> snapshots_conflicting{0};  // refused: the sample is stored with other bytes
   std::atomic<uint64_t> snapshots_resent{0};       // asked for again as keyframes
   std::atomic<uint64_t> snapshots_delayed{0};      // held back by the rate limit
+  // Reads of a stream put off while the streams' bytes in flight were over the budget.
+  std::atomic<uint64_t> reads_held_for_memory{0};
+  std::atomic<uint64_t> bytes_in_flight{0};       // raw bytes being made durable now
+  std::atomic<uint64_t> bytes_in_flight_peak{0};  // the most at once since the server started
   std::atomic<uint64_t> raw_bytes_stored{0};
   std::atomic<uint64_t> wire_bytes{0};
 };

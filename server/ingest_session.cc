@@ -1,6 +1,7 @@
 #include "server/ingest_session.h"
 
 #include <algorithm>
+#include <atomic>
 #include <utility>
 
 #include "perfdata/case_folding.h"
@@ -50,6 +51,13 @@ Status CheckIdentifier(std::string_view what, std::string_view text) {
 constexpr const char* kPollerStreamCarriesNoData =
     "a poller's own stream carries no snapshots or title databases: each polled host has a "
     "stream of its own";
+
+// Raises `peak` to `value` if it is below, whatever other threads do meanwhile.
+void KeepPeak(std::atomic<uint64_t>& peak, uint64_t value) {
+  uint64_t seen = peak.load();
+  while (value > seen && !peak.compare_exchange_weak(seen, value)) {
+  }
+}
 
 std::optional<Sha256Digest> DigestOf(const std::string& bytes) {
   if (bytes.size() != Sha256Digest{}.size()) return std::nullopt;
@@ -374,6 +382,9 @@ bool IngestSession::HandleSnapshot(v1::Snapshot& snapshot) {
     std::lock_guard lock(mutex_);
     ++in_flight_;
   }
+  const uint64_t raw_bytes = raw->size();
+  IngestCounters& counters = service_.counters();
+  KeepPeak(counters.bytes_in_flight_peak, counters.bytes_in_flight += raw_bytes);
   SnapshotToAppend append{.host = host_,
                           .query = snapshot.query(),
                           .instance_id = instance_id,
@@ -382,10 +393,10 @@ bool IngestSession::HandleSnapshot(v1::Snapshot& snapshot) {
                           .raw = std::move(raw).value(),
                           .sha256 = DigestOf(snapshot.sha256()),  // the restorer checked it
                           .titles_in_force = std::move(titles_changed)};
-  service_.store().AppendAsync(std::move(append),
-                               [this, instance_id, sequence](Result<AppendResult> result) {
-                                 OnAppended(instance_id, sequence, std::move(result));
-                               });
+  service_.store().AppendAsync(
+      std::move(append), [this, instance_id, sequence, raw_bytes](Result<AppendResult> result) {
+        OnAppended(instance_id, sequence, raw_bytes, std::move(result));
+      });
   return true;
 }
 
@@ -496,7 +507,8 @@ void IngestSession::AskResend(const std::string& instance_id, uint64_t sequence,
 }
 
 void IngestSession::OnAppended(const std::string& instance_id, uint64_t sequence,
-                               Result<AppendResult> result) {
+                               uint64_t raw_bytes, Result<AppendResult> result) {
+  service_.counters().bytes_in_flight -= raw_bytes;
   if (result.ok()) {
     if (result->duplicate) {
       service_.counters().snapshots_duplicate++;
@@ -558,8 +570,9 @@ void IngestSession::Advance(std::unique_lock<std::mutex>& lock) {
     writing_ = true;
     StartWrite(&outgoing_.front());
   }
-  if (read_wanted_ && !reads_over_ && in_flight_ < service_.limits().max_in_flight) {
+  if (read_wanted_ && !reads_over_ && MayRead()) {
     read_wanted_ = false;
+    held_for_memory_ = false;
     StartRead(&incoming_);
   }
   // A read may still be outstanding when the stream ends early: Finish completes it (not ok).
@@ -571,6 +584,20 @@ void IngestSession::Advance(std::unique_lock<std::mutex>& lock) {
     Finish(status);
     lock.lock();
   }
+}
+
+bool IngestSession::MayRead() {
+  if (in_flight_ >= service_.limits().max_in_flight) return false;
+  if (in_flight_ == 0) return true;
+  if (service_.counters().bytes_in_flight.load() < service_.limits().max_bytes_in_flight) {
+    return true;
+  }
+  // Read again when one of this stream's appends completes (OnAppended advances).
+  if (!held_for_memory_) {
+    held_for_memory_ = true;
+    service_.counters().reads_held_for_memory++;
+  }
+  return false;
 }
 
 void IngestSession::Revoke(const grpc::Status& why) {

@@ -75,7 +75,11 @@ class IngestSession final
 
   void Refuse(const std::string& instance_id, uint64_t sequence, const Status& status);
   void AskResend(const std::string& instance_id, uint64_t sequence, const Status& why);
-  void OnAppended(const std::string& instance_id, uint64_t sequence, Result<AppendResult> result);
+  void OnAppended(const std::string& instance_id, uint64_t sequence, uint64_t raw_bytes,
+                  Result<AppendResult> result);
+  // Under mutex_: whether the next read may start, by this stream's appends in flight and the
+  // bytes in flight of every stream (IngestLimits).
+  bool MayRead();
   void Send(perfhive::v1::ServerMessage message);
   // Stops reading and finishes with `status` once nothing is outstanding.
   void EndStream(grpc::Status status);
@@ -102,9 +106,10 @@ class IngestSession final
   std::mutex mutex_;
   std::deque<perfhive::v1::ServerMessage> outgoing_;
   bool writing_ = false;
-  int in_flight_ = 0;         // appends handed to the store, or a snapshot waiting for the rate
-  bool read_wanted_ = false;  // a read is due once in_flight_ is under the limit
-  bool reads_over_ = false;   // the agent closed its side, or the stream is ending
+  int in_flight_ = 0;             // appends handed to the store, or a snapshot waiting for the rate
+  bool read_wanted_ = false;      // a read is due once in_flight_ is under the limit
+  bool held_for_memory_ = false;  // the due read waits for the bytes in flight (counted once)
+  bool reads_over_ = false;       // the agent closed its side, or the stream is ending
   std::optional<grpc::Status> finish_with_;
   bool finished_ = false;
   std::string plan_sent_;  // the revision of the plan sent last

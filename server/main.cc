@@ -205,7 +205,8 @@ Status Run(const ServerConfig& options) {
                    (*store)->path() + " 'PRAGMA auto_vacuum=INCREMENTAL; VACUUM;'"}});
   }
   IngestLimits limits{.max_snapshot_bytes = static_cast<size_t>(options.max_snapshot_bytes),
-                      .max_snapshots_per_second = options.max_snapshots_per_second};
+                      .max_snapshots_per_second = options.max_snapshots_per_second,
+                      .max_bytes_in_flight = options.max_ingest_bytes_in_flight};
   IngestService ingest(**store, *tokens, limits, log);
   if (own_ca->has_value()) {
     Result<std::unique_ptr<EnrollmentRegistry>> opened = EnrollmentRegistry::Open(options.data);

@@ -88,7 +88,8 @@ Status LoadTable(const toml::table& root, std::string_view origin, ServerConfig&
                                        " must be true or false");
       }
       (key == "insecure" ? config.insecure : config.compact_groups) = flag->get();
-    } else if (key == "max_snapshot_bytes" || key == "max_query_bytes" || key == "retention_size") {
+    } else if (key == "max_snapshot_bytes" || key == "max_query_bytes" ||
+               key == "max_ingest_bytes_in_flight" || key == "retention_size") {
       Result<int64_t> bytes = QuantityValue(origin, value, key.str(), SizeSyntax(), "64MiB");
       if (!bytes.ok()) return bytes.status();
       if (key == "retention_size") {
@@ -97,7 +98,9 @@ Status LoadTable(const toml::table& root, std::string_view origin, ServerConfig&
         return Status::InvalidArgument(TomlWhere(origin, value) + std::string(key.str()) +
                                        " must be above 0");
       } else {
-        (key == "max_snapshot_bytes" ? config.max_snapshot_bytes : config.max_query_bytes) =
+        (key == "max_snapshot_bytes"           ? config.max_snapshot_bytes
+         : key == "max_ingest_bytes_in_flight" ? config.max_ingest_bytes_in_flight
+                                               : config.max_query_bytes) =
             static_cast<uint64_t>(*bytes);
       }
     } else if (key == "retention_age") {
@@ -191,6 +194,12 @@ ServerFlags::ServerFlags(CLI::App& app) {
                      "Per stream; a faster sender is read more slowly; default 50")
           ->check(CLI::PositiveNumber),
       [&v](ServerConfig& c) { c.max_snapshots_per_second = v.max_snapshots_per_second; });
+  add(app.add_option("--max-ingest-bytes-in-flight", v.max_ingest_bytes_in_flight,
+                     "Raw snapshot bytes being made durable, over all streams: past it a stream "
+                     "with one in flight is read no further until it completes; default 256MiB")
+          ->transform(SizeSyntax())
+          ->check(CLI::PositiveNumber),
+      [&v](ServerConfig& c) { c.max_ingest_bytes_in_flight = v.max_ingest_bytes_in_flight; });
   add(app.add_option("--retention-age", v.retention_age_seconds,
                      "Delete snapshots older than this (e.g. 30d, 12h; default: keep)")
           ->transform(AgeSyntax()),

@@ -32,7 +32,9 @@ struct ServerConfig {
   uint64_t max_snapshot_bytes = 64 << 20;
   // Bytes of samples one read may restore, by its estimate (query::QueryOptions::max_bytes).
   uint64_t max_query_bytes = uint64_t{1} << 30;
-  double max_snapshots_per_second = 50;   // per stream
+  double max_snapshots_per_second = 50;  // per stream
+  // Raw snapshot bytes being made durable, over all streams (IngestLimits::max_bytes_in_flight).
+  uint64_t max_ingest_bytes_in_flight = uint64_t{256} << 20;
   int64_t retention_age_seconds = 0;      // 0: keep
   int64_t retention_bytes = 0;            // 0: no limit
   std::vector<std::string> remote_write;  // Prometheus remote-write URLs

@@ -32,6 +32,10 @@ void AddIngest(MetricsText& page, const IngestCounters& ingest) {
       {"perfhive_ingest_snapshots_delayed_total",
        "Snapshots whose stream was read more slowly to keep to the rate limit.",
        ingest.snapshots_delayed},
+      {"perfhive_ingest_reads_held_for_memory_total",
+       "Times a stream was read no further while the snapshots being made durable held more than "
+       "max_ingest_bytes_in_flight.",
+       ingest.reads_held_for_memory},
       {"perfhive_ingest_raw_bytes_total", "Raw snapshot bytes made durable.",
        ingest.raw_bytes_stored},
       {"perfhive_ingest_wire_bytes_total", "Snapshot payload bytes received on the wire.",
@@ -41,6 +45,12 @@ void AddIngest(MetricsText& page, const IngestCounters& ingest) {
     page.Add(counter.name, MetricType::kCounter, counter.help, {},
              static_cast<double>(counter.value.load()));
   }
+  page.Add("perfhive_ingest_bytes_in_flight", MetricType::kGauge,
+           "Raw bytes of snapshots being made durable now, over all streams.", {},
+           static_cast<double>(ingest.bytes_in_flight.load()));
+  page.Add("perfhive_ingest_bytes_in_flight_peak", MetricType::kGauge,
+           "The most raw bytes of snapshots being made durable at once since the server started.",
+           {}, static_cast<double>(ingest.bytes_in_flight_peak.load()));
 }
 
 void AddHosts(MetricsText& page, const std::vector<HostRecord>& hosts) {

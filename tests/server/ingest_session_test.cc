@@ -199,6 +199,55 @@ TEST(IngestSessionTest, ABacklogOverTheRateIsSlowedDownNotRefused) {
   EXPECT_GE(server.ingest().counters().snapshots_delayed.load(), 20u);
 }
 
+// Issue 24, under backlog: agents draining an outage's backlog at once each had up to 64
+// snapshots waiting to be made durable, all in memory (a thousand agents with 300 KB snapshots:
+// 19 GB). Past the server-wide budget of bytes in flight, a stream that has one in flight is read
+// no further until it completes; every snapshot is still stored.
+TEST(IngestSessionTest, BacklogsOfSeveralStreamsStayWithinTheBytesInFlight) {
+  StoreOptions slow_commits;  // so that appends queue up behind the writer
+  slow_commits.commit_interval = std::chrono::milliseconds(20);
+  TestServer server(TokenTable::AllowAll(),
+                    IngestLimits{.max_snapshots_per_second = 10'000, .max_bytes_in_flight = 1},
+                    slow_commits);
+  TitleBytes titles = SmallTitles();
+  constexpr int kBacklog = 40;
+  const std::vector<std::string> hosts = {"web01", "web02"};
+  std::vector<std::unique_ptr<IngestClient>> clients;
+  size_t largest = 0;
+  for (size_t h = 0; h < hosts.size(); ++h) {
+    clients.push_back(std::make_unique<IngestClient>(server.address()));
+    IngestClient& client = *clients.back();
+    ASSERT_TRUE(client.Hello(hosts[h], "run-" + hosts[h], {titles}));
+    ReadWelcome(client);
+    ASSERT_TRUE(client.Titles(titles));
+  }
+  for (size_t h = 0; h < hosts.size(); ++h) {  // every backlog sent before any answer is read
+    std::vector<std::vector<uint8_t>> sent;
+    for (int i = 0; i < kBacklog; ++i) {
+      sent.push_back(SmallSnapshot(i % 60, i, 20, /*perf_time=*/i));
+      largest = std::max(largest, sent.back().size());
+      const std::vector<uint8_t>* base = i == 0 ? nullptr : &sent[i - 1];
+      ASSERT_TRUE(clients[h]->Send(
+          IngestClient::SnapshotMessage("run-" + hosts[h], i + 1, sent[i], &titles, base, i)));
+    }
+  }
+  for (size_t h = 0; h < hosts.size(); ++h) {
+    for (int i = 0; i < kBacklog; ++i) {
+      v1::ServerMessage reply = ReadReply(*clients[h]);
+      ASSERT_TRUE(reply.has_ack()) << hosts[h] << " reply " << i << ": " << reply.DebugString();
+    }
+    EXPECT_TRUE(clients[h]->Finish().ok());
+    EXPECT_EQ(server.store().ListSnapshots(hosts[h], 0, INT64_MAX)->size(), size_t{kBacklog});
+  }
+  const IngestCounters& counters = server.ingest().counters();
+  // One snapshot of each stream at a time: the budget of one byte is over once one is in flight.
+  EXPECT_LE(counters.bytes_in_flight_peak.load(), hosts.size() * largest);
+  EXPECT_GT(counters.bytes_in_flight_peak.load(), 0u);
+  EXPECT_GT(counters.reads_held_for_memory.load(), 0u);
+  EXPECT_EQ(counters.bytes_in_flight.load(), 0u);
+  EXPECT_EQ(counters.snapshots_refused.load(), 0u);
+}
+
 // Issue 20, case 3: the same sample sent again by another run (a replay repeated, a machine
 // restored from a backup resending its spool) was stored a second time.
 TEST(IngestSessionTest, TheSameSampleFromAnotherRunIsAcknowledgedAsADuplicate) {

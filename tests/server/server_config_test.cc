@@ -28,6 +28,7 @@ tokens = "/etc/perfhive/tokens.toml"
 insecure = false
 max_snapshot_bytes = "16MiB"
 max_snapshots_per_second = 12.5
+max_ingest_bytes_in_flight = "32MiB"
 max_query_bytes = "256MiB"
 retention_age = "30d"
 retention_size = "50GB"
@@ -53,6 +54,7 @@ compact_groups = false
   EXPECT_FALSE(config.insecure);
   EXPECT_EQ(config.max_snapshot_bytes, 16u * 1024 * 1024);
   EXPECT_EQ(config.max_snapshots_per_second, 12.5);
+  EXPECT_EQ(config.max_ingest_bytes_in_flight, 32u * 1024 * 1024);
   EXPECT_EQ(config.max_query_bytes, 256u * 1024 * 1024);
   EXPECT_EQ(config.retention_age_seconds, 30 * 86400);
   EXPECT_EQ(config.retention_bytes, 50LL * 1024 * 1024 * 1024);
@@ -160,12 +162,13 @@ retention_age = "7d"
 }
 
 TEST(ServerConfigTest, FlagsAloneStillWork) {
-  Result<ServerConfig> config =
-      ResolveCommandLine({"--data", "/tmp/store", "--insecure", "--max-snapshot-bytes", "2MiB",
-                          "--max-query-bytes", "3GiB", "--retention-age", "12h", "--export-exclude",
-                          "\\Thread(*)\\*", "--no-compact-groups"});
+  Result<ServerConfig> config = ResolveCommandLine(
+      {"--data", "/tmp/store", "--insecure", "--max-snapshot-bytes", "2MiB", "--max-query-bytes",
+       "3GiB", "--retention-age", "12h", "--export-exclude", "\\Thread(*)\\*",
+       "--no-compact-groups", "--max-ingest-bytes-in-flight", "64MiB"});
   ASSERT_TRUE(config.ok()) << config.error();
   EXPECT_EQ(config->data, "/tmp/store");
+  EXPECT_EQ(config->max_ingest_bytes_in_flight, uint64_t{64} << 20);
   EXPECT_TRUE(config->insecure);
   EXPECT_EQ(config->max_snapshot_bytes, 2u * 1024 * 1024);
   EXPECT_EQ(config->max_query_bytes, uint64_t{3} << 30);
@@ -234,6 +237,7 @@ TEST(ServerConfigTest, EverySettingTheShippedFileSuggestsIsValid) {
   EXPECT_EQ(config.retention_bytes, 50LL << 30);
   EXPECT_EQ(config.max_snapshot_bytes, 64u << 20);
   EXPECT_EQ(config.max_snapshots_per_second, 50);
+  EXPECT_EQ(config.max_ingest_bytes_in_flight, 256u << 20);
   EXPECT_EQ(config.remote_write,
             (std::vector<std::string>{"https://mimir.example:9009/api/v1/push"}));
   EXPECT_EQ(config.remote_write_bearer_token_file, "/etc/perfhive/mimir.token");

@@ -29,9 +29,10 @@ namespace perfhive::testing {
 
 class TestServer {
  public:
-  explicit TestServer(TokenTable tokens = TokenTable::AllowAll(), IngestLimits limits = {})
+  explicit TestServer(TokenTable tokens = TokenTable::AllowAll(), IngestLimits limits = {},
+                      const StoreOptions& store_options = {})
       : tokens_(std::move(tokens)) {
-    store_ = std::move(Store::Open(dir_.path()).value());
+    store_ = std::move(Store::Open(dir_.path(), store_options).value());
     ingest_ = std::make_unique<IngestService>(*store_, tokens_, limits, log_);
     loader_ = std::make_unique<SampleLoader>(*store_);
     query_ = std::make_unique<QueryService>(*store_, *loader_, tokens_);
