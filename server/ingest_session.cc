@@ -179,17 +179,6 @@ bool IngestSession::HandleHello(const v1::Hello& hello) {
                 .source_kind = SourceKindName(hello.source_kind()),
                 .agent_version = TruncateUtf8(hello.agent_version(), kMaxDescriptionBytes),
                 .instance_id = instance_id_};
-  // A poller's stream names the machine it runs on, which may have an agent of its own: its
-  // row is made when there is none, never overwritten.
-  Result<std::optional<HostRecord>> known =
-      poller_stream_ ? store.FindHost(host_) : Result<std::optional<HostRecord>>(std::nullopt);
-  Status upserted = !known.ok()          ? known.status()
-                    : known->has_value() ? Status()
-                                         : store.UpsertHost(info, UnixNanosNow());
-  if (!upserted.ok()) {
-    EndStream(grpc::Status(grpc::StatusCode::UNAVAILABLE, "store: " + upserted.message()));
-    return false;
-  }
   v1::ServerMessage reply;
   v1::Welcome* welcome = reply.mutable_welcome();
   for (const v1::TitleDigest& titles : hello.titles()) {
@@ -217,16 +206,46 @@ bool IngestSession::HandleHello(const v1::Hello& hello) {
         service_.renewals()->RenewalDue(principal_->certificate_serial);
     if (due.ok()) renewal = *due;
   }
-  service_.log().Info("hello", {{"host", host_},
-                                {"peer", peer_},
-                                {"instance", instance_id_},
-                                {"agent_version", info.agent_version},
-                                {"durable_sequence", std::to_string(welcome->durable_sequence())}});
-  Send(std::move(reply));
-  // From now on the server may reach the stream between its messages: a changed plan, a
-  // renewal due (asked at once when it is due already).
-  service_.TrackHost(this, host_, granted_by, renewal);
-  return true;
+  // The Welcome goes once the host's row is durable. Meanwhile nothing more is read, and the
+  // write counts as in flight so that the stream does not finish under it; gRPC's thread is
+  // free for other streams (a thousand agents saying Hello at once after a restart).
+  auto welcome_once_stored = [this, reply = std::move(reply), granted_by, renewal,
+                              agent_version = info.agent_version](Status upserted) mutable {
+    if (upserted.ok()) {
+      service_.log().Info(
+          "hello", {{"host", host_},
+                    {"peer", peer_},
+                    {"instance", instance_id_},
+                    {"agent_version", agent_version},
+                    {"durable_sequence", std::to_string(reply.welcome().durable_sequence())}});
+      Send(std::move(reply));
+      // From now on the server may reach the stream between its messages: a changed plan, a
+      // renewal due (asked at once when it is due already).
+      service_.TrackHost(this, host_, granted_by, renewal);
+    } else {
+      EndStream(grpc::Status(grpc::StatusCode::UNAVAILABLE, "store: " + upserted.message()));
+    }
+    std::unique_lock lock(mutex_);
+    --in_flight_;
+    if (upserted.ok()) read_wanted_ = true;
+    Advance(lock);
+  };
+  {
+    std::lock_guard lock(mutex_);
+    ++in_flight_;
+  }
+  // A poller's stream names the machine it runs on, which may have an agent of its own: its
+  // row is made when there is none, never overwritten.
+  Result<std::optional<HostRecord>> known =
+      poller_stream_ ? store.FindHost(host_) : Result<std::optional<HostRecord>>(std::nullopt);
+  if (!known.ok()) {
+    welcome_once_stored(known.status());
+  } else if (known->has_value()) {
+    welcome_once_stored(Status());
+  } else {
+    store.UpsertHostAsync(std::move(info), UnixNanosNow(), std::move(welcome_once_stored));
+  }
+  return false;
 }
 
 bool IngestSession::HandleTitles(const v1::TitleDatabase& titles) {

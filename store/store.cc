@@ -176,12 +176,12 @@ void Store::WriterLoop() {
   std::chrono::steady_clock::time_point last_commit{};
   for (;;) {
     std::vector<Pending> batch;
-    std::vector<CatalogWrite*> writes;
+    std::vector<CatalogWrite> writes;
     {
       std::unique_lock lock(queue_mutex_);
       auto queued = [this] { return !queue_.empty() || !catalog_.empty(); };
       queue_ready_.wait(lock, [&] { return stopping_ || queued(); });
-      // A catalog write is committed at once: its caller (a Hello) blocks a thread meanwhile.
+      // A catalog write is committed at once: its caller (a Hello's Welcome) waits for it.
       queue_ready_.wait_until(lock, last_commit + options_.commit_interval, [this] {
         return stopping_ || queue_.size() >= static_cast<size_t>(options_.max_batch) ||
                !catalog_.empty();
@@ -193,7 +193,7 @@ void Store::WriterLoop() {
         queue_.pop_front();
       }
       while (!catalog_.empty() && writes.size() < static_cast<size_t>(options_.max_batch)) {
-        writes.push_back(catalog_.front());
+        writes.push_back(std::move(catalog_.front()));
         catalog_.pop_front();
       }
     }
@@ -202,50 +202,59 @@ void Store::WriterLoop() {
       std::lock_guard lock(write_mutex_);
       results = CommitBatch(batch, writes);
     }
-    if (!writes.empty()) {
-      {
-        std::lock_guard lock(queue_mutex_);
-        for (CatalogWrite* write : writes) write->done = true;
-      }
-      catalog_done_.notify_all();
-    }
+    for (CatalogWrite& write : writes) write.done(std::move(write.status));
     for (size_t i = 0; i < batch.size(); ++i) batch[i].done(std::move(results[i]));
   }
 }
 
+Status Store::Awaited(const std::function<void(std::function<void(Status)>)>& start) {
+  std::promise<Status> promise;
+  std::future<Status> outcome = promise.get_future();
+  start([&promise](Status status) { promise.set_value(std::move(status)); });
+  return outcome.get();
+}
+
 Status Store::WriteOnWriter(std::function<Status()> write) {
-  CatalogWrite queued{.write = std::move(write), .status = Status(), .done = false};
+  return Awaited([&](std::function<void(Status)> done) {
+    WriteOnWriterAsync(std::move(write), std::move(done));
+  });
+}
+
+void Store::WriteOnWriterAsync(std::function<Status()> write, std::function<void(Status)> done) {
   {
-    std::unique_lock lock(queue_mutex_);
+    std::lock_guard lock(queue_mutex_);
     if (!stopping_ && std::this_thread::get_id() != writer_thread_.get_id()) {
-      catalog_.push_back(&queued);
+      catalog_.push_back({.write = std::move(write), .done = std::move(done), .status = Status()});
       if (catalog_.size() == 1) queue_ready_.notify_one();
-      catalog_done_.wait(lock, [&queued] { return queued.done; });
-      return queued.status;
+      return;
     }
   }
-  std::lock_guard lock(write_mutex_);
-  SqliteTransaction transaction(writer_.get());
-  if (Status s = transaction.Begin(); !s.ok()) return s;
-  if (Status s = queued.write(); !s.ok()) return s;
-  return transaction.Commit();
+  Status status;
+  {
+    std::lock_guard lock(write_mutex_);
+    SqliteTransaction transaction(writer_.get());
+    status = transaction.Begin();
+    if (status.ok()) status = write();
+    if (status.ok()) status = transaction.Commit();
+  }
+  done(std::move(status));
 }
 
 std::vector<Result<AppendResult>> Store::CommitBatch(std::vector<Pending>& batch,
-                                                     std::span<CatalogWrite* const> writes) {
+                                                     std::span<CatalogWrite> writes) {
   std::vector<Result<AppendResult>> results;
   results.reserve(batch.size());
   SqliteTransaction transaction(writer_.get());
   Status status = transaction.Begin();
   // Each catalog write in a savepoint of its own: one that fails leaves nothing behind, and the
   // rest of the batch goes on.
-  for (CatalogWrite* write : writes) {
+  for (CatalogWrite& write : writes) {
     if (!status.ok()) break;
     status = writer_->Exec("SAVEPOINT catalog_write");
     if (!status.ok()) break;
-    write->status = write->write();
-    status = writer_->Exec(write->status.ok() ? "RELEASE catalog_write"
-                                              : "ROLLBACK TO catalog_write; RELEASE catalog_write");
+    write.status = write.write();
+    status = writer_->Exec(write.status.ok() ? "RELEASE catalog_write"
+                                             : "ROLLBACK TO catalog_write; RELEASE catalog_write");
   }
   for (size_t i = 0; status.ok() && i < batch.size(); ++i) {
     std::optional<Result<AppendResult>> result;
@@ -258,7 +267,7 @@ std::vector<Result<AppendResult>> Store::CommitBatch(std::vector<Pending>& batch
     // do not exist.
     keyframes_->Clear();
     results.assign(batch.size(), status);
-    for (CatalogWrite* write : writes) write->status = status;
+    for (CatalogWrite& write : writes) write.status = status;
   }
   return results;
 }

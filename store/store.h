@@ -230,6 +230,9 @@ class Store {
 
   // Hosts. A host is named ignoring case; updating keeps first_seen and the counts.
   Status UpsertHost(const HostInfo& host, int64_t now_ns);
+  // UpsertHost without waiting: `done` gets the outcome once the row is durable, on the store's
+  // writer thread (so it must be quick), or at once when the store is stopping.
+  void UpsertHostAsync(HostInfo host, int64_t now_ns, std::function<void(Status)> done);
   // Health reported by an agent or poller (an empty message clears it).
   Status RecordHostError(const std::string& host, const std::string& message, int64_t time_ns);
   // A snapshot refused (malformed, oversized): counted, its message kept as the last error.
@@ -334,8 +337,8 @@ class Store {
   // writer_, run by the writer inside its next transaction beside the appends.
   struct CatalogWrite {
     std::function<Status()> write;
-    Status status;  // what it returned, or the commit's error
-    bool done = false;
+    std::function<void(Status)> done;  // called with `status` once the commit is over
+    Status status;                     // what `write` returned, or the commit's error
   };
 
   Store(const StoreOptions& options, std::unique_ptr<SqliteDb> writer,
@@ -346,13 +349,18 @@ class Store {
   // a commit (and an fsync) under the write lock. From the writer thread itself (an append's
   // completion) or once the store is stopping, it runs at once in a transaction of its own.
   Status WriteOnWriter(std::function<Status()> write);
+  // WriteOnWriter without waiting: `done` gets the outcome after the commit, on the writer thread
+  // (or at once, on this one, where WriteOnWriter would run the write at once).
+  void WriteOnWriterAsync(std::function<Status()> write, std::function<void(Status)> done);
+  // Calls `start` with a completion and waits for its outcome.
+  static Status Awaited(const std::function<void(std::function<void(Status)>)>& start);
   // Runs `update_sql` on the writer with ?1 bound to the host's row id (made if it has none)
   // and the rest bound by `bind_values`.
   Status UpdateHostRow(const std::string& host, int64_t time_ns, const char* update_sql,
                        const std::function<void(SqliteStatement&)>& bind_values);
   // Everything below runs with write_mutex_ held.
   std::vector<Result<AppendResult>> CommitBatch(std::vector<Pending>& batch,
-                                                std::span<CatalogWrite* const> writes);
+                                                std::span<CatalogWrite> writes);
   // A database error is returned and ends the batch; the outcome for this one snapshot (stored,
   // duplicate, or refused as a conflict) goes to `result`.
   Status InsertOne(Pending& pending, std::optional<Result<AppendResult>>& result);
@@ -385,8 +393,7 @@ class Store {
   std::mutex queue_mutex_;
   std::condition_variable queue_ready_;
   std::deque<Pending> queue_;
-  std::deque<CatalogWrite*> catalog_;  // owned by the callers waiting on catalog_done_
-  std::condition_variable catalog_done_;
+  std::deque<CatalogWrite> catalog_;
   bool stopping_ = false;
   std::thread writer_thread_;
 };

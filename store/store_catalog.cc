@@ -53,27 +53,33 @@ Sha256Digest DigestFromBlob(std::span<const uint8_t> blob) {
 }  // namespace
 
 Status Store::UpsertHost(const HostInfo& host, int64_t now_ns) {
-  if (host.name.empty()) return Status::Error("host: no name");
-  return WriteOnWriter([&]() -> Status {
-    Result<SqliteStatement*> upsert = writer_->Prepare(
-        "INSERT INTO hosts (name, name_key, os, os_version, source_kind, agent_version,"
-        " instance_id, first_seen, last_seen) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?8)"
-        " ON CONFLICT (name_key) DO UPDATE SET name = ?1, os = ?3, os_version = ?4,"
-        " source_kind = ?5, agent_version = ?6, instance_id = ?7,"
-        " last_seen = MAX(last_seen, ?8)");
-    if (!upsert.ok()) return upsert.status();
-    std::string key = HostKey(host.name);
-    return (*upsert)
-        ->Bind(1, host.name)
-        .Bind(2, key)
-        .Bind(3, host.os)
-        .Bind(4, host.os_version)
-        .Bind(5, host.source_kind)
-        .Bind(6, host.agent_version)
-        .Bind(7, host.instance_id)
-        .Bind(8, now_ns)
-        .Run();
-  });
+  return Awaited([&](std::function<void(Status)> done) { UpsertHostAsync(host, now_ns, done); });
+}
+
+void Store::UpsertHostAsync(HostInfo host, int64_t now_ns, std::function<void(Status)> done) {
+  if (host.name.empty()) return done(Status::Error("host: no name"));
+  WriteOnWriterAsync(
+      [this, host = std::move(host), now_ns]() -> Status {
+        Result<SqliteStatement*> upsert = writer_->Prepare(
+            "INSERT INTO hosts (name, name_key, os, os_version, source_kind, agent_version,"
+            " instance_id, first_seen, last_seen) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?8)"
+            " ON CONFLICT (name_key) DO UPDATE SET name = ?1, os = ?3, os_version = ?4,"
+            " source_kind = ?5, agent_version = ?6, instance_id = ?7,"
+            " last_seen = MAX(last_seen, ?8)");
+        if (!upsert.ok()) return upsert.status();
+        std::string key = HostKey(host.name);
+        return (*upsert)
+            ->Bind(1, host.name)
+            .Bind(2, key)
+            .Bind(3, host.os)
+            .Bind(4, host.os_version)
+            .Bind(5, host.source_kind)
+            .Bind(6, host.agent_version)
+            .Bind(7, host.instance_id)
+            .Bind(8, now_ns)
+            .Run();
+      },
+      std::move(done));
 }
 
 Status Store::UpdateHostRow(const std::string& host, int64_t time_ns, const char* update_sql,
