@@ -10,7 +10,7 @@ namespace perfhive {
 // PRAGMA user_version of a database this code writes. A new database is made at version 1
 // (kSchema) and brought up to date by the upgrades below, in order, as an older one is on open;
 // a newer version is refused.
-inline constexpr int64_t kSchemaVersion = 7;
+inline constexpr int64_t kSchemaVersion = 8;
 
 inline constexpr const char* kSchema = R"sql(
 CREATE TABLE IF NOT EXISTS hosts (
@@ -123,6 +123,21 @@ CREATE INDEX IF NOT EXISTS snapshots_uncompacted ON snapshots (id)
 // stored before (they still read).
 inline constexpr const char* kSchemaCompressedTitles = R"sql(
 ALTER TABLE title_databases ADD COLUMN encoding INTEGER NOT NULL DEFAULT 0;
+)sql";
+// Version 8: where each agent's run stands (Store::LastSequence, asked at every Hello), one row per
+// host and instance id, instead of an index over every snapshot's (host, instance id, sequence):
+// that index cost 54 bytes a snapshot, most of it the instance id's text. `last_sequence` is the
+// highest sequence of the run stored; retention does not lower it.
+inline constexpr const char* kSchemaRuns = R"sql(
+CREATE TABLE IF NOT EXISTS runs (
+  host_id INTEGER NOT NULL,
+  instance_id TEXT NOT NULL,
+  last_sequence INTEGER NOT NULL,
+  PRIMARY KEY (host_id, instance_id)
+) WITHOUT ROWID;
+INSERT OR IGNORE INTO runs (host_id, instance_id, last_sequence)
+  SELECT host_id, instance_id, MAX(sequence) FROM snapshots GROUP BY host_id, instance_id;
+DROP INDEX IF EXISTS snapshots_by_sequence;
 )sql";
 
 }  // namespace perfhive

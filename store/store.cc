@@ -88,7 +88,8 @@ Result<std::unique_ptr<Store>> Store::Open(const std::string& directory,
                                     kSchemaHostPlans,
                                     kSchemaColumnarBlocks,
                                     kSchemaUncompactedGroups,
-                                    kSchemaCompressedTitles};
+                                    kSchemaCompressedTitles,
+                                    kSchemaRuns};
     static_assert(std::size(upgrades) == kSchemaVersion);
     for (int64_t v = *version; v < kSchemaVersion; ++v) {
       if (Status s = (*writer)->Exec(upgrades[v]); !s.ok()) return s;
@@ -419,6 +420,15 @@ Status Store::InsertOne(Pending& pending, std::optional<Result<AppendResult>>& r
       .Bind(3, static_cast<int64_t>(snapshot.raw.size()))
       .Bind(4, static_cast<int64_t>(frame.size()));
   if (Status s = (*count)->Run(); !s.ok()) return s;
+  Result<SqliteStatement*> run = writer_->Prepare(
+      "INSERT INTO runs (host_id, instance_id, last_sequence) VALUES (?1, ?2, ?3)"
+      " ON CONFLICT (host_id, instance_id) DO UPDATE SET"
+      " last_sequence = MAX(last_sequence, excluded.last_sequence)");
+  if (!run.ok()) return run.status();
+  if (Status s = (*run)->Bind(1, *host_id).Bind(2, snapshot.instance_id).Bind(3, sequence).Run();
+      !s.ok()) {
+    return s;
+  }
 
   if (keyframe_id) {
     ++group->members;

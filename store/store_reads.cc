@@ -274,8 +274,8 @@ Result<std::optional<uint64_t>> Store::LastSequence(const std::string& host,
                                                     const std::string& instance_id) {
   ReaderPool::Lease reader = readers_->Acquire();
   Result<SqliteStatement*> select = reader->Prepare(
-      "SELECT MAX(s.sequence) FROM snapshots s JOIN hosts h ON h.id = s.host_id"
-      " WHERE h.name_key = ?1 AND s.instance_id = ?2");
+      "SELECT r.last_sequence FROM runs r JOIN hosts h ON h.id = r.host_id"
+      " WHERE h.name_key = ?1 AND r.instance_id = ?2");
   if (!select.ok()) return select.status();
   std::string key = HostKey(host);
   (*select)->Bind(1, key).Bind(2, instance_id);

@@ -521,6 +521,33 @@ TEST(StoreTest, AVersionSixStoresTitleDatabasesRawAndStillReadsThem) {
   EXPECT_EQ(read->helps, helps);
 }
 
+// Version 8 keeps each run's last sequence in `runs` instead of an index over every snapshot (54
+// bytes a snapshot): an upgraded store carries its runs over, and the index is gone.
+TEST(StoreTest, AVersionSevenStoresRunsAreCarriedOverOnUpgrade) {
+  TempDir dir;
+  {
+    auto store = OpenStore(dir.path());
+    for (uint64_t s : {3, 9, 4}) {
+      ASSERT_TRUE(store->Append(MakeAppend("web01", "boot-1", s, SmallSnapshot(s, s))).ok());
+    }
+    ASSERT_TRUE(store->Append(MakeAppend("web02", "boot-2", 1, SmallSnapshot(1))).ok());
+  }
+  ASSERT_TRUE(testing::RewindSchema(dir.path(), 7));
+  ASSERT_TRUE(ExecOnFile(dir.path(),
+                         "SELECT sequence FROM snapshots INDEXED BY "
+                         "snapshots_by_sequence WHERE host_id = 1"));
+  auto store = OpenStore(dir.path());
+  EXPECT_EQ(*store->LastSequence("web01", "boot-1"), std::optional<uint64_t>(9));
+  EXPECT_EQ(*store->LastSequence("web02", "boot-2"), std::optional<uint64_t>(1));
+  EXPECT_FALSE(store->LastSequence("web02", "boot-1")->has_value());
+  ASSERT_TRUE(store->Append(MakeAppend("web01", "boot-1", 12, SmallSnapshot(12, 12))).ok());
+  EXPECT_EQ(*store->LastSequence("web01", "boot-1"), std::optional<uint64_t>(12));
+  store.reset();
+  EXPECT_FALSE(ExecOnFile(dir.path(),
+                          "SELECT sequence FROM snapshots INDEXED BY "
+                          "snapshots_by_sequence WHERE host_id = 1"));
+}
+
 TEST(StoreTest, SurvivesReopenAndContinuesTheGroup) {
   TempDir dir;
   std::vector<std::vector<uint8_t>> raws;

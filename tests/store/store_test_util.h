@@ -65,17 +65,23 @@ inline SnapshotToAppend MakeAppend(std::string host, std::string instance, uint6
   return append;
 }
 
-// Makes the closed store in `dir` what schema version `version` (1 to 6) wrote: version 6 stores
-// title databases raw (the store must hold none compressed); version 5 also has no index of
+// Makes the closed store in `dir` what schema version `version` (1 to 7) wrote: version 7 finds a
+// run's last sequence by an index over the snapshots, not in `runs`; version 6 also stores title
+// databases raw (the store must hold none compressed); version 5 also has no index of
 // uncompacted groups; version 4 also no columnar blocks (the store must hold none);
 // version 3 also no host plans; version 2 also no clocks, (host, instance, sequence) unique;
 // version 1 also lacks export_positions. True when it worked.
 inline bool RewindSchema(const std::string& dir, int version) {
-  // json() of a text that is not JSON fails the script: compressed rows are not rewound.
   std::string sql =
-      "SELECT CASE WHEN EXISTS (SELECT 1 FROM title_databases WHERE encoding != 0)"
-      " THEN json('compressed title databases cannot be rewound') END;"
-      "ALTER TABLE title_databases DROP COLUMN encoding;";
+      "DROP TABLE runs;"
+      "CREATE INDEX snapshots_by_sequence ON snapshots (host_id, instance_id, sequence);";
+  if (version <= 6) {
+    // json() of a text that is not JSON fails the script: compressed rows are not rewound.
+    sql +=
+        "SELECT CASE WHEN EXISTS (SELECT 1 FROM title_databases WHERE encoding != 0)"
+        " THEN json('compressed title databases cannot be rewound') END;"
+        "ALTER TABLE title_databases DROP COLUMN encoding;";
+  }
   if (version <= 5) sql += "DROP INDEX snapshots_uncompacted;";
   if (version <= 4) sql += "ALTER TABLE snapshots DROP COLUMN block_index;";
   if (version <= 3) {
