@@ -438,6 +438,25 @@ size_t EstimatePoints(const std::string& host, std::span<const ProbeSample> prob
   return points;
 }
 
+size_t PointsAtMost(std::span<const ProbeSample> probes) {
+  size_t points = 0;
+  for (const ProbeSample& probe : probes) {
+    Result<SnapshotReader> reader = probe.sample.bytes
+                                        ? SnapshotReader::Open(*probe.sample.bytes)
+                                        : Result<SnapshotReader>(Status::InvalidArgument("none"));
+    if (!reader.ok()) return SIZE_MAX;
+    size_t values = 0;
+    for (const ObjectView& object : reader->objects()) {
+      if (!object.has_data()) continue;
+      values += size_t{object.num_counters()} *
+                static_cast<size_t>(std::max<int32_t>(object.num_instances(), 1));
+    }
+    if (probe.samples != 0 && values > (SIZE_MAX - points) / probe.samples) return SIZE_MAX;
+    points += values * probe.samples;
+  }
+  return points;
+}
+
 namespace {
 
 // "12345 bytes", or in MiB from one MiB up.

@@ -72,6 +72,9 @@ struct ProbeSample {
 // probes; instances that come and go between samples make it off either way.
 size_t EstimatePoints(const std::string& host, std::span<const ProbeSample> probes,
                       std::span<const CounterPath> paths, const QueryOptions& options);
+// At least EstimatePoints, without walking the probes: every value of every object in each probe,
+// once per sample of its query (SIZE_MAX when a probe does not read).
+size_t PointsAtMost(std::span<const ProbeSample> probes);
 
 // What a read of one host is estimated to hold before its samples are loaded.
 struct HostEstimate {

@@ -317,7 +317,14 @@ Status QueryService::ListWithinLimits(const std::vector<HostRecord>& hosts, int6
       probes.push_back(std::move(in_range.newest));
     }
     // With a step the answer's points are not limited (CheckEstimate): no walk to count them.
-    if (!options.step_ns) estimate.points = query::EstimatePoints(name, probes, paths, options);
+    // Nor for one host whose probes hold fewer values than the limit, counted without a walk:
+    // an instant read of a whole Process object walked its probe twice (here and to answer).
+    if (!options.step_ns) {
+      const size_t at_most = query::PointsAtMost(probes);
+      estimate.points = hosts.size() == 1 && at_most <= options.max_points
+                            ? at_most
+                            : query::EstimatePoints(name, probes, paths, options);
+    }
     if (kept.fetch_add(listed->size()) + listed->size() <= kKeptListings) {
       listings[i] = std::move(listed).value();
     }

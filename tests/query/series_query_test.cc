@@ -157,6 +157,24 @@ TEST(SeriesQueryTest, TheSizeLimitSaysHowToNarrowTheQuery) {
   EXPECT_TRUE(RunQuery(ProcessorHost(), Paths({"\\Processor(*)\\% Processor Time"}), options).ok());
 }
 
+// A one-host read skips the walk that counts its points when this bound is under the limit: it
+// must never be below what the walk counts.
+TEST(SeriesQueryTest, PointsAtMostBoundsTheEstimateWithoutAWalk) {
+  const HostSamples host = ProcessorHost();
+  const std::vector<ProbeSample> probes = {{host.samples.back(), 4}};
+  for (const char* path : {"\\Processor(*)\\*", "\\*(*)\\*", "\\Processor(1)\\% User Time"}) {
+    const size_t walked = EstimatePoints(host.host, probes, Paths({path}), {});
+    EXPECT_GE(PointsAtMost(probes), walked) << path;
+  }
+  const size_t everything = EstimatePoints(host.host, probes, Paths({"\\*(*)\\*"}), {});
+  EXPECT_GT(everything, 0u);
+  const std::vector<ProbeSample> one_sample = {{host.samples.back(), 1}};
+  EXPECT_EQ(PointsAtMost(probes), 4 * PointsAtMost(one_sample));
+  HostSamples broken = host;
+  broken.samples.back().bytes = std::make_shared<const std::vector<uint8_t>>(10, 0);
+  EXPECT_EQ(PointsAtMost(std::vector<ProbeSample>{{broken.samples.back(), 4}}), SIZE_MAX);
+}
+
 TEST(SeriesQueryTest, MalformedSampleIsAWarningAndBreaksThePairing) {
   HostSamples host = ProcessorHost();
   host.samples[2].bytes = std::make_shared<const std::vector<uint8_t>>(10, 0);
