@@ -404,7 +404,11 @@ Status AddHostSeries(const HostSamples& host, std::span<const CounterPath> paths
 
 Status AppendAnswer(QueryAnswer&& part, const QueryOptions& options, QueryAnswer& answer) {
   const std::string host = part.series.empty() ? std::string() : part.series.back().host;
-  std::move(part.series.begin(), part.series.end(), std::back_inserter(answer.series));
+  if (answer.series.empty()) {
+    answer.series = std::move(part.series);  // the first host's (a read of one: the answer)
+  } else {
+    std::move(part.series.begin(), part.series.end(), std::back_inserter(answer.series));
+  }
   std::move(part.warnings.begin(), part.warnings.end(), std::back_inserter(answer.warnings));
   if (size_t points = answer.num_points(); points > options.max_points) {
     return TooLarge(host, points, answer.series.size(), options);
