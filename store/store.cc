@@ -6,7 +6,6 @@
 
 #include <chrono>
 #include <filesystem>
-#include <future>
 #include <system_error>
 
 #include "perfdata/snapshot_reader.h"
@@ -166,11 +165,8 @@ void Store::AppendAsync(SnapshotToAppend snapshot, AppendCallback done) {
 }
 
 Result<AppendResult> Store::Append(SnapshotToAppend snapshot) {
-  std::promise<Result<AppendResult>> promise;
-  std::future<Result<AppendResult>> future = promise.get_future();
-  AppendAsync(std::move(snapshot),
-              [&promise](Result<AppendResult> result) { promise.set_value(std::move(result)); });
-  return future.get();
+  return Awaited<Result<AppendResult>>(
+      [&](AppendCallback done) { AppendAsync(std::move(snapshot), std::move(done)); });
 }
 
 void Store::WriterLoop() {
@@ -208,15 +204,8 @@ void Store::WriterLoop() {
   }
 }
 
-Status Store::Awaited(const std::function<void(std::function<void(Status)>)>& start) {
-  std::promise<Status> promise;
-  std::future<Status> outcome = promise.get_future();
-  start([&promise](Status status) { promise.set_value(std::move(status)); });
-  return outcome.get();
-}
-
 Status Store::WriteOnWriter(std::function<Status()> write) {
-  return Awaited([&](std::function<void(Status)> done) {
+  return Awaited<Status>([&](std::function<void(Status)> done) {
     WriteOnWriterAsync(std::move(write), std::move(done));
   });
 }

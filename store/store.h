@@ -31,6 +31,7 @@
 #include <cstdint>
 #include <deque>
 #include <functional>
+#include <future>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -352,8 +353,14 @@ class Store {
   // WriteOnWriter without waiting: `done` gets the outcome after the commit, on the writer thread
   // (or at once, on this one, where WriteOnWriter would run the write at once).
   void WriteOnWriterAsync(std::function<Status()> write, std::function<void(Status)> done);
-  // Calls `start` with a completion and waits for its outcome.
-  static Status Awaited(const std::function<void(std::function<void(Status)>)>& start);
+  // Calls `start` with a completion and waits for the outcome it is given.
+  template <typename Outcome>
+  static Outcome Awaited(const std::function<void(std::function<void(Outcome)>)>& start) {
+    std::promise<Outcome> promise;
+    std::future<Outcome> outcome = promise.get_future();
+    start([&promise](Outcome given) { promise.set_value(std::move(given)); });
+    return outcome.get();
+  }
   // Runs `update_sql` on the writer with ?1 bound to the host's row id (made if it has none)
   // and the rest bound by `bind_values`.
   Status UpdateHostRow(const std::string& host, int64_t time_ns, const char* update_sql,

@@ -53,7 +53,8 @@ Sha256Digest DigestFromBlob(std::span<const uint8_t> blob) {
 }  // namespace
 
 Status Store::UpsertHost(const HostInfo& host, int64_t now_ns) {
-  return Awaited([&](std::function<void(Status)> done) { UpsertHostAsync(host, now_ns, done); });
+  return Awaited<Status>(
+      [&](std::function<void(Status)> done) { UpsertHostAsync(host, now_ns, std::move(done)); });
 }
 
 void Store::UpsertHostAsync(HostInfo host, int64_t now_ns, std::function<void(Status)> done) {
