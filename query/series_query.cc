@@ -445,9 +445,8 @@ size_t EstimatePoints(const std::string& host, std::span<const ProbeSample> prob
 size_t PointsAtMost(std::span<const ProbeSample> probes) {
   size_t points = 0;
   for (const ProbeSample& probe : probes) {
-    Result<SnapshotReader> reader = probe.sample.bytes
-                                        ? SnapshotReader::Open(*probe.sample.bytes)
-                                        : Result<SnapshotReader>(Status::InvalidArgument("none"));
+    if (!probe.sample.bytes) return SIZE_MAX;
+    Result<SnapshotReader> reader = SnapshotReader::Open(*probe.sample.bytes);
     if (!reader.ok()) return SIZE_MAX;
     size_t values = 0;
     for (const ObjectView& object : reader->objects()) {

@@ -320,8 +320,9 @@ Status QueryService::ListWithinLimits(const std::vector<HostRecord>& hosts, int6
     // Nor for one host whose probes hold fewer values than the limit, counted without a walk:
     // an instant read of a whole Process object walked its probe twice (here and to answer).
     if (!options.step_ns) {
-      const size_t at_most = query::PointsAtMost(probes);
-      estimate.points = hosts.size() == 1 && at_most <= options.max_points
+      const bool one_host = hosts.size() == 1;
+      const size_t at_most = one_host ? query::PointsAtMost(probes) : SIZE_MAX;
+      estimate.points = one_host && at_most <= options.max_points
                             ? at_most
                             : query::EstimatePoints(name, probes, paths, options);
     }
