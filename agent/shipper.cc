@@ -200,6 +200,7 @@ bool Shipper::RunStream(v1::Ingest::Stub& stub) {
     interrupted_ = false;
     stream_titles_.clear();
     bases_.clear();
+    asked_again_.clear();
     v1::Hello* hello = hello_message.mutable_hello();
     hello->set_protocol_version(1);
     hello->set_host_name(options_.owner.host.name);
@@ -316,6 +317,7 @@ void Shipper::ReadAnswers(Stream& stream) {
         std::lock_guard lock(mutex_);
         ++stats_.resent;
         bases_.clear();
+        asked_again_.emplace(resend.instance_id(), resend.sequence());
       }
       outbox_.Unsend(resend.instance_id(), resend.sequence());
       log_.Info("the server asked for a snapshot again: " + resend.reason());
@@ -380,6 +382,7 @@ v1::AgentMessage Shipper::Frame(const std::shared_ptr<const SnapshotRecord>& rec
     std::shared_ptr<const SnapshotRecord>& slot = bases_[record->query];
     base = std::exchange(slot, record);
     if (base != nullptr && base->instance_id != record->instance_id) base = nullptr;
+    if (asked_again_.erase({record->instance_id, record->sequence}) > 0) base = nullptr;
   }
   v1::AgentMessage message;
   FrameSnapshot(*record, base.get(), *message.mutable_snapshot());

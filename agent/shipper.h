@@ -22,8 +22,10 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "agent/logger.h"
@@ -173,6 +175,10 @@ class Shipper {
   // Per stream: the last snapshot sent of each query, the base of the next delta of the query
   // if it is of the same instance.
   std::map<std::string, std::shared_ptr<const SnapshotRecord>> bases_;
+  // Per stream: snapshots the server asked for again, sent again as keyframes. Clearing bases_
+  // is not enough: the send loop may frame a later snapshot as a fresh base before the asked
+  // one is back in line, and the asked one would then go as a delta against it.
+  std::set<std::pair<std::string, uint64_t>> asked_again_;
   ShipperStats stats_;
 };
 
