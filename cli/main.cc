@@ -4,6 +4,10 @@
 #include <cstdlib>
 #include <iostream>
 
+#if defined(__SANITIZE_ADDRESS__)
+#include <sanitizer/lsan_interface.h>
+#endif
+
 #include "cli/decode_command.h"
 #include "cli/error_text.h"
 #include "cli/login_command.h"
@@ -40,18 +44,31 @@ const std::map<std::string, perfhive::cli::QueryFormat> kQueryFormats = {
 const std::map<std::string, perfhive::cli::OutputFormat> kListFormats = {
     {"table", perfhive::cli::OutputFormat::kTable}, {"json", perfhive::cli::OutputFormat::kJson}};
 
-// Runs a command against the server, printing its error, and returns the exit code.
+// Ends the process once its output is out, without tearing gRPC down: waiting for its threads to
+// end took 1.5 of the 6 ms of a query answered at once, for memory and sockets the system takes
+// back anyway. Leak checking still runs under the sanitizers, with everything still reachable.
+[[noreturn]] void ExitWithoutTeardown(int code) {
+  std::cout.flush();
+  std::cerr.flush();
+#if defined(__SANITIZE_ADDRESS__)
+  __lsan_do_leak_check();
+#endif
+  std::_Exit(code);
+}
+
+// Runs a command against the server, printing its error, and leaves with its exit code.
 template <typename Options>
-int RunAgainstServer(const perfhive::cli::ConnectionOptions& connection, const Options& options,
-                     perfhive::Status (*run)(const perfhive::cli::ServerConnection&, const Options&,
-                                             std::ostream&)) {
+[[noreturn]] void RunAgainstServer(const perfhive::cli::ConnectionOptions& connection,
+                                   const Options& options,
+                                   perfhive::Status (*run)(const perfhive::cli::ServerConnection&,
+                                                           const Options&, std::ostream&)) {
   perfhive::Result<perfhive::cli::ServerConnection> server =
       perfhive::cli::ServerConnection::Open(connection);
   perfhive::Status status = server.ok() ? run(*server, options, std::cout) : server.status();
   if (!status.ok()) {
     std::cerr << "perfhive: " << perfhive::cli::ErrorForDisplay(status.message()) << "\n";
   }
-  return perfhive::cli::ExitCodeFor(status);
+  ExitWithoutTeardown(perfhive::cli::ExitCodeFor(status));
 }
 
 }  // namespace
@@ -193,22 +210,22 @@ int main(int argc, char** argv) {
                                      "\\\\HOST\\OBJECT\\COUNTER", false);
 
   CLI11_PARSE(app, argc, argv);
-  if (query_cmd->parsed()) return RunAgainstServer(connection, query, perfhive::cli::RunQuery);
-  if (watch_cmd->parsed()) return RunAgainstServer(connection, watch, perfhive::cli::RunWatch);
-  if (objects_cmd->parsed()) return RunAgainstServer(connection, browse, perfhive::cli::RunObjects);
+  if (query_cmd->parsed()) RunAgainstServer(connection, query, perfhive::cli::RunQuery);
+  if (watch_cmd->parsed()) RunAgainstServer(connection, watch, perfhive::cli::RunWatch);
+  if (objects_cmd->parsed()) RunAgainstServer(connection, browse, perfhive::cli::RunObjects);
   if (counters_cmd->parsed()) {
-    return RunAgainstServer(connection, browse, perfhive::cli::RunCounters);
+    RunAgainstServer(connection, browse, perfhive::cli::RunCounters);
   }
   if (instances_cmd->parsed()) {
-    return RunAgainstServer(connection, browse, perfhive::cli::RunInstances);
+    RunAgainstServer(connection, browse, perfhive::cli::RunInstances);
   }
-  if (explain_cmd->parsed()) return RunAgainstServer(connection, browse, perfhive::cli::RunExplain);
+  if (explain_cmd->parsed()) RunAgainstServer(connection, browse, perfhive::cli::RunExplain);
   if (decode_cmd->parsed()) return perfhive::cli::RunDecode(decode, std::cout, std::cerr);
-  if (hosts_cmd->parsed()) return RunAgainstServer(connection, hosts, perfhive::cli::RunHosts);
-  if (login_cmd->parsed()) return RunAgainstServer(connection, login, perfhive::cli::RunLogin);
+  if (hosts_cmd->parsed()) RunAgainstServer(connection, hosts, perfhive::cli::RunHosts);
+  if (login_cmd->parsed()) RunAgainstServer(connection, login, perfhive::cli::RunLogin);
   if (snapshots_cmd->parsed()) {
-    return RunAgainstServer(connection, snapshots, perfhive::cli::RunSnapshots);
+    RunAgainstServer(connection, snapshots, perfhive::cli::RunSnapshots);
   }
-  if (raw_cmd->parsed()) return RunAgainstServer(connection, raw, perfhive::cli::RunRaw);
+  if (raw_cmd->parsed()) RunAgainstServer(connection, raw, perfhive::cli::RunRaw);
   return perfhive::cli::kExitUsage;
 }
