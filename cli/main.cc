@@ -1,7 +1,9 @@
 // perfhive: the command-line client.
 
 #include <CLI/CLI.hpp>
+#include <cerrno>
 #include <cstdlib>
+#include <cstring>
 #include <iostream>
 
 #if defined(__SANITIZE_ADDRESS__)
@@ -47,8 +49,15 @@ const std::map<std::string, perfhive::cli::OutputFormat> kListFormats = {
 // Ends the process once its output is out, without tearing gRPC down: waiting for its threads to
 // end took 1.5 of the 6 ms of a query answered at once, for memory and sockets the system takes
 // back anyway. Leak checking still runs under the sanitizers, with everything still reachable.
+// An answer that could not be written (a full disk) is a failure, not a success with nothing.
 [[noreturn]] void ExitWithoutTeardown(int code) {
   std::cout.flush();
+  const int write_error = errno;
+  if (!std::cout && code == perfhive::cli::kExitOk) {
+    std::cerr << "perfhive: the answer could not be written to standard output: "
+              << std::strerror(write_error) << "\n";
+    code = perfhive::cli::kExitError;
+  }
   std::cerr.flush();
 #if defined(__SANITIZE_ADDRESS__)
   __lsan_do_leak_check();

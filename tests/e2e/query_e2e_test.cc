@@ -336,6 +336,18 @@ TEST_F(QueryEndToEndTest, OneHostsValuesDoNotHideAnotherHostsTypo) {
   EXPECT_THAT(answer["warnings"][0].get<std::string>(), HasSubstr("did you mean \"svc\""));
 }
 
+// An answer written to a full disk was lost and the command still exited 0, so a script went on
+// with an empty file. Proves: it exits 1 and says why.
+TEST_F(QueryEndToEndTest, AnAnswerThatCannotBeWrittenFailsInsteadOfSucceedingWithNothing) {
+  std::string err = *scratch_ / "full-disk.err";
+  ChildProcess cli({CliBinary(), "query", "\\\\WINA\\Processor(*)\\% Processor Time", "--server",
+                    server_->address(), "--insecure"},
+                   "/dev/full", err);
+  EXPECT_EQ(cli.Wait(std::chrono::seconds(60)), 1);
+  EXPECT_THAT(ReadWholeFile(err),
+              HasSubstr("the answer could not be written to standard output: No space left"));
+}
+
 // Proves: the server's address and transport can come from a config file instead of flags, and a
 // broken config file is named with its line.
 TEST_F(QueryEndToEndTest, TheServerCanBeNamedInAConfigFile) {
