@@ -3,7 +3,6 @@
 #include <CLI/CLI.hpp>
 #include <cerrno>
 #include <cstdlib>
-#include <cstring>
 #include <iostream>
 
 #if defined(__SANITIZE_ADDRESS__)
@@ -54,8 +53,7 @@ const std::map<std::string, perfhive::cli::OutputFormat> kListFormats = {
   std::cout.flush();
   const int write_error = errno;
   if (!std::cout && code == perfhive::cli::kExitOk) {
-    std::cerr << "perfhive: the answer could not be written to standard output: "
-              << std::strerror(write_error) << "\n";
+    std::cerr << "perfhive: " << perfhive::cli::OutputNotWritten(write_error).message() << "\n";
     code = perfhive::cli::kExitError;
   }
   std::cerr.flush();

@@ -4,7 +4,9 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
+#include <cstring>
 #include <iostream>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -260,11 +262,18 @@ Status RunWatch(const ServerConnection& server, const WatchOptions& options, std
       }
       header_written = true;
       out.flush();
+      // A full disk would otherwise be written to, in vain, until interrupted.
+      if (!out) return OutputNotWritten(errno);
       last_shown = newest;
       if (options.count > 0 && ++rounds >= options.count) return Status();
     }
     std::this_thread::sleep_for(std::chrono::nanoseconds(*interval));
   }
+}
+
+Status OutputNotWritten(int error) {
+  return Status::Error(std::string("the answer could not be written to standard output: ") +
+                       std::strerror(error));
 }
 
 Status RunObjects(const ServerConnection& server, const BrowseOptions& options, std::ostream& out) {

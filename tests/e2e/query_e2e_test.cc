@@ -348,6 +348,18 @@ TEST_F(QueryEndToEndTest, AnAnswerThatCannotBeWrittenFailsInsteadOfSucceedingWit
               HasSubstr("the answer could not be written to standard output: No space left"));
 }
 
+// Proves: watch with its output on a full disk stops at once saying why, instead of writing in
+// vain until interrupted.
+TEST_F(QueryEndToEndTest, WatchStopsWhenItsOutputCannotBeWritten) {
+  std::string err = *scratch_ / "watch-full-disk.err";
+  ChildProcess cli({CliBinary(), "watch", "\\\\WINA\\Processor(*)\\% Processor Time", "--interval",
+                    "100ms", "--server", server_->address(), "--insecure"},
+                   "/dev/full", err);
+  EXPECT_EQ(cli.Wait(std::chrono::seconds(10)), 1);
+  EXPECT_THAT(ReadWholeFile(err),
+              HasSubstr("the answer could not be written to standard output: No space left"));
+}
+
 // Proves: the server's address and transport can come from a config file instead of flags, and a
 // broken config file is named with its line.
 TEST_F(QueryEndToEndTest, TheServerCanBeNamedInAConfigFile) {
