@@ -1,5 +1,6 @@
 #include "cli/decode_command.h"
 
+#include <cerrno>
 #include <cstdio>
 #include <ostream>
 
@@ -92,7 +93,9 @@ int RunDecode(const DecodeOptions& options, std::ostream& out, std::ostream& err
   } else {
     query::RenderDecodedTable(decoded, out);
   }
-  return out.good() ? 0 : 1;
+  out.flush();
+  if (!out) return fail(OutputNotWritten(errno).message());
+  return 0;
 }
 
 }  // namespace perfhive::cli

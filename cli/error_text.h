@@ -9,10 +9,12 @@
 #ifndef PERFHIVE_CLI_ERROR_TEXT_H_
 #define PERFHIVE_CLI_ERROR_TEXT_H_
 
+#include <cstring>
 #include <string>
 #include <string_view>
 
 #include "perfdata/display_text.h"
+#include "perfdata/status.h"
 
 namespace perfhive::cli {
 
@@ -25,6 +27,13 @@ inline std::string ErrorForDisplay(std::string_view message) {
     line = end + 1;
   }
   return shown + EscapeForDisplay(message.substr(line));
+}
+
+// What a command says when standard output could not be written (a full disk); `error` is the
+// failed write's errno.
+inline Status OutputNotWritten(int error) {
+  return Status::Error(std::string("the answer could not be written to standard output: ") +
+                       std::strerror(error));
 }
 
 }  // namespace perfhive::cli

@@ -6,12 +6,12 @@
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
-#include <cstring>
 #include <iostream>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <thread>
 
+#include "cli/error_text.h"
 #include "cli/stored_snapshot_commands.h"
 #include "perfdata/counter_path.h"
 #include "perfdata/display_text.h"
@@ -269,11 +269,6 @@ Status RunWatch(const ServerConnection& server, const WatchOptions& options, std
     }
     std::this_thread::sleep_for(std::chrono::nanoseconds(*interval));
   }
-}
-
-Status OutputNotWritten(int error) {
-  return Status::Error(std::string("the answer could not be written to standard output: ") +
-                       std::strerror(error));
 }
 
 Status RunObjects(const ServerConnection& server, const BrowseOptions& options, std::ostream& out) {

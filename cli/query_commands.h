@@ -55,10 +55,6 @@ Status RunInstances(const ServerConnection& server, const BrowseOptions& options
                     std::ostream& out);
 Status RunExplain(const ServerConnection& server, const BrowseOptions& options, std::ostream& out);
 
-// What a command says when standard output could not be written (a full disk); `error` is the
-// failed write's errno.
-Status OutputNotWritten(int error);
-
 }  // namespace perfhive::cli
 
 #endif  // PERFHIVE_CLI_QUERY_COMMANDS_H_

@@ -166,6 +166,19 @@ TEST_F(DecodeCommandTest, MalformedSnapshotPrintsTheReadersErrorAndFails) {
                                     ": DefinitionLength 9000 exceeds TotalByteLength"));
 }
 
+// Decoding into a full disk exited 0 without a word: the table was still in the buffer when the
+// stream was checked. Proves: it fails and says why.
+TEST_F(DecodeCommandTest, OutputThatCannotBeWrittenIsNamedAsTheReason) {
+  DecodeOptions options = Options(Write("s.bin", ProcessSnapshot()), Write("t.bin", Titles()),
+                                  DecodeOptions::Format::kTable);
+  std::ofstream full("/dev/full");
+  ASSERT_TRUE(full.is_open()) << "this test writes to /dev/full";
+  err_.str("");
+  EXPECT_EQ(RunDecode(options, full, err_), 1);
+  EXPECT_THAT(err_.str(), HasSubstr("perfhive decode: the answer could not be written to standard "
+                                    "output: No space left on device"));
+}
+
 TEST_F(DecodeCommandTest, MissingFileIsNamed) {
   DecodeOptions options;
   options.snapshot_path = (dir_ / "nope.bin").string();
