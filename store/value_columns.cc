@@ -297,10 +297,11 @@ void EncodeColumn(std::span<const uint64_t> values, uint32_t width, std::vector<
   for (int64_t d : *choices[choice]) PutVarint64(rest, ZigZag(d / static_cast<int64_t>(divisor)));
 }
 
-// A column's `count` values (`mode` says how they are stored); errors stay in the readers.
-std::vector<uint64_t> DecodeColumn(uint8_t mode, size_t count, uint32_t width, ByteReader& firsts,
-                                   ByteReader& rest) {
-  std::vector<uint64_t> values(count);
+// A column's `count` values (at least one; `mode` says how they are stored) into `values`, which
+// is reused from column to column; errors stay in the readers.
+void DecodeColumn(uint8_t mode, size_t count, uint32_t width, ByteReader& firsts, ByteReader& rest,
+                  std::vector<uint64_t>& values) {
+  values.resize(count);
   const uint64_t mask = width == 8 ? ~uint64_t{0} : 0xFFFFFFFFu;
   values[0] = firsts.Varint64("a column's first value") & mask;
   uint64_t divisor = 1;
@@ -310,7 +311,7 @@ std::vector<uint64_t> DecodeColumn(uint8_t mode, size_t count, uint32_t width, B
   }
   if (mode > kDeltaOfDelta || (mode < kDelta && divisor != 1) || divisor == 0) {
     rest.Fail("a column's mode " + std::to_string(mode) + " is unknown");
-    return values;
+    return;
   }
   uint64_t step = 0;
   if (mode == kStep && count > 1) step = static_cast<uint64_t>(UnZigZag(rest.Varint64("a step")));
@@ -324,7 +325,6 @@ std::vector<uint64_t> DecodeColumn(uint8_t mode, size_t count, uint32_t width, B
     }
     values[k] = (values[k - 1] + delta) & mask;
   }
-  return values;
 }
 
 }  // namespace
@@ -414,47 +414,80 @@ Result<std::vector<std::vector<uint8_t>>> DecodeValueColumns(PieceKind kind,
   for (std::span<const uint8_t>& part : parts) part = table.Bytes("a part");
   if (table.ok() && table.left() != 0) table.Fail("bytes follow the last part");
   if (!table.ok()) return table.status();
-  // Layouts, then the columns each piece's layout cuts.
+  // Layouts, then the columns each piece's layout cuts. Pieces come in runs that share a layout
+  // (a repeated layout continues the run), and a column has at most one field in a piece, so its
+  // places are (run, offset) pairs in piece order: gathered per run, then sorted by column
+  // (stable) into one array, instead of a growing list per column for every piece.
   std::vector<std::vector<uint8_t>> pieces(count);
   ByteReader layouts(parts[0], "value columns' layouts");
   ColumnTracker tracker;
-  std::vector<std::vector<std::pair<uint32_t, uint32_t>>> places;  // per column: (piece, offset)
+  struct Run {
+    uint32_t first_piece = 0;
+    uint32_t end_piece = 0;
+  };
+  struct Place {
+    uint32_t column = 0;
+    uint32_t run = 0;
+    uint32_t offset = 0;
+  };
+  std::vector<Run> runs;
+  std::vector<Place> places;
   PieceFields fields;
-  std::vector<uint32_t> owners;
   bool cut = false;
   for (size_t i = 0; i < count; ++i) {
     if (layout_modes[i] == kSameLayout) {
       // A repeated layout cuts as the one it repeats, and its instances continue the same
       // columns (the tracker would find every one again): most pieces of a group.
       pieces[i] = pieces[i - 1];
-    } else {
-      std::span<const uint8_t> bytes = layouts.Fixed(sizes[i], "a layout");
-      if (!layouts.ok()) return layouts.status();
-      pieces[i].assign(bytes.begin(), bytes.end());
-      cut = layout_modes[i] == kNewLayout;
-      fields.fields.clear();
-      fields.units.clear();
-      if (cut && !Cut(kind, pieces[i], fields)) {
-        return Status::DataLoss("value columns: piece " + std::to_string(i) + " does not cut");
-      }
-      owners = tracker.Next(fields);
-      places.resize(tracker.widths().size());
+      ++runs.back().end_piece;
+      continue;
     }
+    std::span<const uint8_t> bytes = layouts.Fixed(sizes[i], "a layout");
+    if (!layouts.ok()) return layouts.status();
+    pieces[i].assign(bytes.begin(), bytes.end());
+    cut = layout_modes[i] == kNewLayout;
+    fields.fields.clear();
+    fields.units.clear();
+    if (cut && !Cut(kind, pieces[i], fields)) {
+      return Status::DataLoss("value columns: piece " + std::to_string(i) + " does not cut");
+    }
+    const std::vector<uint32_t> owners = tracker.Next(fields);
+    const uint32_t run = static_cast<uint32_t>(runs.size());
+    runs.push_back(Run{static_cast<uint32_t>(i), static_cast<uint32_t>(i + 1)});
     for (size_t f = 0; f < owners.size(); ++f) {
-      places[owners[f]].emplace_back(static_cast<uint32_t>(i), fields.fields[f].offset);
+      places.push_back(Place{owners[f], run, fields.fields[f].offset});
     }
   }
   if (layouts.left() != 0) return Status::DataLoss("value columns: bytes after the layouts");
+  const size_t columns = tracker.widths().size();
+  std::vector<size_t> column_begin(columns + 1, 0);
+  for (const Place& place : places) ++column_begin[place.column + 1];
+  for (size_t c = 0; c < columns; ++c) column_begin[c + 1] += column_begin[c];
+  std::vector<Place> by_column(places.size());
+  {
+    std::vector<size_t> next(column_begin.begin(), column_begin.end() - 1);
+    for (const Place& place : places) by_column[next[place.column]++] = place;
+  }
   ByteReader modes(parts[1], "value columns' modes");
   ByteReader firsts(parts[2], "value columns' first values");
   ByteReader rest(parts[3], "value columns' differences");
-  for (uint32_t c = 0; c < tracker.widths().size(); ++c) {
+  std::vector<uint64_t> values;
+  for (uint32_t c = 0; c < columns; ++c) {
     const uint8_t mode = modes.Byte("a column's mode");
     const uint32_t width = tracker.widths()[c];
-    std::vector<uint64_t> values = DecodeColumn(mode, places[c].size(), width, firsts, rest);
+    size_t value_count = 0;
+    for (size_t p = column_begin[c]; p < column_begin[c + 1]; ++p) {
+      const Run& run = runs[by_column[p].run];
+      value_count += run.end_piece - run.first_piece;
+    }
+    DecodeColumn(mode, value_count, width, firsts, rest, values);
     if (!modes.ok() || !firsts.ok() || !rest.ok()) break;
-    for (size_t k = 0; k < values.size(); ++k) {
-      Store(pieces[places[c][k].first].data() + places[c][k].second, width, values[k]);
+    size_t k = 0;
+    for (size_t p = column_begin[c]; p < column_begin[c + 1]; ++p) {
+      const Run& run = runs[by_column[p].run];
+      for (uint32_t piece = run.first_piece; piece < run.end_piece; ++piece) {
+        Store(pieces[piece].data() + by_column[p].offset, width, values[k++]);
+      }
     }
   }
   for (const ByteReader* reader : {&modes, &firsts, &rest}) {
