@@ -433,7 +433,6 @@ Result<std::vector<std::vector<uint8_t>>> DecodeValueColumns(PieceKind kind,
   std::vector<Run> runs;
   std::vector<Place> places;
   PieceFields fields;
-  bool cut = false;
   for (size_t i = 0; i < count; ++i) {
     if (layout_modes[i] == kSameLayout) {
       // A repeated layout cuts as the one it repeats, and its instances continue the same
@@ -445,10 +444,9 @@ Result<std::vector<std::vector<uint8_t>>> DecodeValueColumns(PieceKind kind,
     std::span<const uint8_t> bytes = layouts.Fixed(sizes[i], "a layout");
     if (!layouts.ok()) return layouts.status();
     pieces[i].assign(bytes.begin(), bytes.end());
-    cut = layout_modes[i] == kNewLayout;
     fields.fields.clear();
     fields.units.clear();
-    if (cut && !Cut(kind, pieces[i], fields)) {
+    if (layout_modes[i] == kNewLayout && !Cut(kind, pieces[i], fields)) {
       return Status::DataLoss("value columns: piece " + std::to_string(i) + " does not cut");
     }
     const std::vector<uint32_t> owners = tracker.Next(fields);
