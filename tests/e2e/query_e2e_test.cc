@@ -95,11 +95,23 @@ class QueryEndToEndTest : public ::testing::Test {
     delete scratch_;
   }
 
-  CommandResult Cli(std::vector<std::string> args) {
+  // The CLI's command line: `args`, then this suite's server.
+  std::vector<std::string> CliArgv(const std::vector<std::string>& args) {
     std::vector<std::string> argv = {CliBinary()};
     argv.insert(argv.end(), args.begin(), args.end());
     argv.insert(argv.end(), {"--server", server_->address(), "--insecure"});
-    return RunCommand(*scratch_, argv);
+    return argv;
+  }
+  CommandResult Cli(std::vector<std::string> args) { return RunCommand(*scratch_, CliArgv(args)); }
+  // As Cli, with standard output on a full disk (/dev/full, which RunCommand could not read back):
+  // the exit code (nullopt if still running after `limit`) and standard error.
+  std::pair<std::optional<int>, std::string> CliIntoAFullDisk(const std::vector<std::string>& args,
+                                                              std::chrono::seconds limit) {
+    static int runs = 0;
+    std::string err = *scratch_ / ("full-disk-" + std::to_string(++runs) + ".err");
+    ChildProcess cli(CliArgv(args), "/dev/full", err);
+    std::optional<int> exit_code = cli.Wait(limit);
+    return {exit_code, ReadWholeFile(err)};
   }
   nlohmann::json Json(std::vector<std::string> args) {
     args.insert(args.end(), {"--format", "json"});
@@ -339,25 +351,20 @@ TEST_F(QueryEndToEndTest, OneHostsValuesDoNotHideAnotherHostsTypo) {
 // An answer written to a full disk was lost and the command still exited 0, so a script went on
 // with an empty file. Proves: it exits 1 and says why.
 TEST_F(QueryEndToEndTest, AnAnswerThatCannotBeWrittenFailsInsteadOfSucceedingWithNothing) {
-  std::string err = *scratch_ / "full-disk.err";
-  ChildProcess cli({CliBinary(), "query", "\\\\WINA\\Processor(*)\\% Processor Time", "--server",
-                    server_->address(), "--insecure"},
-                   "/dev/full", err);
-  EXPECT_EQ(cli.Wait(std::chrono::seconds(60)), 1);
-  EXPECT_THAT(ReadWholeFile(err),
-              HasSubstr("the answer could not be written to standard output: No space left"));
+  auto [exit_code, err] = CliIntoAFullDisk({"query", "\\\\WINA\\Processor(*)\\% Processor Time"},
+                                           std::chrono::seconds(60));
+  EXPECT_EQ(exit_code, 1);
+  EXPECT_THAT(err, HasSubstr("the answer could not be written to standard output: No space left"));
 }
 
 // Proves: watch with its output on a full disk stops at once saying why, instead of writing in
 // vain until interrupted.
 TEST_F(QueryEndToEndTest, WatchStopsWhenItsOutputCannotBeWritten) {
-  std::string err = *scratch_ / "watch-full-disk.err";
-  ChildProcess cli({CliBinary(), "watch", "\\\\WINA\\Processor(*)\\% Processor Time", "--interval",
-                    "100ms", "--server", server_->address(), "--insecure"},
-                   "/dev/full", err);
-  EXPECT_EQ(cli.Wait(std::chrono::seconds(10)), 1);
-  EXPECT_THAT(ReadWholeFile(err),
-              HasSubstr("the answer could not be written to standard output: No space left"));
+  auto [exit_code, err] =
+      CliIntoAFullDisk({"watch", "\\\\WINA\\Processor(*)\\% Processor Time", "--interval", "100ms"},
+                       std::chrono::seconds(10));
+  EXPECT_EQ(exit_code, 1);
+  EXPECT_THAT(err, HasSubstr("the answer could not be written to standard output: No space left"));
 }
 
 // Proves: the server's address and transport can come from a config file instead of flags, and a
