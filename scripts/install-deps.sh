@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs, with apt, the Debian 12 packages perfhive needs that this machine lacks. Idempotent:
 # installs nothing when everything is present. Needs root (or sudo).
-# Usage: install-deps.sh [GROUP...]
+# Usage: install-deps.sh [--list] [GROUP...]   (--list prints the groups' packages, installs none)
 #   build    building and running perfhive (what scripts/demo.sh needs)
 #   core     build, and what the tests need (the default; scripts/test.sh)
 #   windows  MinGW-w64 and Wine, for the Windows agent's cross build and its tests
@@ -31,11 +31,18 @@ test_packages=(
   samba libnss-wrapper libtdb-dev            # msrrp e2e tests: a private smbd with test data
   dpkg-dev help2man lintian iproute2         # the Debian packages (scripts/test-packages.sh)
   chromium chromium-driver python3-selenium  # browser tests of the web console
+  ccache                                     # scripts/test.sh: a compiler cache kept across clones
+  clang-format git curl                      # scripts/check-format.sh; side-by-side.sh
 )
 # The system services the packages above would start, by package.
 declare -A services=([samba]="smbd nmbd samba-ad-dc" [prometheus]="prometheus"
                      [victoria-metrics]="victoria-metrics")
 
+list_only=0
+if [[ ${1:-} == --list ]]; then
+  list_only=1
+  shift
+fi
 groups=("${@:-core}")
 packages=()
 for group in "${groups[@]}"; do
@@ -44,12 +51,18 @@ for group in "${groups[@]}"; do
     core) packages+=("${build_packages[@]}" "${test_packages[@]}") ;;
     windows)
       # dpkg-dev, perl, python3 and unicode-data: scripts/build-windows-deps.sh unpacks Debian's
-      # source packages and makes re2's generated tables.
-      packages+=(g++-mingw-w64-x86-64-posix wine64 wine dpkg-dev perl python3 unicode-data) ;;
+      # source packages and makes re2's generated tables. wixl, msitools and MinGW's binutils:
+      # scripts/build-msi.sh makes the agent's MSI; the MSI's tests read it with msiinfo.
+      packages+=(g++-mingw-w64-x86-64-posix wine64 wine dpkg-dev perl python3 unicode-data
+                 wixl msitools binutils-mingw-w64-x86-64) ;;
     *) echo "install-deps: unknown group '$group'" >&2; exit 2 ;;
   esac
 done
 
+if ((list_only)); then
+  printf '%s\n' "${packages[@]}" | sort -u
+  exit 0
+fi
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
