@@ -9,28 +9,34 @@
 # PERFHIVE_LINUX_BUILD_DIR name others, relative to the repository).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source scripts/stages.sh
+# scripts/test.sh sets PERFHIVE_COMPILER_LAUNCHER (ccache) for its builds; this one uses it too.
+launcher=()
+[[ -z ${PERFHIVE_COMPILER_LAUNCHER:-} ]] || launcher=(
+  -DCMAKE_C_COMPILER_LAUNCHER="$PERFHIVE_COMPILER_LAUNCHER"
+  -DCMAKE_CXX_COMPILER_LAUNCHER="$PERFHIVE_COMPILER_LAUNCHER")
 
 scripts/install-deps.sh core windows
 build=${PERFHIVE_WINDOWS_BUILD_DIR:-build/mingw}
 export WINEPREFIX="$PWD/$build/wineprefix" WINEDEBUG=-all WINEDLLOVERRIDES="mscoree,mshtml="
 mkdir -p "$build"
 if [[ ! -f $WINEPREFIX/system.reg ]]; then
-  echo "== creating the Wine prefix"
+  stage "creating the Wine prefix"
   wineboot -i >/dev/null 2>&1
   wineserver -w
 fi
 
-echo "== gRPC, Protobuf and zstd for MinGW-w64 (from Debian's source packages, cached)"
-deps_started=$SECONDS
+stage "gRPC, Protobuf and zstd for MinGW-w64 (from Debian's source packages, cached)"
 deps=$(scripts/build-windows-deps.sh)
-echo "   $deps ($((SECONDS - deps_started)) s)"
+echo "   $deps"
 
-echo "== Windows cross build (MinGW-w64, -Werror)"
+stage "Windows cross build (MinGW-w64, -Werror)"
 cmake -S . -B "$build" -G Ninja -DCMAKE_TOOLCHAIN_FILE=cmake/mingw-w64-x86_64.cmake \
-  -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPERFHIVE_WERROR=ON -DPERFHIVE_WINDOWS_DEPS="$deps" >/dev/null
+  -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPERFHIVE_WERROR=ON -DPERFHIVE_WINDOWS_DEPS="$deps" \
+  "${launcher[@]}" >/dev/null
 cmake --build "$build" -j "$(nproc)"
 
-echo "== the agent's MSI (wixl), and one with a higher version to upgrade to"
+stage "the agent's MSI (wixl), and one with a higher version to upgrade to"
 cmake --build "$build" --target msi
 version=$(sed -n 's/^CMAKE_PROJECT_VERSION:STATIC=//p' "$build/CMakeCache.txt")
 IFS=. read -r major minor patch <<<"$version"
@@ -41,6 +47,7 @@ scripts/build-msi.sh --exe "$build/agent/perfhive-agent.exe" --version "$next" \
 # One persistent wineserver for all tests (each test .exe then starts in ~0.1 s, not ~2.7 s),
 # with Wine's helper services started here, just before CTest: started by a test, they would
 # hold CTest's output pipe open and CTest would wait for them until its timeout.
+stage "Windows tests under Wine"
 wineserver -p
 trap 'wineserver -k || true' EXIT
 wine cmd.exe /c exit </dev/null >/dev/null 2>&1
@@ -48,13 +55,13 @@ wine cmd.exe /c exit </dev/null >/dev/null 2>&1
 junit() { [[ -z ${PERFHIVE_JUNIT_DIR:-} ]] || echo "--output-junit $PERFHIVE_JUNIT_DIR/windows-$1.xml"; }
 ctest --test-dir "$build" --output-on-failure -j "$(nproc)" --timeout 300 $(junit unit)
 
-echo "== the Windows agent and its MSI under Wine, shipping to a Linux perfhive-server"
+stage "the Windows agent and its MSI under Wine, shipping to a Linux perfhive-server"
 linux=${PERFHIVE_LINUX_BUILD_DIR:-build/release}
 [[ -f $linux/build.ninja ]] || cmake -S . -B "$linux" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-  -DPERFHIVE_WERROR=ON >/dev/null
+  -DPERFHIVE_WERROR=ON "${launcher[@]}" >/dev/null
 cmake --build "$linux" -j "$(nproc)" --target wine_e2e_tests perfhive-server perfhive
 PERFHIVE_WINDOWS_AGENT="$PWD/$build/agent/perfhive-agent.exe" \
   PERFHIVE_WINDOWS_MSI="$PWD/$build/perfhive-agent-$version-x64.msi" \
   PERFHIVE_WINDOWS_MSI_UPGRADE="$PWD/$build/msi-upgrade/perfhive-agent-$next-x64.msi" \
   ctest --test-dir "$linux" --output-on-failure --label-regex wine --timeout 600 $(junit e2e)
-echo "== Windows build and tests: ${SECONDS} s"
+print_stage_times scripts/test-windows.sh

@@ -1,14 +1,23 @@
 #!/usr/bin/env bash
-# The test command: installs what is missing, then builds and runs every test twice, once in a
-# normal optimised build with warnings as errors and once under ASan+UBSan with clang, where the
-# fuzz targets also run for FUZZ_SECONDS (default 60) each on a generated seed corpus; then
-# cross-builds for Windows and runs the Windows tests under Wine. Ends with passed, failed and
-# skipped counted apart, and fails when a test this machine could run was skipped
+# The test command: installs what is missing and checks that every program the scripts and tests
+# call is there; then builds and runs every test twice, once in a normal optimised build with
+# warnings as errors and once under ASan+UBSan with clang, where the fuzz targets also run, each
+# until it stops finding new coverage (at most FUZZ_SECONDS, default 60); then cross-builds for
+# Windows and runs the Windows tests under Wine. Ends with the time each stage took, and passed,
+# failed and skipped counted apart; fails when a test this machine could run was skipped
 # (scripts/count-tests.sh).
+#
+# Compilers run through ccache, whose cache lives outside the repository (/var/cache/perfhive/
+# ccache for root, else ~/.cache/perfhive/ccache; CCACHE_DIR names another), so that a fresh clone
+# on a machine that ran the suite before builds warm, like the Windows libraries' cache.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-scripts/install-deps.sh
+source scripts/stages.sh
+
+stage "Debian packages (scripts/install-deps.sh core windows), programs (scripts/check-tools.py)"
+scripts/install-deps.sh core windows
+scripts/check-tools.py
 scripts/check-format.sh
 jobs=$(nproc)
 # Every ctest run leaves a JUnit report here; scripts/count-tests.sh adds them up at the end,
@@ -17,31 +26,52 @@ PERFHIVE_JUNIT_DIR=$(mktemp -d)
 export PERFHIVE_JUNIT_DIR
 trap 'rm -rf "$PERFHIVE_JUNIT_DIR"' EXIT
 
+if [[ $(id -u) -eq 0 ]]; then
+  export CCACHE_DIR=${CCACHE_DIR:-/var/cache/perfhive/ccache}
+else
+  export CCACHE_DIR=${CCACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/perfhive/ccache}
+fi
+# Paths under the checkout are hashed relative to it, and the build folder is not hashed, so a
+# clone in another folder hits what an earlier clone compiled. Three builds' objects fit in 10 GB.
+export CCACHE_BASEDIR=$PWD CCACHE_NOHASHDIR=1 CCACHE_MAXSIZE=${CCACHE_MAXSIZE:-10G}
+export PERFHIVE_COMPILER_LAUNCHER=ccache
+launcher=(-DCMAKE_C_COMPILER_LAUNCHER=ccache -DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
+ccache --zero-stats >/dev/null
+
 run_ctest() {
   ctest "$@" --output-junit "$PERFHIVE_JUNIT_DIR/$(date +%s%N).xml"
 }
 
-echo "== normal build (g++, RelWithDebInfo, -Werror)"
+stage "normal build (g++, RelWithDebInfo, -Werror)"
 cmake -S . -B build/release -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPERFHIVE_WERROR=ON \
-  -DPERFHIVE_BUILD_TESTS=ON >/dev/null
+  -DPERFHIVE_BUILD_TESTS=ON "${launcher[@]}" >/dev/null
 cmake --build build/release -j "$jobs"
+stage "normal build: tests"
 # Tests labelled wine drive the Windows agent and run in test-windows.sh, once it is built.
 run_ctest --test-dir build/release --output-on-failure -j "$jobs" --label-exclude 'fuzz|wine'
 
-echo "== Debian packages from build/release: lintian, install, run, remove, reinstall, purge"
+stage "Debian packages from build/release: lintian, install, run, remove, reinstall, purge"
 scripts/test-packages.sh build/release
 
-echo "== sanitizer build (clang, ASan+UBSan, fuzz targets)"
+stage "sanitizer build (clang, ASan+UBSan, fuzz targets)"
 CC=clang CXX=clang++ cmake -S . -B build/sanitize -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DPERFHIVE_WERROR=ON -DPERFHIVE_SANITIZE=ON -DPERFHIVE_FUZZ=ON \
-  -DPERFHIVE_FUZZ_SECONDS="${FUZZ_SECONDS:-60}" >/dev/null
+  -DPERFHIVE_FUZZ_SECONDS="${FUZZ_SECONDS:-60}" "${launcher[@]}" >/dev/null
 cmake --build build/sanitize -j "$jobs"
 # Unit tests first, then the fuzz targets: fuzzers use whole cores, and tests that measure CPU
 # time should not share the machine with them.
+stage "sanitizer build: tests"
 run_ctest --test-dir build/sanitize --output-on-failure -j "$jobs" --label-exclude 'fuzz|wine'
+stage "sanitizer build: fuzz targets"
 run_ctest --test-dir build/sanitize --output-on-failure -j "$jobs" --label-regex fuzz
 
-echo "== Windows build (MinGW-w64), tests under Wine"
+# scripts/test-windows.sh marks its own stages with lines "== <name>"; they are timed as one here.
+stage "Windows build (MinGW-w64), tests under Wine (scripts/test-windows.sh)"
 scripts/test-windows.sh
 
+echo "== compiler cache: $(ccache --print-stats | awk -F'\t' '
+  $1 == "direct_cache_hit" || $1 == "preprocessed_cache_hit" { hits += $2 }
+  $1 == "cache_miss" { misses = $2 }
+  END { printf "%d hits, %d misses", hits, misses }')"
+print_stage_times scripts/test.sh
 scripts/count-tests.sh "$PERFHIVE_JUNIT_DIR"
