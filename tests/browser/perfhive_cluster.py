@@ -228,10 +228,8 @@ class Cluster:
 
 
 def find_chromium():
-    for name in ("/usr/bin/chromium", "/usr/bin/chromium-browser", "/usr/bin/google-chrome"):
-        if os.access(name, os.X_OK):
-            return name
-    return None
+    name = "/usr/bin/chromium"  # Debian's package chromium
+    return name if os.access(name, os.X_OK) else None
 
 
 def start_browser(scratch, width=1400, height=900):
