@@ -81,10 +81,16 @@ done
 for user in "${users[@]}"; do
   ! getent passwd "$user" >/dev/null || fail "the user $user exists already"
 done
+# The packages own these folders and purging deletes them: one left by a hand-run perfhive (an
+# agent's spool run as root, a server's store) is someone's data, which this test did not make.
+for path in /etc/perfhive /var/lib/perfhive-server /var/lib/perfhive-agent; do
+  [[ ! -e $path ]] || fail "$path exists, and purging the packages at the end would delete it;" \
+    "move it aside (it is not this test's) or run the test on a machine without it"
+done
 if ss -Htln 'sport = :7470' | grep -q .; then
   fail "something listens on port 7470, where the packaged server listens"
 fi
-ok "no perfhive package or user, port 7470 free; systemd running: $with_systemd"
+ok "no perfhive package, user or folder, port 7470 free; systemd running: $with_systemd"
 trap cleanup EXIT
 
 echo "== making the packages from $build (cmake --build $build --target package)"
