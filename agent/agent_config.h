@@ -13,7 +13,7 @@
 
 #include "config/query_schedule.h"
 #include "config/remote_target.h"
-#include "perfdata/status.h"
+#include "base/status.h"
 #include "port/env.h"
 
 namespace perfhive {

@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "agent/agent_config.h"
-#include "perfdata/status.h"
+#include "base/status.h"
 
 namespace perfhive {
 

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "perfdata/status.h"
+#include "base/status.h"
 #include "port/env.h"
 
 namespace perfhive {

@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "agent/logger.h"
-#include "perfdata/status.h"
+#include "base/status.h"
 #include "pki/enrollment_client.h"
 #include "port/env.h"
 

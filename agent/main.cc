@@ -15,7 +15,7 @@
 
 #include "agent/remote_source.h"
 #include "perfdata/display_text.h"
-#include "perfdata/status.h"
+#include "base/status.h"
 #include "perfhive/version.h"
 #include "sources/object_names_query.h"
 #include "sources/snapshot_source.h"

@@ -9,7 +9,7 @@
 #include <optional>
 #include <string>
 
-#include "perfdata/status.h"
+#include "base/status.h"
 #include "sources/snapshot_source.h"
 
 namespace perfhive {

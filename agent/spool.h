@@ -25,7 +25,7 @@
 
 #include "agent/logger.h"
 #include "agent/snapshot_record.h"
-#include "perfdata/status.h"
+#include "base/status.h"
 #include "perfdata/title_bytes.h"
 #include "port/env.h"
 

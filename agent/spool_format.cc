@@ -2,7 +2,7 @@
 
 #include <string_view>
 
-#include "perfdata/byte_order.h"
+#include "base/byte_order.h"
 
 namespace perfhive {
 namespace {

@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "agent/snapshot_record.h"
-#include "perfdata/status.h"
+#include "base/status.h"
 #include "perfdata/title_bytes.h"
 
 namespace perfhive {

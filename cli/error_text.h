@@ -14,7 +14,7 @@
 #include <string_view>
 
 #include "perfdata/display_text.h"
-#include "perfdata/status.h"
+#include "base/status.h"
 
 namespace perfhive::cli {
 

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "perfdata/status.h"
+#include "base/status.h"
 
 namespace perfhive::cli {
 

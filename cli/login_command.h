@@ -11,7 +11,7 @@
 #include <string>
 
 #include "cli/server_connection.h"
-#include "perfdata/status.h"
+#include "base/status.h"
 
 namespace perfhive::cli {
 

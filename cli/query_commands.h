@@ -13,7 +13,7 @@
 
 #include "cli/server_connection.h"
 #include "cli/stored_snapshot_commands.h"
-#include "perfdata/status.h"
+#include "base/status.h"
 
 namespace perfhive::cli {
 

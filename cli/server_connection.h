@@ -15,7 +15,7 @@
 #include <memory>
 #include <string>
 
-#include "perfdata/status.h"
+#include "base/status.h"
 
 namespace perfhive::cli {
 

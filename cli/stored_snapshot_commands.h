@@ -9,7 +9,7 @@
 #include <string>
 
 #include "cli/server_connection.h"
-#include "perfdata/status.h"
+#include "base/status.h"
 #include "perfhive/v1/query.pb.h"
 
 namespace perfhive::cli {

@@ -12,7 +12,7 @@
 #include <string_view>
 
 #include "export/http_server.h"
-#include "perfdata/status.h"
+#include "base/status.h"
 
 namespace perfhive {
 

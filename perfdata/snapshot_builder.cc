@@ -4,7 +4,7 @@
 #include <cassert>
 #include <stdexcept>
 
-#include "perfdata/byte_order.h"
+#include "base/byte_order.h"
 #include "perfdata/text_encoding.h"
 
 namespace perfhive {

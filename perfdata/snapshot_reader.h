@@ -19,8 +19,8 @@
 #include <span>
 #include <string>
 
-#include "perfdata/byte_order.h"
-#include "perfdata/status.h"
+#include "base/byte_order.h"
+#include "base/status.h"
 #include "perfdata/winperf.h"
 
 namespace perfhive {

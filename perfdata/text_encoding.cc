@@ -1,6 +1,6 @@
 #include "perfdata/text_encoding.h"
 
-#include "perfdata/byte_order.h"
+#include "base/byte_order.h"
 
 namespace perfhive {
 namespace {

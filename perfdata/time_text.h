@@ -9,7 +9,7 @@
 #include <string_view>
 
 #include "perfdata/snapshot_reader.h"
-#include "perfdata/status.h"
+#include "base/status.h"
 
 namespace perfhive {
 

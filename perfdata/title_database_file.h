@@ -7,7 +7,7 @@
 #include <cstdint>
 #include <span>
 
-#include "perfdata/status.h"
+#include "base/status.h"
 #include "perfdata/title_database.h"
 #include "perfdata/title_parse_report.h"
 

@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "perfdata/status.h"
+#include "base/status.h"
 #include "perfdata/title_parse_report.h"
 
 namespace perfhive {

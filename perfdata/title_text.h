@@ -13,7 +13,7 @@
 #include <string>
 #include <string_view>
 
-#include "perfdata/byte_order.h"
+#include "base/byte_order.h"
 #include "perfdata/title_parse_report.h"
 
 namespace perfhive::title_text {

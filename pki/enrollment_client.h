@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "perfdata/status.h"
+#include "base/status.h"
 #include "pki/certificate_request.h"
 #include "port/env.h"
 

@@ -11,7 +11,7 @@
 #include <string>
 #include <string_view>
 
-#include "perfdata/status.h"
+#include "base/status.h"
 
 namespace perfhive {
 

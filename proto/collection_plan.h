@@ -16,7 +16,7 @@
 
 #include "config/query_schedule.h"
 #include "config/remote_target.h"
-#include "perfdata/status.h"
+#include "base/status.h"
 #include "perfhive/v1/ingest.pb.h"
 
 namespace perfhive {

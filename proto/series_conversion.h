@@ -6,7 +6,7 @@
 #ifndef PERFHIVE_PROTO_SERIES_CONVERSION_H_
 #define PERFHIVE_PROTO_SERIES_CONVERSION_H_
 
-#include "perfdata/status.h"
+#include "base/status.h"
 #include "perfhive/v1/query.pb.h"
 #include "query/series.h"
 

@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "perfdata/snapshot_reader.h"
-#include "perfdata/status.h"
+#include "base/status.h"
 #include "perfdata/title_database.h"
 #include "query/instance_identity.h"
 

@@ -15,7 +15,7 @@
 
 #include "perfdata/calculator.h"
 #include "perfdata/counter_path.h"
-#include "perfdata/status.h"
+#include "base/status.h"
 #include "query/host_samples.h"
 #include "query/series.h"
 

@@ -13,7 +13,7 @@
 #include <string_view>
 
 #include "export/http_server.h"
-#include "perfdata/status.h"
+#include "base/status.h"
 #include "server/http_api.h"
 #include "server/query_service.h"
 #include "server/token_table.h"

@@ -60,7 +60,7 @@
 #include <utility>
 #include <vector>
 
-#include "perfdata/status.h"
+#include "base/status.h"
 
 namespace perfhive {
 

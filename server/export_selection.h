@@ -11,7 +11,7 @@
 
 #include "export/computed_sample.h"
 #include "perfdata/counter_path.h"
-#include "perfdata/status.h"
+#include "base/status.h"
 #include "query/host_samples.h"
 
 namespace perfhive {

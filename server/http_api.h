@@ -10,7 +10,7 @@
 #include <string_view>
 
 #include "export/http_server.h"
-#include "perfdata/status.h"
+#include "base/status.h"
 #include "perfhive/v1/query.pb.h"
 #include "server/query_service.h"
 

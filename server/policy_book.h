@@ -26,7 +26,7 @@
 #include <string_view>
 #include <vector>
 
-#include "perfdata/status.h"
+#include "base/status.h"
 #include "port/env.h"
 #include "proto/collection_plan.h"
 

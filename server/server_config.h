@@ -15,7 +15,7 @@
 #include <utility>
 #include <vector>
 
-#include "perfdata/status.h"
+#include "base/status.h"
 #include "port/env.h"
 
 namespace perfhive {

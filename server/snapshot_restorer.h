@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "perfdata/status.h"
+#include "base/status.h"
 #include "perfhive/v1/ingest.pb.h"
 
 namespace perfhive {

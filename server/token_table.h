@@ -17,7 +17,7 @@
 #include <string_view>
 #include <vector>
 
-#include "perfdata/status.h"
+#include "base/status.h"
 #include "port/sha256.h"
 
 namespace perfhive {

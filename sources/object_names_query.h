@@ -10,7 +10,7 @@
 #include <span>
 #include <string>
 
-#include "perfdata/status.h"
+#include "base/status.h"
 #include "sources/snapshot_source.h"
 
 namespace perfhive {

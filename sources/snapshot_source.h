@@ -12,7 +12,7 @@
 #include <string_view>
 #include <vector>
 
-#include "perfdata/status.h"
+#include "base/status.h"
 #include "perfdata/title_bytes.h"
 
 namespace perfhive {

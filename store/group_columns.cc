@@ -7,7 +7,7 @@
 
 #include "perfdata/snapshot_reader.h"
 #include "perfdata/winperf.h"
-#include "store/varint_bytes.h"
+#include "base/varint.h"
 #include "wire/snapshot_delta.h"
 #include "wire/zstd_codec.h"
 

@@ -16,7 +16,7 @@
 #include <span>
 #include <vector>
 
-#include "perfdata/status.h"
+#include "base/status.h"
 #include "store/snapshot_sections.h"
 #include "store/value_columns.h"
 

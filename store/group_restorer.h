@@ -14,7 +14,7 @@
 #include <utility>
 #include <vector>
 
-#include "perfdata/status.h"
+#include "base/status.h"
 #include "store/sectioned_frame.h"
 
 namespace perfhive {

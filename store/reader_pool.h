@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "perfdata/status.h"
+#include "base/status.h"
 #include "store/sqlite.h"
 
 namespace perfhive {

@@ -7,7 +7,7 @@
 #include <cstdint>
 
 #include "perfdata/snapshot_reader.h"
-#include "perfdata/status.h"
+#include "base/status.h"
 
 namespace perfhive {
 

@@ -5,7 +5,7 @@
 #include <string>
 #include <unordered_map>
 
-#include "store/varint_bytes.h"
+#include "base/varint.h"
 #include "wire/snapshot_delta.h"
 
 namespace perfhive {
@@ -24,16 +24,13 @@ class TableReader {
 
   Result<uint32_t> Varint(const char* what) {
     uint64_t value = 0;
-    for (int shift = 0; shift < 35; shift += 7) {
-      if (at_ >= frame_.size()) {
-        return Status::DataLoss("sectioned frame: the table ends inside " + std::string(what));
-      }
-      uint8_t byte = frame_[at_++];
-      value |= uint64_t{byte & 0x7fu} << shift;
-      if ((byte & 0x80) == 0) {
-        if (value > UINT32_MAX) break;
+    switch (GetVarint(frame_, at_, 32, value)) {
+      case VarintRead::kOk:
         return static_cast<uint32_t>(value);
-      }
+      case VarintRead::kTruncated:
+        return Status::DataLoss("sectioned frame: the table ends inside " + std::string(what));
+      case VarintRead::kTooLong:
+        break;
     }
     return Status::DataLoss("sectioned frame: " + std::string(what) + " at byte " +
                             std::to_string(at_) + " is not a 32-bit number");

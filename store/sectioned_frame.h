@@ -12,7 +12,7 @@
 #include <span>
 #include <vector>
 
-#include "perfdata/status.h"
+#include "base/status.h"
 #include "store/snapshot_sections.h"
 
 namespace perfhive {

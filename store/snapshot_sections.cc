@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "perfdata/byte_order.h"
+#include "base/byte_order.h"
 #include "perfdata/winperf.h"
 
 namespace perfhive {

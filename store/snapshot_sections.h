@@ -18,7 +18,7 @@
 #include <vector>
 
 #include "perfdata/snapshot_reader.h"
-#include "perfdata/status.h"
+#include "base/status.h"
 
 namespace perfhive {
 

@@ -13,7 +13,7 @@
 #include <string>
 #include <string_view>
 
-#include "perfdata/status.h"
+#include "base/status.h"
 
 struct sqlite3;
 struct sqlite3_stmt;

@@ -42,7 +42,7 @@
 #include <utility>
 #include <vector>
 
-#include "perfdata/status.h"
+#include "base/status.h"
 #include "port/sha256.h"
 #include "store/snapshot_sections.h"
 

@@ -6,9 +6,9 @@
 #include <string_view>
 #include <unordered_map>
 
-#include "perfdata/byte_order.h"
+#include "base/byte_order.h"
 #include "perfdata/winperf.h"
-#include "store/varint_bytes.h"
+#include "base/varint.h"
 
 namespace perfhive {
 

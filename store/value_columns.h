@@ -18,7 +18,7 @@
 #include <span>
 #include <vector>
 
-#include "perfdata/status.h"
+#include "base/status.h"
 
 namespace perfhive {
 

@@ -4,7 +4,7 @@
 #include <cstring>
 #include <string>
 
-#include "perfdata/byte_order.h"
+#include "base/byte_order.h"
 #include "wire/zstd_codec.h"
 
 namespace perfhive {

@@ -15,7 +15,7 @@
 #include <span>
 #include <vector>
 
-#include "perfdata/status.h"
+#include "base/status.h"
 
 namespace perfhive {
 

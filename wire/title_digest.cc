@@ -1,6 +1,6 @@
 #include "wire/title_digest.h"
 
-#include "perfdata/byte_order.h"
+#include "base/byte_order.h"
 
 namespace perfhive {
 

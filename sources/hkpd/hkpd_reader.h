@@ -16,7 +16,7 @@
 #include <string_view>
 #include <vector>
 
-#include "perfdata/status.h"
+#include "base/status.h"
 #include "port/env.h"
 #include "sources/hkpd/registry_api.h"
 #include "sources/snapshot_source.h"

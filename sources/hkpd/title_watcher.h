@@ -14,7 +14,7 @@
 #include <optional>
 #include <vector>
 
-#include "perfdata/status.h"
+#include "base/status.h"
 #include "port/env.h"
 #include "sources/hkpd/hkpd_reader.h"
 #include "sources/snapshot_source.h"

@@ -12,7 +12,7 @@
 #include <string_view>
 #include <vector>
 
-#include "perfdata/status.h"
+#include "base/status.h"
 #include "sources/msrrp/dcerpc_pdu.h"
 #include "sources/msrrp/pipe_transport.h"
 

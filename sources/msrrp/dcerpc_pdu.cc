@@ -5,7 +5,7 @@
 #include <cstdio>
 #include <string_view>
 
-#include "perfdata/byte_order.h"
+#include "base/byte_order.h"
 
 namespace perfhive::dcerpc {
 namespace {

@@ -20,7 +20,7 @@
 #include <optional>
 #include <string>
 
-#include "perfdata/status.h"
+#include "base/status.h"
 #include "sources/hkpd/registry_api.h"
 #include "sources/msrrp/dcerpc_client.h"
 #include "sources/msrrp/pipe_transport.h"

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <limits>
 
-#include "perfdata/byte_order.h"
+#include "base/byte_order.h"
 #include "perfdata/text_encoding.h"
 
 namespace perfhive::ndr {

@@ -10,7 +10,7 @@
 #include <cstdint>
 #include <span>
 
-#include "perfdata/status.h"
+#include "base/status.h"
 
 namespace perfhive {
 

@@ -12,7 +12,7 @@
 #include <chrono>
 #include <memory>
 
-#include "perfdata/status.h"
+#include "base/status.h"
 #include "sources/msrrp/pipe_transport.h"
 #include "sources/msrrp/remote_target.h"
 #include "sources/msrrp/smb_credentials.h"

@@ -8,7 +8,7 @@
 #include <span>
 
 #include "perfdata/snapshot_builder.h"
-#include "perfdata/status.h"
+#include "base/status.h"
 #include "sources/procfs/proc_parsers.h"
 #include "sources/procfs/procfs_context.h"
 

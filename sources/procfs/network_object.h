@@ -5,7 +5,7 @@
 #define PERFHIVE_SOURCES_PROCFS_NETWORK_OBJECT_H_
 
 #include "perfdata/snapshot_builder.h"
-#include "perfdata/status.h"
+#include "base/status.h"
 #include "sources/procfs/procfs_context.h"
 
 namespace perfhive {

@@ -11,7 +11,7 @@
 #include <utility>
 #include <vector>
 
-#include "perfdata/status.h"
+#include "base/status.h"
 #include "sources/procfs/read_buffer.h"
 
 namespace perfhive {

@@ -15,7 +15,7 @@
 #include <string>
 #include <unordered_map>
 
-#include "perfdata/status.h"
+#include "base/status.h"
 #include "sources/procfs/proc_files.h"
 
 namespace perfhive {

@@ -13,7 +13,7 @@
 #include <string_view>
 #include <vector>
 
-#include "perfdata/status.h"
+#include "base/status.h"
 #include "sources/procfs/proc_files.h"
 #include "sources/procfs/process_file_cache.h"
 #include "sources/snapshot_source.h"

@@ -11,7 +11,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "perfdata/byte_order.h"
+#include "base/byte_order.h"
 #include "perfdata/snapshot_builder.h"
 #include "perfdata/title_database.h"
 #include "perfdata/winperf.h"

@@ -12,7 +12,7 @@
 #include <iostream>
 #include <thread>
 
-#include "perfdata/byte_order.h"
+#include "base/byte_order.h"
 #include "perfdata/snapshot_builder.h"
 #include "perfdata/snapshot_reader.h"
 #include "perfdata/title_database.h"

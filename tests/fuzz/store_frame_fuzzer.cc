@@ -19,7 +19,7 @@
 #include <span>
 #include <vector>
 
-#include "perfdata/byte_order.h"
+#include "base/byte_order.h"
 #include "perfdata/snapshot_reader.h"
 #include "perfdata/well_known_indexes.h"
 #include "perfdata/winperf.h"

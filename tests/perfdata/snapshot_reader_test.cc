@@ -8,7 +8,7 @@
 
 #include <vector>
 
-#include "perfdata/byte_order.h"
+#include "base/byte_order.h"
 #include "perfdata/snapshot_builder.h"
 #include "perfdata/winperf.h"
 

@@ -7,7 +7,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "perfdata/byte_order.h"
+#include "base/byte_order.h"
 #include "perfdata/title_list.h"
 #include "perfdata/winperf.h"
 #include "tests/sources/fake_registry.h"

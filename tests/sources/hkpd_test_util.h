@@ -10,7 +10,7 @@
 #include <utility>
 #include <vector>
 
-#include "perfdata/byte_order.h"
+#include "base/byte_order.h"
 #include "perfdata/lodctr_dump.h"
 #include "perfdata/snapshot_builder.h"
 #include "perfdata/title_database.h"

@@ -11,7 +11,7 @@
 #include <span>
 #include <vector>
 
-#include "perfdata/status.h"
+#include "base/status.h"
 #include "sources/msrrp/pipe_transport.h"
 
 namespace perfhive::testing {

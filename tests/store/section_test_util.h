@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "perfdata/byte_order.h"
+#include "base/byte_order.h"
 #include "perfdata/snapshot_builder.h"
 #include "perfdata/snapshot_reader.h"
 #include "perfdata/text_encoding.h"

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "perfdata/byte_order.h"
+#include "base/byte_order.h"
 #include "perfdata/snapshot_builder.h"
 #include "tests/support/large_snapshot.h"
 

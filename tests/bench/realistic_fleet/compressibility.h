@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "perfdata/status.h"
+#include "base/status.h"
 #include "tests/bench/realistic_fleet/machine_layout.h"
 
 namespace perfhive::fleet {

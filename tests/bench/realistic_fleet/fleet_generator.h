@@ -13,7 +13,7 @@
 #include <memory>
 #include <vector>
 
-#include "perfdata/status.h"
+#include "base/status.h"
 #include "tests/bench/realistic_fleet/fleet_options.h"
 #include "tests/bench/realistic_fleet/host_simulator.h"
 #include "tests/bench/realistic_fleet/machine_layout.h"

@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "perfdata/snapshot_builder.h"
-#include "perfdata/status.h"
+#include "base/status.h"
 #include "tests/bench/realistic_fleet/real_machines.h"
 #include "tests/bench/realistic_fleet/value_model.h"
 

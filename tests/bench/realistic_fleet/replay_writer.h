@@ -13,7 +13,7 @@
 #include <span>
 #include <string>
 
-#include "perfdata/status.h"
+#include "base/status.h"
 
 namespace perfhive::fleet {
 

@@ -1,4 +1,4 @@
-#include "perfdata/status.h"
+#include "base/status.h"
 
 namespace perfhive {
 

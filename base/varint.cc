@@ -1,4 +1,4 @@
-#include "store/varint_bytes.h"
+#include "base/varint.h"
 
 namespace perfhive {
 
@@ -19,19 +19,32 @@ size_t VarintSize(uint64_t value) {
   return size;
 }
 
+VarintRead GetVarint(std::span<const uint8_t> bytes, size_t& at, int max_bits, uint64_t& value) {
+  value = 0;
+  for (int shift = 0; shift < max_bits; shift += 7) {
+    if (at >= bytes.size()) return VarintRead::kTruncated;
+    const uint8_t byte = bytes[at++];
+    // The tenth byte of a 64-bit number may carry only its 64th bit.
+    if (shift == 63 && byte > 1) return VarintRead::kTooLong;
+    value |= uint64_t{byte & 0x7fu} << shift;
+    if ((byte & 0x80) == 0) {
+      return max_bits < 64 && value >> max_bits != 0 ? VarintRead::kTooLong : VarintRead::kOk;
+    }
+  }
+  return VarintRead::kTooLong;
+}
+
 uint64_t ByteReader::Varint64(const char* field) {
   if (!ok()) return 0;
   uint64_t value = 0;
-  for (int shift = 0; shift < 64; shift += 7) {
-    if (at_ >= bytes_.size()) {
+  switch (GetVarint(bytes_, at_, 64, value)) {
+    case VarintRead::kOk:
+      return value;
+    case VarintRead::kTruncated:
       Fail(std::string("ends inside ") + field);
       return 0;
-    }
-    const uint8_t byte = bytes_[at_++];
-    // The tenth byte may carry only the 64th bit.
-    if (shift == 63 && byte > 1) break;
-    value |= uint64_t{byte & 0x7fu} << shift;
-    if ((byte & 0x80) == 0) return value;
+    case VarintRead::kTooLong:
+      break;
   }
   Fail(std::string(field) + " is not a 64-bit number");
   return 0;

@@ -1,9 +1,11 @@
-// VarintBytes: the unsigned LEB128 numbers (up to 64 bits) the store's columnar blocks are made
-// of, and a reader that checks each against the bytes left. The reader keeps the first error
-// and reads nothing after it, so a decoder checks once per loop instead of after every number.
+// The one LEB128 codec: unsigned numbers of up to 64 bits written seven bits a byte, low bits
+// first, the high bit of each byte saying another follows. The store's columnar blocks and
+// sectioned frames are made of them. GetVarint decodes one number; ByteReader reads a run of
+// them, checking each against the bytes left, and keeps the first error and reads nothing after
+// it, so a decoder checks once per loop instead of after every number.
 
-#ifndef PERFHIVE_STORE_VARINT_BYTES_H_
-#define PERFHIVE_STORE_VARINT_BYTES_H_
+#ifndef PERFHIVE_BASE_VARINT_H_
+#define PERFHIVE_BASE_VARINT_H_
 
 #include <cstddef>
 #include <cstdint>
@@ -11,13 +13,22 @@
 #include <string>
 #include <vector>
 
-#include "perfdata/status.h"
+#include "base/status.h"
 
 namespace perfhive {
 
 void PutVarint64(std::vector<uint8_t>& out, uint64_t value);
 // The bytes PutVarint64 writes for `value`.
 size_t VarintSize(uint64_t value);
+
+enum class VarintRead {
+  kOk,
+  kTruncated,  // the bytes end before the number does
+  kTooLong,    // the number needs more than `max_bits`, or runs past their bytes
+};
+// Decodes the number at bytes[at] into `value`, of at most `max_bits` (32 or 64), and moves `at`
+// past the bytes read (also when it fails, so an error can say where).
+VarintRead GetVarint(std::span<const uint8_t> bytes, size_t& at, int max_bits, uint64_t& value);
 
 class ByteReader {
  public:
@@ -51,4 +62,4 @@ class ByteReader {
 
 }  // namespace perfhive
 
-#endif  // PERFHIVE_STORE_VARINT_BYTES_H_
+#endif  // PERFHIVE_BASE_VARINT_H_

@@ -2,8 +2,8 @@
 // performance data is little-endian whatever the host; memcpy keeps the loads free of
 // alignment and aliasing undefined behaviour and compiles to a single move.
 
-#ifndef PERFHIVE_PERFDATA_BYTE_ORDER_H_
-#define PERFHIVE_PERFDATA_BYTE_ORDER_H_
+#ifndef PERFHIVE_BASE_BYTE_ORDER_H_
+#define PERFHIVE_BASE_BYTE_ORDER_H_
 
 #include <bit>
 #include <cstdint>
@@ -40,4 +40,4 @@ inline void StoreI64(uint8_t* p, int64_t v) { StoreU64(p, static_cast<uint64_t>(
 
 }  // namespace perfhive
 
-#endif  // PERFHIVE_PERFDATA_BYTE_ORDER_H_
+#endif  // PERFHIVE_BASE_BYTE_ORDER_H_

@@ -4,8 +4,8 @@
 // line of input (a counter path) also carry the column, so a display can point at it. Success
 // carries nothing and costs no allocation. The codes follow absl::StatusCode's meanings.
 
-#ifndef PERFHIVE_PERFDATA_STATUS_H_
-#define PERFHIVE_PERFDATA_STATUS_H_
+#ifndef PERFHIVE_BASE_STATUS_H_
+#define PERFHIVE_BASE_STATUS_H_
 
 #include <cassert>
 #include <cstddef>
@@ -127,4 +127,4 @@ class [[nodiscard]] Result {
 
 }  // namespace perfhive
 
-#endif  // PERFHIVE_PERFDATA_STATUS_H_
+#endif  // PERFHIVE_BASE_STATUS_H_
