@@ -24,7 +24,6 @@ jobs=$(nproc)
 # skips apart from passes.
 PERFHIVE_JUNIT_DIR=$(mktemp -d)
 export PERFHIVE_JUNIT_DIR
-trap 'rm -rf "$PERFHIVE_JUNIT_DIR"' EXIT
 
 if [[ $(id -u) -eq 0 ]]; then
   export CCACHE_DIR=${CCACHE_DIR:-/var/cache/perfhive/ccache}
@@ -42,10 +41,47 @@ run_ctest() {
   ctest "$@" --output-junit "$PERFHIVE_JUNIT_DIR/$(date +%s%N).xml"
 }
 
+# Builds that wait for no test run in the background at the lowest CPU priority, soaking up the
+# cores the tests leave idle (end-to-end tests mostly wait on their processes): the Windows
+# libraries from the start, the sanitizer build while the normal build's tests run. A test never
+# waits for them, and they take what it does not use. `await NAME` waits for one and stops the
+# script, showing the end of its log, if it failed.
+declare -A background_pids background_logs
+background() {
+  local name=$1
+  shift
+  background_logs[$name]=$(mktemp "${TMPDIR:-/tmp}/perfhive-$name-XXXXXX.log")
+  nice -n 19 "$@" >"${background_logs[$name]}" 2>&1 &
+  background_pids[$name]=$!
+  echo "   started in the background: $name (log ${background_logs[$name]})"
+}
+await() {
+  local name=$1
+  if ! wait "${background_pids[$name]}"; then
+    tail -n 80 "${background_logs[$name]}" >&2
+    echo "test.sh: $name failed (its whole log: ${background_logs[$name]})" >&2
+    exit 1
+  fi
+  rm -f "${background_logs[$name]}"
+}
+trap 'kill "${background_pids[@]}" 2>/dev/null; rm -rf "$PERFHIVE_JUNIT_DIR"' EXIT
+
+# gRPC and the rest for MinGW-w64: the longest build, and cached (scripts/build-windows-deps.sh).
+background windows-libraries scripts/build-windows-deps.sh
+
 stage "normal build (g++, RelWithDebInfo, -Werror)"
 cmake -S . -B build/release -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPERFHIVE_WERROR=ON \
   -DPERFHIVE_BUILD_TESTS=ON "${launcher[@]}" >/dev/null
 cmake --build build/release -j "$jobs"
+
+# The sanitizer build needs line tables for its reports' stack traces, not full debug information,
+# which would take a third of its compile time.
+CC=clang CXX=clang++ cmake -S . -B build/sanitize -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+  -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O2 -gline-tables-only -DNDEBUG" \
+  -DPERFHIVE_WERROR=ON -DPERFHIVE_SANITIZE=ON -DPERFHIVE_FUZZ=ON \
+  -DPERFHIVE_FUZZ_SECONDS="${FUZZ_SECONDS:-60}" "${launcher[@]}" >/dev/null
+background sanitizer-build cmake --build build/sanitize -j "$jobs"
+
 stage "normal build: tests"
 # Tests labelled wine drive the Windows agent and run in test-windows.sh, once it is built.
 run_ctest --test-dir build/release --output-on-failure -j "$jobs" --label-exclude 'fuzz|wine'
@@ -53,11 +89,8 @@ run_ctest --test-dir build/release --output-on-failure -j "$jobs" --label-exclud
 stage "Debian packages from build/release: lintian, install, run, remove, reinstall, purge"
 scripts/test-packages.sh build/release
 
-stage "sanitizer build (clang, ASan+UBSan, fuzz targets)"
-CC=clang CXX=clang++ cmake -S . -B build/sanitize -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-  -DPERFHIVE_WERROR=ON -DPERFHIVE_SANITIZE=ON -DPERFHIVE_FUZZ=ON \
-  -DPERFHIVE_FUZZ_SECONDS="${FUZZ_SECONDS:-60}" "${launcher[@]}" >/dev/null
-cmake --build build/sanitize -j "$jobs"
+stage "sanitizer build (clang, ASan+UBSan, fuzz targets): what is left of it"
+await sanitizer-build
 # Unit tests first, then the fuzz targets: fuzzers use whole cores, and tests that measure CPU
 # time should not share the machine with them.
 stage "sanitizer build: tests"
@@ -65,6 +98,8 @@ run_ctest --test-dir build/sanitize --output-on-failure -j "$jobs" --label-exclu
 stage "sanitizer build: fuzz targets"
 run_ctest --test-dir build/sanitize --output-on-failure -j "$jobs" --label-regex fuzz
 
+stage "gRPC and the rest for MinGW-w64: what is left of it"
+await windows-libraries
 # scripts/test-windows.sh marks its own stages with lines "== <name>"; they are timed as one here.
 stage "Windows build (MinGW-w64), tests under Wine (scripts/test-windows.sh)"
 scripts/test-windows.sh
