@@ -11,9 +11,9 @@
 #include <string_view>
 #include <vector>
 
+#include "base/status.h"
 #include "config/query_schedule.h"
 #include "config/remote_target.h"
-#include "base/status.h"
 #include "port/env.h"
 
 namespace perfhive {

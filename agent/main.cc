@@ -14,8 +14,8 @@
 #include <vector>
 
 #include "agent/remote_source.h"
-#include "perfdata/display_text.h"
 #include "base/status.h"
+#include "perfdata/display_text.h"
 #include "perfhive/version.h"
 #include "sources/object_names_query.h"
 #include "sources/snapshot_source.h"

@@ -13,8 +13,8 @@
 #include <string>
 #include <string_view>
 
-#include "perfdata/display_text.h"
 #include "base/status.h"
+#include "perfdata/display_text.h"
 
 namespace perfhive::cli {
 

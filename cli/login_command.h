@@ -10,8 +10,8 @@
 #include <ostream>
 #include <string>
 
-#include "cli/server_connection.h"
 #include "base/status.h"
+#include "cli/server_connection.h"
 
 namespace perfhive::cli {
 

@@ -11,9 +11,9 @@
 #include <string>
 #include <vector>
 
+#include "base/status.h"
 #include "cli/server_connection.h"
 #include "cli/stored_snapshot_commands.h"
-#include "base/status.h"
 
 namespace perfhive::cli {
 

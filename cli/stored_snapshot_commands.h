@@ -8,8 +8,8 @@
 #include <ostream>
 #include <string>
 
-#include "cli/server_connection.h"
 #include "base/status.h"
+#include "cli/server_connection.h"
 #include "perfhive/v1/query.pb.h"
 
 namespace perfhive::cli {

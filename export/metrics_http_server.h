@@ -11,8 +11,8 @@
 #include <string>
 #include <string_view>
 
-#include "export/http_server.h"
 #include "base/status.h"
+#include "export/http_server.h"
 
 namespace perfhive {
 

@@ -8,8 +8,8 @@
 #include <string>
 #include <string_view>
 
-#include "perfdata/snapshot_reader.h"
 #include "base/status.h"
+#include "perfdata/snapshot_reader.h"
 
 namespace perfhive {
 

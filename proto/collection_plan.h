@@ -14,9 +14,9 @@
 #include <string>
 #include <vector>
 
+#include "base/status.h"
 #include "config/query_schedule.h"
 #include "config/remote_target.h"
-#include "base/status.h"
 #include "perfhive/v1/ingest.pb.h"
 
 namespace perfhive {

@@ -10,8 +10,8 @@
 #include <string_view>
 #include <vector>
 
-#include "perfdata/snapshot_reader.h"
 #include "base/status.h"
+#include "perfdata/snapshot_reader.h"
 #include "perfdata/title_database.h"
 #include "query/instance_identity.h"
 

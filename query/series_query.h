@@ -13,9 +13,9 @@
 #include <string>
 #include <vector>
 
+#include "base/status.h"
 #include "perfdata/calculator.h"
 #include "perfdata/counter_path.h"
-#include "base/status.h"
 #include "query/host_samples.h"
 #include "query/series.h"
 

@@ -12,8 +12,8 @@
 #include <string>
 #include <string_view>
 
-#include "export/http_server.h"
 #include "base/status.h"
+#include "export/http_server.h"
 #include "server/http_api.h"
 #include "server/query_service.h"
 #include "server/token_table.h"

@@ -9,9 +9,9 @@
 #include <string>
 #include <vector>
 
+#include "base/status.h"
 #include "export/computed_sample.h"
 #include "perfdata/counter_path.h"
-#include "base/status.h"
 #include "query/host_samples.h"
 
 namespace perfhive {

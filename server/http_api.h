@@ -9,8 +9,8 @@
 #include <cstdint>
 #include <string_view>
 
-#include "export/http_server.h"
 #include "base/status.h"
+#include "export/http_server.h"
 #include "perfhive/v1/query.pb.h"
 #include "server/query_service.h"
 

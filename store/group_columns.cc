@@ -5,9 +5,9 @@
 #include <string>
 #include <tuple>
 
+#include "base/varint.h"
 #include "perfdata/snapshot_reader.h"
 #include "perfdata/winperf.h"
-#include "base/varint.h"
 #include "wire/snapshot_delta.h"
 #include "wire/zstd_codec.h"
 

@@ -6,8 +6,8 @@
 
 #include <cstdint>
 
-#include "perfdata/snapshot_reader.h"
 #include "base/status.h"
+#include "perfdata/snapshot_reader.h"
 
 namespace perfhive {
 

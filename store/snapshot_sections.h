@@ -17,8 +17,8 @@
 #include <span>
 #include <vector>
 
-#include "perfdata/snapshot_reader.h"
 #include "base/status.h"
+#include "perfdata/snapshot_reader.h"
 
 namespace perfhive {
 

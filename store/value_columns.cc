@@ -7,8 +7,8 @@
 #include <unordered_map>
 
 #include "base/byte_order.h"
-#include "perfdata/winperf.h"
 #include "base/varint.h"
+#include "perfdata/winperf.h"
 
 namespace perfhive {
 

@@ -7,8 +7,8 @@
 #include <cstdint>
 #include <span>
 
-#include "perfdata/snapshot_builder.h"
 #include "base/status.h"
+#include "perfdata/snapshot_builder.h"
 #include "sources/procfs/proc_parsers.h"
 #include "sources/procfs/procfs_context.h"
 

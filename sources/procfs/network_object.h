@@ -4,8 +4,8 @@
 #ifndef PERFHIVE_SOURCES_PROCFS_NETWORK_OBJECT_H_
 #define PERFHIVE_SOURCES_PROCFS_NETWORK_OBJECT_H_
 
-#include "perfdata/snapshot_builder.h"
 #include "base/status.h"
+#include "perfdata/snapshot_builder.h"
 #include "sources/procfs/procfs_context.h"
 
 namespace perfhive {

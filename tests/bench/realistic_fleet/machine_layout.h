@@ -14,8 +14,8 @@
 #include <string>
 #include <vector>
 
-#include "perfdata/snapshot_builder.h"
 #include "base/status.h"
+#include "perfdata/snapshot_builder.h"
 #include "tests/bench/realistic_fleet/real_machines.h"
 #include "tests/bench/realistic_fleet/value_model.h"
 
