@@ -23,31 +23,15 @@
 
 (function () {
   // ---------------------------------------------------------------------------------------
-  // Theme: applied before the first paint (this script is not deferred).
+  // Theme: the remembered one is applied before the first paint by theme_early.js.
 
-  const THEME_KEY = 'perfhive.theme';
+  const THEME_KEY = 'perfhive.theme';  // theme_early.js reads the same key
   const root = document.documentElement;
   const darkQuery = window.matchMedia('(prefers-color-scheme: dark)');
 
-  function storedTheme() {
-    try {
-      return localStorage.getItem(THEME_KEY);
-    } catch (e) {
-      return null;
-    }
-  }
-  function applyStoredTheme() {
-    const theme = storedTheme();
-    if (theme === 'dark' || theme === 'light') {
-      root.dataset.theme = theme;
-    } else {
-      delete root.dataset.theme;
-    }
-  }
   function isDark() {
     return root.dataset.theme ? root.dataset.theme === 'dark' : darkQuery.matches;
   }
-  applyStoredTheme();
 
   // Who is logged in: asked at once, while the rest of the page loads.
   const sessionRequest = fetch('/api/v1/session', {
