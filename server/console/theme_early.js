@@ -1,6 +1,6 @@
 // The remembered theme, applied before the first paint. A classic script, not a module, on
 // purpose: modules run only once the page is parsed, which would show the page in the other
-// theme for a moment. The toggle itself is in console.js; both use the key 'perfhive.theme'.
+// theme for a moment. The toggle itself is theme.js; both use the key 'perfhive.theme'.
 
 'use strict';
 
