@@ -71,74 +71,90 @@ Status EnrollCommands::Run(std::ostream& out) const {
   Result<std::unique_ptr<EnrollmentRegistry>> registry = EnrollmentRegistry::Open(data_);
   if (!registry.ok()) return registry.status();
   Clock::time_point now = Clock::now();
-  if (create_->parsed()) {
-    EnrollmentTokenSpec spec;
-    spec.host_patterns = host_patterns_;
-    if (spec.host_patterns.empty()) {
-      if (!read_) return Status::InvalidArgument("give --hosts PATTERN: the hosts it may enroll");
-      spec.host_patterns = {"*"};
+  if (create_->parsed()) return CreateToken(**registry, now, out);
+  if (list_->parsed()) return ListTokens(**registry, now, out);
+  if (revoke_->parsed()) return RevokeToken(**registry, out);
+  if (hosts_list_->parsed()) return ListHosts(**registry, now, out);
+  return RevokeHost(**registry, now, out);
+}
+
+Status EnrollCommands::CreateToken(EnrollmentRegistry& registry, Clock::time_point now,
+                                   std::ostream& out) const {
+  EnrollmentTokenSpec spec;
+  spec.host_patterns = host_patterns_;
+  if (spec.host_patterns.empty()) {
+    if (!read_) return Status::InvalidArgument("give --hosts PATTERN: the hosts it may enroll");
+    spec.host_patterns = {"*"};
+  }
+  spec.read = read_;
+  spec.uses = uses_;
+  if (expires_seconds_ > 0) spec.valid_for = std::chrono::seconds(expires_seconds_);
+  Result<std::pair<std::string, EnrollmentTokenInfo>> made = registry.CreateToken(spec, now);
+  if (!made.ok()) return made.status();
+  const EnrollmentTokenInfo& info = made->second;
+  out << made->first << "\n"
+      << "id " << info.id << ", hosts " << Joined(info.host_patterns) << ", "
+      << (info.uses_left ? std::to_string(*info.uses_left) + " uses" : std::string("any uses"))
+      << ", " << (info.expires ? "until " + Iso(*info.expires) : std::string("no expiry"))
+      << (info.read ? ", for readers" : "") << "\nThe token is shown this once; "
+      << (info.read ? "readers log in with perfhive login --enroll TOKEN --ca-sha256 FINGERPRINT"
+                    : "agents enroll with perfhive-agent run --enroll TOKEN --ca-sha256 "
+                      "FINGERPRINT")
+      << ".\n";
+  return Status();
+}
+
+Status EnrollCommands::ListTokens(EnrollmentRegistry& registry, Clock::time_point now,
+                                  std::ostream& out) const {
+  Result<std::vector<EnrollmentTokenInfo>> tokens = registry.ListTokens();
+  if (!tokens.ok()) return tokens.status();
+  out << "ID        HOSTS                 USES LEFT  EXPIRES               STATE\n";
+  for (const EnrollmentTokenInfo& token : *tokens) {
+    std::string state = token.revoked                              ? "revoked"
+                        : token.expires && *token.expires <= now   ? "expired"
+                        : token.uses_left && *token.uses_left <= 0 ? "used up"
+                                                                   : "usable";
+    char line[256];
+    std::snprintf(line, sizeof line, "%-9s %-21s %-10s %-21s %s\n", token.id.c_str(),
+                  Joined(token.host_patterns).c_str(),
+                  token.uses_left ? std::to_string(*token.uses_left).c_str() : "any",
+                  token.expires ? Iso(*token.expires).c_str() : "never", state.c_str());
+    out << line;
+  }
+  return Status();
+}
+
+Status EnrollCommands::RevokeToken(EnrollmentRegistry& registry, std::ostream& out) const {
+  if (Status status = registry.RevokeToken(id_); !status.ok()) return status;
+  out << "revoked enrollment token " << id_ << "\n";
+  return Status();
+}
+
+Status EnrollCommands::ListHosts(EnrollmentRegistry& registry, Clock::time_point now,
+                                 std::ostream& out) const {
+  Result<std::vector<CredentialInfo>> credentials = registry.ListCredentials();
+  if (!credentials.ok()) return credentials.status();
+  out << "HOST                  SERIAL                            EXPIRES               STATE\n";
+  for (const CredentialInfo& credential : *credentials) {
+    std::string state = credential.revoked          ? "revoked " + Iso(*credential.revoked)
+                        : credential.expires <= now ? "expired"
+                                                    : "valid";
+    char line[256];
+    if (!credential.targets.empty()) {
+      state += " (polls";
+      for (const std::string& target : credential.targets) state += " " + target;
+      state += ")";
     }
-    spec.read = read_;
-    spec.uses = uses_;
-    if (expires_seconds_ > 0) spec.valid_for = std::chrono::seconds(expires_seconds_);
-    Result<std::pair<std::string, EnrollmentTokenInfo>> made = (*registry)->CreateToken(spec, now);
-    if (!made.ok()) return made.status();
-    const EnrollmentTokenInfo& info = made->second;
-    out << made->first << "\n"
-        << "id " << info.id << ", hosts " << Joined(info.host_patterns) << ", "
-        << (info.uses_left ? std::to_string(*info.uses_left) + " uses" : std::string("any uses"))
-        << ", " << (info.expires ? "until " + Iso(*info.expires) : std::string("no expiry"))
-        << (info.read ? ", for readers" : "") << "\nThe token is shown this once; "
-        << (info.read ? "readers log in with perfhive login --enroll TOKEN --ca-sha256 FINGERPRINT"
-                      : "agents enroll with perfhive-agent run --enroll TOKEN --ca-sha256 "
-                        "FINGERPRINT")
-        << ".\n";
-    return Status();
+    std::snprintf(line, sizeof line, "%-21s %-33s %-21s ", credential.host.c_str(),
+                  credential.serial.c_str(), Iso(credential.expires).c_str());
+    out << line << state << "\n";
   }
-  if (list_->parsed()) {
-    Result<std::vector<EnrollmentTokenInfo>> tokens = (*registry)->ListTokens();
-    if (!tokens.ok()) return tokens.status();
-    out << "ID        HOSTS                 USES LEFT  EXPIRES               STATE\n";
-    for (const EnrollmentTokenInfo& token : *tokens) {
-      std::string state = token.revoked                              ? "revoked"
-                          : token.expires && *token.expires <= now   ? "expired"
-                          : token.uses_left && *token.uses_left <= 0 ? "used up"
-                                                                     : "usable";
-      char line[256];
-      std::snprintf(line, sizeof line, "%-9s %-21s %-10s %-21s %s\n", token.id.c_str(),
-                    Joined(token.host_patterns).c_str(),
-                    token.uses_left ? std::to_string(*token.uses_left).c_str() : "any",
-                    token.expires ? Iso(*token.expires).c_str() : "never", state.c_str());
-      out << line;
-    }
-    return Status();
-  }
-  if (revoke_->parsed()) {
-    if (Status status = (*registry)->RevokeToken(id_); !status.ok()) return status;
-    out << "revoked enrollment token " << id_ << "\n";
-    return Status();
-  }
-  if (hosts_list_->parsed()) {
-    Result<std::vector<CredentialInfo>> credentials = (*registry)->ListCredentials();
-    if (!credentials.ok()) return credentials.status();
-    out << "HOST                  SERIAL                            EXPIRES               STATE\n";
-    for (const CredentialInfo& credential : *credentials) {
-      std::string state = credential.revoked          ? "revoked " + Iso(*credential.revoked)
-                          : credential.expires <= now ? "expired"
-                                                      : "valid";
-      char line[256];
-      if (!credential.targets.empty()) {
-        state += " (polls";
-        for (const std::string& target : credential.targets) state += " " + target;
-        state += ")";
-      }
-      std::snprintf(line, sizeof line, "%-21s %-33s %-21s ", credential.host.c_str(),
-                    credential.serial.c_str(), Iso(credential.expires).c_str());
-      out << line << state << "\n";
-    }
-    return Status();
-  }
-  Result<int> revoked = (*registry)->RevokeHost(host_, now);
+  return Status();
+}
+
+Status EnrollCommands::RevokeHost(EnrollmentRegistry& registry, Clock::time_point now,
+                                  std::ostream& out) const {
+  Result<int> revoked = registry.RevokeHost(host_, now);
   if (!revoked.ok()) return revoked.status();
   out << "revoked " << *revoked << " credential" << (*revoked == 1 ? "" : "s") << " of host "
       << host_ << ": its open streams end within seconds and its reconnects are refused\n";

@@ -6,6 +6,8 @@
 #define PERFHIVE_SERVER_APP_ENROLL_COMMAND_H_
 
 #include <CLI/CLI.hpp>
+#include <chrono>
+#include <cstdint>
 #include <optional>
 #include <ostream>
 #include <string>
@@ -14,6 +16,8 @@
 #include "base/status.h"
 
 namespace perfhive {
+
+class EnrollmentRegistry;
 
 // The subcommands and what they were given.
 class EnrollCommands {
@@ -27,6 +31,15 @@ class EnrollCommands {
   Status Run(std::ostream& out) const;
 
  private:
+  using Clock = std::chrono::system_clock;
+
+  // One for each subcommand, on the registry Run opened.
+  Status CreateToken(EnrollmentRegistry& registry, Clock::time_point now, std::ostream& out) const;
+  Status ListTokens(EnrollmentRegistry& registry, Clock::time_point now, std::ostream& out) const;
+  Status RevokeToken(EnrollmentRegistry& registry, std::ostream& out) const;
+  Status ListHosts(EnrollmentRegistry& registry, Clock::time_point now, std::ostream& out) const;
+  Status RevokeHost(EnrollmentRegistry& registry, Clock::time_point now, std::ostream& out) const;
+
   CLI::App* enroll_ = nullptr;
   CLI::App* create_ = nullptr;
   CLI::App* list_ = nullptr;

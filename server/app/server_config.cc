@@ -151,101 +151,126 @@ Status LoadServerConfigFile(Env& env, const std::string& path, ServerConfig& con
 }
 
 ServerFlags::ServerFlags(CLI::App& app) {
-  ServerConfig& v = values_;
-  auto add = [this](CLI::Option* option, std::function<void(ServerConfig&)> apply) {
-    given_.emplace_back(option, std::move(apply));
-  };
   app.add_option("--config", config_file_,
                  "TOML file with any of the settings below, each named as its flag without the "
                  "dashes and with '_' for '-' (tls_cert = \"...\"); flags given win over it");
-  add(app.add_option("--listen", v.listen,
+  // In the order --help lists them.
+  AddAccessFlags(app);
+  AddStoreFlags(app);
+  AddExportFlags(app);
+  AddServiceFlags(app);
+}
+
+void ServerFlags::Add(CLI::Option* option, std::function<void(ServerConfig&)> apply) {
+  given_.emplace_back(option, std::move(apply));
+}
+
+// Where it listens and keeps its data, and who may call it.
+void ServerFlags::AddAccessFlags(CLI::App& app) {
+  ServerConfig& v = values_;
+  Add(app.add_option("--listen", v.listen,
                      "HOST:PORT to listen on (port 0: any free port); default 127.0.0.1:7470"),
       [&v](ServerConfig& c) { c.listen = v.listen; });
-  add(app.add_option("--data", v.data, "Directory of the embedded store (required)"),
+  Add(app.add_option("--data", v.data, "Directory of the embedded store (required)"),
       [&v](ServerConfig& c) { c.data = v.data; });
-  add(app.add_option("--tls-cert", v.tls_cert, "Server certificate (PEM)"),
+  Add(app.add_option("--tls-cert", v.tls_cert, "Server certificate (PEM)"),
       [&v](ServerConfig& c) { c.tls_cert = v.tls_cert; });
-  add(app.add_option("--tls-key", v.tls_key, "Server private key (PEM)"),
+  Add(app.add_option("--tls-key", v.tls_key, "Server private key (PEM)"),
       [&v](ServerConfig& c) { c.tls_key = v.tls_key; });
-  add(app.add_option("--client-ca", v.client_ca,
+  Add(app.add_option("--client-ca", v.client_ca,
                      "CA (PEM) that client certificates must chain to: mutual TLS"),
       [&v](ServerConfig& c) { c.client_ca = v.client_ca; });
-  add(app.add_option("--tokens", v.tokens,
+  Add(app.add_option("--tokens", v.tokens,
                      "Token file (TOML): who may write as which hosts, who may read"),
       [&v](ServerConfig& c) { c.tokens = v.tokens; });
-  add(app.add_flag("--insecure", v.insecure,
+  Add(app.add_flag("--insecure", v.insecure,
                    "Plain text without tokens, on a loopback address only (demos and tests)"),
       [&v](ServerConfig& c) { c.insecure = v.insecure; });
-  add(app.add_flag("--compact-groups,!--no-compact-groups", v.compact_groups,
+}
+
+// What the store and the ingest streams take, and how long the store keeps it.
+void ServerFlags::AddStoreFlags(CLI::App& app) {
+  ServerConfig& v = values_;
+  Add(app.add_flag("--compact-groups,!--no-compact-groups", v.compact_groups,
                    "Rewrite each closed group of snapshots as one columnar block, about a third "
                    "of the size, in a pass beside the writer (default; docs/store_format.md)"),
       [&v](ServerConfig& c) { c.compact_groups = v.compact_groups; });
-  add(app.add_option("--max-snapshot-bytes", v.max_snapshot_bytes,
+  Add(app.add_option("--max-snapshot-bytes", v.max_snapshot_bytes,
                      "Largest raw snapshot accepted, larger ones are refused; default 64MiB")
           ->transform(SizeSyntax()),
       [&v](ServerConfig& c) { c.max_snapshot_bytes = v.max_snapshot_bytes; });
-  add(app.add_option("--max-query-bytes", v.max_query_bytes,
+  Add(app.add_option("--max-query-bytes", v.max_query_bytes,
                      "Most bytes of samples one query may restore, estimated before it reads "
                      "them; a larger query is refused saying how to narrow it; default 1GiB")
           ->transform(SizeSyntax())
           ->check(CLI::PositiveNumber),
       [&v](ServerConfig& c) { c.max_query_bytes = v.max_query_bytes; });
-  add(app.add_option("--max-snapshots-per-second", v.max_snapshots_per_second,
+  Add(app.add_option("--max-snapshots-per-second", v.max_snapshots_per_second,
                      "Per stream; a faster sender is read more slowly; default 50")
           ->check(CLI::PositiveNumber),
       [&v](ServerConfig& c) { c.max_snapshots_per_second = v.max_snapshots_per_second; });
-  add(app.add_option("--max-ingest-bytes-in-flight", v.max_ingest_bytes_in_flight,
+  Add(app.add_option("--max-ingest-bytes-in-flight", v.max_ingest_bytes_in_flight,
                      "Raw snapshot bytes being made durable, over all streams: past it a stream "
                      "with one in flight is read no further until it completes; default 256MiB")
           ->transform(SizeSyntax())
           ->check(CLI::PositiveNumber),
       [&v](ServerConfig& c) { c.max_ingest_bytes_in_flight = v.max_ingest_bytes_in_flight; });
-  add(app.add_option("--retention-age", v.retention_age_seconds,
+  Add(app.add_option("--retention-age", v.retention_age_seconds,
                      "Delete snapshots older than this (e.g. 30d, 12h; default: keep)")
           ->transform(AgeSyntax()),
       [&v](ServerConfig& c) { c.retention_age_seconds = v.retention_age_seconds; });
-  add(app.add_option("--retention-size", v.retention_bytes,
+  Add(app.add_option("--retention-size", v.retention_bytes,
                      "Delete the oldest snapshots while the store holds more (e.g. 50GB)")
           ->transform(SizeSyntax()),
       [&v](ServerConfig& c) { c.retention_bytes = v.retention_bytes; });
-  add(app.add_option("--remote-write", v.remote_write,
+}
+
+// What leaves for Prometheus-compatible engines.
+void ServerFlags::AddExportFlags(CLI::App& app) {
+  ServerConfig& v = values_;
+  Add(app.add_option("--remote-write", v.remote_write,
                      "Push computed values to this Prometheus remote-write URL (repeatable), e.g. "
                      "http://prometheus:9090/api/v1/write"),
       [&v](ServerConfig& c) { c.remote_write = v.remote_write; });
-  add(app.add_option("--remote-write-bearer-token-file", v.remote_write_bearer_token_file,
+  Add(app.add_option("--remote-write-bearer-token-file", v.remote_write_bearer_token_file,
                      "File holding the bearer token sent to the receivers"),
       [&v](ServerConfig& c) {
         c.remote_write_bearer_token_file = v.remote_write_bearer_token_file;
       });
-  add(app.add_option("--remote-write-basic-auth-user", v.remote_write_user,
+  Add(app.add_option("--remote-write-basic-auth-user", v.remote_write_user,
                      "User for basic authentication at the receivers"),
       [&v](ServerConfig& c) { c.remote_write_user = v.remote_write_user; });
-  add(app.add_option("--remote-write-basic-auth-password-file", v.remote_write_password_file,
+  Add(app.add_option("--remote-write-basic-auth-password-file", v.remote_write_password_file,
                      "File holding the basic-authentication password"),
       [&v](ServerConfig& c) { c.remote_write_password_file = v.remote_write_password_file; });
-  add(app.add_option("--remote-write-ca", v.remote_write_ca,
+  Add(app.add_option("--remote-write-ca", v.remote_write_ca,
                      "CA bundle (PEM) to verify https receivers with, instead of the system's"),
       [&v](ServerConfig& c) { c.remote_write_ca = v.remote_write_ca; });
-  add(app.add_option("--export-include", v.export_include,
+  Add(app.add_option("--export-include", v.export_include,
                      "PDH path pattern of counters to export (repeatable; default every counter: "
                      "\\*(*)\\* and \\*\\*)"),
       [&v](ServerConfig& c) { c.export_include = v.export_include; });
-  add(app.add_option(
+  Add(app.add_option(
           "--export-exclude", v.export_exclude,
           "PDH path pattern of counters not to export (repeatable), e.g. \\Thread(*)\\*"),
       [&v](ServerConfig& c) { c.export_exclude = v.export_exclude; });
-  add(app.add_option("--metrics-listen", v.metrics_listen,
+  Add(app.add_option("--metrics-listen", v.metrics_listen,
                      "HOST:PORT to serve /metrics on (Prometheus text format)"),
       [&v](ServerConfig& c) { c.metrics_listen = v.metrics_listen; });
-  add(app.add_option("--http-listen", v.http_listen,
+}
+
+// The console, the collection policies and enrolled hosts' certificates.
+void ServerFlags::AddServiceFlags(CLI::App& app) {
+  ServerConfig& v = values_;
+  Add(app.add_option("--http-listen", v.http_listen,
                      "HOST:PORT to serve the web console and its JSON API on (docs/http_api.md), "
                      "with the TLS certificate and read tokens of gRPC"),
       [&v](ServerConfig& c) { c.http_listen = v.http_listen; });
-  add(app.add_option("--policies", v.policies,
+  Add(app.add_option("--policies", v.policies,
                      "Collection policies (TOML, docs/policies.md): which hosts collect what; "
                      "read again on SIGHUP and when it changes"),
       [&v](ServerConfig& c) { c.policies = v.policies; });
-  add(app.add_option("--certificate-lifetime", v.certificate_lifetime_seconds,
+  Add(app.add_option("--certificate-lifetime", v.certificate_lifetime_seconds,
                      "How long enrolled hosts' certificates are valid (e.g. 90d, the default); "
                      "hosts renew them on their stream once two thirds have passed")
           ->transform(AgeSyntax())

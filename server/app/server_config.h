@@ -72,6 +72,13 @@ class ServerFlags {
   Result<ServerConfig> Resolve(Env& env) const;
 
  private:
+  // Each adds a group of flags; Add keeps how a given flag overrides the settings.
+  void AddAccessFlags(CLI::App& app);
+  void AddStoreFlags(CLI::App& app);
+  void AddExportFlags(CLI::App& app);
+  void AddServiceFlags(CLI::App& app);
+  void Add(CLI::Option* option, std::function<void(ServerConfig&)> apply);
+
   std::string config_file_;
   ServerConfig values_;  // what the flags parsed into
   std::vector<std::pair<CLI::Option*, std::function<void(ServerConfig&)>>> given_;
