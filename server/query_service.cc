@@ -22,7 +22,7 @@
 #include "query/series_query.h"
 #include "query/series_statistics.h"
 #include "server/bounded_parallel.h"
-#include "server/call_auth.h"
+#include "server/enrollment/call_auth.h"
 
 namespace perfhive {
 namespace {

@@ -14,11 +14,11 @@
 #include "query/browse.h"
 #include "query/host_samples.h"
 #include "query/series_query.h"
-#include "server/enrolled_clients.h"
-#include "server/enrollment_registry.h"
-#include "server/policy_book.h"
+#include "server/enrollment/enrolled_clients.h"
+#include "server/enrollment/enrollment_registry.h"
+#include "server/enrollment/token_table.h"
+#include "server/policies/policy_book.h"
 #include "server/sample_loader.h"
-#include "server/token_table.h"
 #include "store/store.h"
 
 namespace perfhive {

@@ -14,7 +14,7 @@
 #include "export/metric_naming.h"
 #include "export/series_labels.h"
 #include "export/write_request.h"
-#include "server/export_selection.h"
+#include "server/export/export_selection.h"
 #include "server/sample_loader.h"
 #include "sources/procfs/procfs_source.h"
 #include "store/store.h"

@@ -10,7 +10,7 @@
 
 #include "perfhive/v1/ingest.pb.h"
 #include "proto/collection_plan.h"
-#include "server/policy_book.h"
+#include "server/policies/policy_book.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size == 0) return 0;

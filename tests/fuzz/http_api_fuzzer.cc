@@ -13,11 +13,11 @@
 #include <string>
 #include <string_view>
 
-#include "server/console_server.h"
+#include "server/enrollment/token_table.h"
+#include "server/http/console_server.h"
 #include "server/http_api.h"
 #include "server/query_service.h"
 #include "server/sample_loader.h"
-#include "server/token_table.h"
 #include "store/store.h"
 
 namespace {

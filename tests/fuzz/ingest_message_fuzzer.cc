@@ -7,7 +7,7 @@
 
 #include "perfdata/snapshot_reader.h"
 #include "perfhive/v1/ingest.pb.h"
-#include "server/snapshot_restorer.h"
+#include "server/ingest/snapshot_restorer.h"
 #include "tests/fuzz/ingest_message_base.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {

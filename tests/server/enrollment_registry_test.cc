@@ -2,7 +2,7 @@
 // without showing a secret; credentials recorded and revoked by host; and two registries on one
 // directory, as the running server and a `perfhive-server enroll` command are.
 
-#include "server/enrollment_registry.h"
+#include "server/enrollment/enrollment_registry.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>

@@ -6,7 +6,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "server/console_server.h"
+#include "server/http/console_server.h"
 
 namespace perfhive {
 namespace {

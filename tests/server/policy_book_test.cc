@@ -2,7 +2,7 @@
 // (proto/collection_plan.h): what a policies file means, every mistake in one named with its
 // line, revisions that follow content, and a broken file that keeps the policies in force.
 
-#include "server/policy_book.h"
+#include "server/policies/policy_book.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>

@@ -14,8 +14,8 @@
 #include <vector>
 
 #include "perfdata/title_database.h"
+#include "server/enrollment/token_table.h"
 #include "server/sample_loader.h"
-#include "server/token_table.h"
 #include "tests/store/store_test_util.h"
 
 namespace perfhive::testing {

@@ -1,4 +1,4 @@
-#include "server/server_config.h"
+#include "server/app/server_config.h"
 
 #include <gtest/gtest.h>
 

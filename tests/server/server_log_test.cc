@@ -2,7 +2,7 @@
 // with a newline forged a line, one with an escape sequence recoloured the administrator's
 // terminal), values escaped and cut, and key=value pairs that still split unambiguously.
 
-#include "server/server_log.h"
+#include "server/log/server_log.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>

@@ -1,4 +1,4 @@
-#include "server/server_pki.h"
+#include "server/enrollment/server_pki.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -10,7 +10,7 @@
 
 #include "pki/fingerprint.h"
 #include "pki/pinned_ca.h"
-#include "server/server_config.h"
+#include "server/app/server_config.h"
 #include "tests/store/store_test_util.h"
 
 namespace perfhive {

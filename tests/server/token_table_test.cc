@@ -1,6 +1,6 @@
 // The token file: what it grants, and errors that say what is wrong without showing a secret.
 
-#include "server/token_table.h"
+#include "server/enrollment/token_table.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>

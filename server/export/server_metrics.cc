@@ -1,0 +1,132 @@
+#include "server/export/server_metrics.h"
+
+#include "export/metrics_text.h"
+
+namespace perfhive {
+namespace {
+
+double Seconds(int64_t nanos) { return static_cast<double>(nanos) / 1e9; }
+
+void AddIngest(MetricsText& page, const IngestCounters& ingest) {
+  struct Counter {
+    const char* name;
+    const char* help;
+    const std::atomic<uint64_t>& value;
+  };
+  const Counter counters[] = {
+      {"perfhive_ingest_streams_total", "Agent streams opened.", ingest.streams},
+      {"perfhive_ingest_snapshots_stored_total", "Snapshots made durable.",
+       ingest.snapshots_stored},
+      {"perfhive_ingest_snapshots_duplicate_total",
+       "Snapshots recognised as samples already stored.", ingest.snapshots_duplicate},
+      {"perfhive_ingest_snapshots_refused_total",
+       "Snapshots refused (lost to the agent): malformed, oversized, or in conflict.",
+       ingest.snapshots_refused},
+      {"perfhive_ingest_snapshots_conflicting_total",
+       "Snapshots refused because the host's sample with their identity is stored with other "
+       "bytes.",
+       ingest.snapshots_conflicting},
+      {"perfhive_ingest_snapshots_resent_total",
+       "Deltas whose base the stream did not hold, asked for again as keyframes.",
+       ingest.snapshots_resent},
+      {"perfhive_ingest_snapshots_delayed_total",
+       "Snapshots whose stream was read more slowly to keep to the rate limit.",
+       ingest.snapshots_delayed},
+      {"perfhive_ingest_reads_held_for_memory_total",
+       "Times a stream was read no further while the snapshots being made durable held more than "
+       "max_ingest_bytes_in_flight.",
+       ingest.reads_held_for_memory},
+      {"perfhive_ingest_raw_bytes_total", "Raw snapshot bytes made durable.",
+       ingest.raw_bytes_stored},
+      {"perfhive_ingest_wire_bytes_total", "Snapshot payload bytes received on the wire.",
+       ingest.wire_bytes},
+  };
+  for (const Counter& counter : counters) {
+    page.Add(counter.name, MetricType::kCounter, counter.help, {},
+             static_cast<double>(counter.value.load()));
+  }
+  page.Add("perfhive_ingest_bytes_in_flight", MetricType::kGauge,
+           "Raw bytes of snapshots being made durable now, over all streams.", {},
+           static_cast<double>(ingest.bytes_in_flight.load()));
+  page.Add("perfhive_ingest_bytes_in_flight_peak", MetricType::kGauge,
+           "The most raw bytes of snapshots being made durable at once since the server started.",
+           {}, static_cast<double>(ingest.bytes_in_flight_peak.load()));
+}
+
+void AddHosts(MetricsText& page, const std::vector<HostRecord>& hosts) {
+  for (const HostRecord& host : hosts) {
+    Labels labels = {{"host", host.info.name}};
+    page.Add("perfhive_host_last_seen_timestamp_seconds", MetricType::kGauge,
+             "When the host's agent was last heard from (server clock).", labels,
+             Seconds(host.last_seen_ns));
+    page.Add("perfhive_host_snapshots_refused_total", MetricType::kCounter,
+             "Snapshots of the host refused since it was first seen.", labels,
+             static_cast<double>(host.refusals));
+  }
+}
+
+void AddStore(MetricsText& page, const StoreTotals& totals) {
+  page.Add("perfhive_store_snapshots", MetricType::kGauge, "Snapshots kept in the store.", {},
+           static_cast<double>(totals.snapshots));
+  page.Add("perfhive_store_raw_bytes", MetricType::kGauge,
+           "Raw bytes of the snapshots kept in the store.", {},
+           static_cast<double>(totals.raw_bytes));
+  page.Add("perfhive_store_stored_bytes", MetricType::kGauge,
+           "Compressed frames the store keeps for them.", {},
+           static_cast<double>(totals.stored_bytes));
+  page.Add("perfhive_store_file_bytes", MetricType::kGauge, "Size of the store's database file.",
+           {}, static_cast<double>(totals.file_bytes));
+}
+
+void AddExporter(MetricsText& page, const PrometheusExporter& exporter) {
+  PrometheusExporterStats stats = exporter.stats();
+  Labels labels = {{"receiver", exporter.receiver()}};
+  auto counter = [&](const char* name, const char* help, uint64_t value) {
+    page.Add(name, MetricType::kCounter, help, labels, static_cast<double>(value));
+  };
+  counter("perfhive_export_samples_offered_total", "Computed samples handed to the sender.",
+          stats.samples_offered);
+  counter("perfhive_export_samples_sent_total", "Samples the receiver accepted.",
+          stats.writer.sent);
+  counter("perfhive_export_samples_failed_total",
+          "Samples in requests that failed and were retried (once per attempt).",
+          stats.writer.failed);
+  counter("perfhive_export_samples_dropped_total",
+          "Samples the receiver refused (too old, out of order, duplicate): not retried.",
+          stats.writer.dropped);
+  counter("perfhive_export_samples_retried_total", "Samples sent again after a failure.",
+          stats.writer.retried);
+  counter("perfhive_export_offers_refused_total",
+          "Rounds a host waited because the sender's queue was full.", stats.offers_refused);
+  page.Add("perfhive_export_samples_pending", MetricType::kGauge,
+           "Samples offered and not yet delivered or dropped.", labels,
+           static_cast<double>(stats.writer.pending));
+  page.Add("perfhive_export_lag_seconds", MetricType::kGauge,
+           "Newest sample time offered minus newest sample time the receiver accepted.", labels,
+           static_cast<double>(stats.writer.lag_ms()) / 1000);
+}
+
+}  // namespace
+
+std::string ServerMetricsPage::Render() {
+  MetricsText page;
+  Result<std::vector<HostRecord>> hosts = store_.ListHosts();
+  if (hosts.ok()) {
+    for (const HostRecord& host : *hosts) {
+      Result<query::HostSamples> samples = loader_.LoadLatest(host.info.name);
+      if (!samples.ok() || samples->samples.empty()) continue;
+      // The values at the newest sample only; the one before is the older end of its interval.
+      Result<std::vector<ComputedSample>> computed =
+          selection_.Compute(*samples, samples->samples.back().time_ns - 1);
+      if (!computed.ok()) continue;
+      for (const ComputedSample& sample : *computed) page.AddComputed(sample, namer_);
+    }
+    AddHosts(page, *hosts);
+  }
+  AddIngest(page, ingest_);
+  if (Result<StoreTotals> totals = store_.Totals(); totals.ok()) AddStore(page, *totals);
+  for (const auto& exporter : exporters_) AddExporter(page, *exporter);
+  return page.Render();
+}
+
+}  // namespace perfhive

@@ -1,0 +1,207 @@
+#include "server/http/console_server.h"
+
+#include <chrono>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <span>
+#include <utility>
+
+#include "perfdata/display_text.h"
+#include "port/env.h"
+#include "port/sha256.h"
+#include "server/http/console_assets.h"
+
+namespace perfhive {
+namespace {
+
+// The page may load only what the server itself serves: no CDN, no inline script, no framing.
+constexpr std::string_view kContentSecurityPolicy =
+    "default-src 'self'; img-src 'self' data: blob:; style-src 'self' 'unsafe-inline'; "
+    "frame-ancestors 'none'; form-action 'self'; base-uri 'none'";
+
+void AddPageHeaders(HttpReply& reply) {
+  reply.headers.emplace_back("Content-Security-Policy", std::string(kContentSecurityPolicy));
+  reply.headers.emplace_back("X-Content-Type-Options", "nosniff");
+  reply.headers.emplace_back("Referrer-Policy", "no-referrer");
+}
+
+HttpReply SeeOther(std::string location) {
+  HttpReply reply;
+  reply.status = 303;
+  reply.body = "See " + location + "\n";
+  reply.headers.emplace_back("Location", std::move(location));
+  reply.headers.emplace_back("Cache-Control", "no-store");
+  return reply;
+}
+
+// Percent-encodes everything but unreserved characters, for a query parameter.
+std::string QueryParameterText(std::string_view text) {
+  static constexpr char kHex[] = "0123456789ABCDEF";
+  std::string out;
+  for (unsigned char c : text) {
+    if (isalnum(c) || c == '-' || c == '_' || c == '.' || c == '~') {
+      out += static_cast<char>(c);
+    } else {
+      out += '%';
+      out += kHex[c >> 4];
+      out += kHex[c & 15];
+    }
+  }
+  return out;
+}
+
+// The bytes of an even-length hexadecimal text, or nothing when it is not one.
+std::optional<std::string> FromHex(std::string_view hex) {
+  auto digit = [](char c) -> int {
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+    return -1;
+  };
+  if (hex.size() % 2 != 0) return std::nullopt;
+  std::string bytes;
+  for (size_t i = 0; i < hex.size(); i += 2) {
+    int high = digit(hex[i]), low = digit(hex[i + 1]);
+    if (high < 0 || low < 0) return std::nullopt;
+    bytes += static_cast<char>(high * 16 + low);
+  }
+  return bytes;
+}
+
+// Where a login goes next: a path of this server only, never another site.
+std::string LocalTarget(std::string_view next) {
+  if (next.empty() || next[0] != '/' || next.starts_with("//") || next.starts_with("/\\")) {
+    return "/";
+  }
+  for (char c : next) {
+    if (static_cast<unsigned char>(c) < 0x20) return "/";
+  }
+  return std::string(next);
+}
+
+}  // namespace
+
+std::string_view CookieValue(std::string_view cookie_header, std::string_view name) {
+  while (!cookie_header.empty()) {
+    size_t end = cookie_header.find(';');
+    std::string_view pair = cookie_header.substr(0, end);
+    cookie_header = end == std::string_view::npos ? "" : cookie_header.substr(end + 1);
+    while (!pair.empty() && pair.front() == ' ') pair.remove_prefix(1);
+    if (pair.size() > name.size() && pair.starts_with(name) && pair[name.size()] == '=') {
+      return pair.substr(name.size() + 1);
+    }
+  }
+  return {};
+}
+
+Result<std::unique_ptr<ConsoleServer>> ConsoleServer::Start(const std::string& address,
+                                                            uint16_t port, QueryService& query,
+                                                            const TokenTable& tokens,
+                                                            bool login_required,
+                                                            HttpServerOptions http) {
+  std::unique_ptr<ConsoleServer> console(new ConsoleServer(query, tokens, login_required));
+  ConsoleServer* handler = console.get();
+  Result<std::unique_ptr<HttpServer>> server = HttpServer::Start(
+      address, port, [handler](const HttpRequest& request) { return handler->Handle(request); },
+      std::move(http));
+  if (!server.ok()) return server.status();
+  console->server_ = std::move(server).value();
+  return console;
+}
+
+Result<Principal> ConsoleServer::Reader(const HttpRequest& request) const {
+  std::string authorization = request.Header("Authorization");
+  if (authorization.empty()) {
+    std::string_view cookie = CookieValue(request.Header("Cookie"), kSessionCookie);
+    if (!cookie.empty()) {
+      std::optional<std::string> token = FromHex(cookie);
+      if (!token) {
+        return Status(StatusCode::kUnauthenticated, "the session cookie is damaged: log in again");
+      }
+      authorization = "Bearer " + *token;
+    }
+  }
+  Result<Principal> principal = tokens_.Authenticate(authorization);
+  if (!principal.ok()) return principal.status();
+  if (!principal->read) {
+    return Status::PermissionDenied("token \"" + principal->name + "\" may not read");
+  }
+  return principal;
+}
+
+HttpReply ConsoleServer::Handle(const HttpRequest& request) {
+  const std::string& path = request.path;
+  if (path == "/login" && request.method == "POST") return Login(request);
+  if (path == "/logout" && request.method == "POST") return Logout(request);
+  if (path.starts_with("/api/")) {
+    Result<Principal> reader = Reader(request);
+    if (!reader.ok()) {
+      HttpReply reply = JsonError(reader.status());
+      if (reply.status == 401) reply.headers.emplace_back("WWW-Authenticate", "Bearer");
+      return reply;
+    }
+    if (path == "/api/v1/session") {
+      nlohmann::json session = {{"name", reader->name}, {"login_required", login_required_}};
+      HttpReply reply;
+      reply.content_type = "application/json";
+      reply.body = session.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+      reply.headers.emplace_back("Cache-Control", "no-store");
+      return reply;
+    }
+    return api_.Handle(request, UnixNanosNow());
+  }
+  if (request.method != "GET" && request.method != "HEAD") {
+    HttpReply reply;
+    reply.status = 405;
+    reply.body = request.method + " is not served here\n";
+    reply.headers.emplace_back("Allow", "GET, HEAD");
+    return reply;
+  }
+  // The page and its files need no login: they hold no data, and the page is what logs in.
+  std::string_view name = path == "/" ? std::string_view("index.html") : path;
+  if (name.starts_with('/')) name.remove_prefix(1);
+  for (const EmbeddedFile& file : ConsoleAssets()) {
+    if (file.name != name) continue;
+    HttpReply reply;
+    reply.content_type = std::string(file.content_type);
+    reply.body = std::string(file.bytes);
+    reply.headers.emplace_back("Cache-Control", "no-cache");
+    AddPageHeaders(reply);
+    return reply;
+  }
+  HttpReply missing;
+  missing.status = 404;
+  missing.body = "no page " + EscapeForDisplay(path) + " here\n";
+  return missing;
+}
+
+HttpReply ConsoleServer::Login(const HttpRequest& request) const {
+  std::string token = request.Param("token");
+  std::string next = LocalTarget(request.Param("next"));
+  Result<Principal> principal = tokens_.Authenticate("Bearer " + token);
+  Status refused;
+  if (!principal.ok()) {
+    refused = principal.status();
+  } else if (!principal->read) {
+    refused = Status::PermissionDenied("token \"" + principal->name + "\" may not read");
+  }
+  if (!refused.ok()) return SeeOther("/?login_error=" + QueryParameterText(refused.message()));
+  HttpReply reply = SeeOther(next);
+  // HTTP-only: the page's scripts never see the token; SameSite=Strict: no other site's page can
+  // make the browser send it; Secure whenever the console is served over TLS.
+  auto bytes = std::span(reinterpret_cast<const uint8_t*>(token.data()), token.size());
+  reply.headers.emplace_back("Set-Cookie", std::string(kSessionCookie) + "=" + ToHex(bytes) +
+                                               "; Path=/; HttpOnly; SameSite=Strict" +
+                                               (request.tls ? "; Secure" : ""));
+  return reply;
+}
+
+HttpReply ConsoleServer::Logout(const HttpRequest& request) const {
+  HttpReply reply = SeeOther("/");
+  reply.headers.emplace_back("Set-Cookie", std::string(kSessionCookie) +
+                                               "=; Path=/; Max-Age=0; HttpOnly; SameSite=Strict" +
+                                               (request.tls ? "; Secure" : ""));
+  return reply;
+}
+
+}  // namespace perfhive

@@ -1,0 +1,62 @@
+// ConsoleServer: perfhive-server's HTTP endpoint (--http-listen): the web console's page
+// (server/console/, built into the binary), its JSON API (HttpApi) and the login that keeps a read
+// token in an HTTP-only cookie. Readers are the same as gRPC's: a token that may read, given once
+// in the login form or on every call as "Authorization: Bearer"; with --insecure (loopback only)
+// everyone may read and there is nothing to log in to. docs/http_api.md describes it.
+
+#ifndef PERFHIVE_SERVER_HTTP_CONSOLE_SERVER_H_
+#define PERFHIVE_SERVER_HTTP_CONSOLE_SERVER_H_
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "base/status.h"
+#include "export/http_server.h"
+#include "server/enrollment/token_table.h"
+#include "server/http_api.h"
+#include "server/query_service.h"
+
+namespace perfhive {
+
+class ConsoleServer {
+ public:
+  // Listens on `address`:`port` (0: a free port) with `http`'s TLS, answering with `query` for
+  // the readers `tokens` admits; `login_required` false (--insecure) lets everyone read.
+  static Result<std::unique_ptr<ConsoleServer>> Start(const std::string& address, uint16_t port,
+                                                      QueryService& query, const TokenTable& tokens,
+                                                      bool login_required, HttpServerOptions http);
+  ConsoleServer(const ConsoleServer&) = delete;
+  ConsoleServer& operator=(const ConsoleServer&) = delete;
+
+  uint16_t port() const { return server_->port(); }
+  void Stop() { server_->Stop(); }
+
+  // Answers one request (the HTTP server's handler; public for tests).
+  HttpReply Handle(const HttpRequest& request);
+
+ private:
+  ConsoleServer(QueryService& query, const TokenTable& tokens, bool login_required)
+      : api_(query), tokens_(tokens), login_required_(login_required) {}
+  // The reader of a request: its bearer token, else its session cookie.
+  Result<Principal> Reader(const HttpRequest& request) const;
+  HttpReply Login(const HttpRequest& request) const;
+  HttpReply Logout(const HttpRequest& request) const;
+
+  HttpApi api_;
+  const TokenTable& tokens_;
+  bool login_required_;
+  std::unique_ptr<HttpServer> server_;
+};
+
+// The cookie that keeps a logged-in reader's token, in hexadecimal (a token may hold characters
+// a cookie may not).
+inline constexpr std::string_view kSessionCookie = "perfhive_session";
+
+// The value of cookie `name` in a Cookie header ("a=1; b=2"), as it is; empty if absent.
+std::string_view CookieValue(std::string_view cookie_header, std::string_view name);
+
+}  // namespace perfhive
+
+#endif  // PERFHIVE_SERVER_HTTP_CONSOLE_SERVER_H_

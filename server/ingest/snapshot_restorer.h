@@ -1,0 +1,40 @@
+// SnapshotRestorer: turns the Snapshot messages of one Ingest stream back into the exact raw
+// bytes their agent read: a keyframe alone, a delta against the previous snapshot of the same
+// query on the stream. It checks the restored size and SHA-256 against what the message claims,
+// and never restores more than the limit, whatever a hostile message says.
+
+#ifndef PERFHIVE_SERVER_INGEST_SNAPSHOT_RESTORER_H_
+#define PERFHIVE_SERVER_INGEST_SNAPSHOT_RESTORER_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "base/status.h"
+#include "perfhive/v1/ingest.pb.h"
+
+namespace perfhive {
+
+class SnapshotRestorer {
+ public:
+  explicit SnapshotRestorer(size_t max_snapshot_bytes) : max_snapshot_bytes_(max_snapshot_bytes) {}
+
+  // The raw bytes, which become the base for the next delta of the same query. Errors are
+  // RESOURCE_EXHAUSTED (over the limit), FAILED_PRECONDITION (a delta whose base this stream
+  // does not hold), DATA_LOSS (size or digest differ) or INVALID_ARGUMENT (a bad payload).
+  Result<std::vector<uint8_t>> Restore(const perfhive::v1::Snapshot& snapshot);
+
+ private:
+  struct Base {
+    uint64_t sequence = 0;
+    std::vector<uint8_t> raw;
+  };
+  size_t max_snapshot_bytes_;
+  std::map<std::string, Base> bases_;  // by query
+};
+
+}  // namespace perfhive
+
+#endif  // PERFHIVE_SERVER_INGEST_SNAPSHOT_RESTORER_H_
