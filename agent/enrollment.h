@@ -1,7 +1,7 @@
 // The agent's own credential, from enrollment: a key it made, which never leaves this host, and
 // the client certificate the server's CA issued for its host name in exchange for an
-// enrollment token (perfhive-agent run --enroll TOKEN; server/enrollment_service.h). Both live
-// in the state directory, credentials/<host>/key.pem (readable by the agent's user, or on
+// enrollment token (perfhive-agent run --enroll TOKEN; server/enrollment/enrollment_service.h).
+// Both live in the state directory, credentials/<host>/key.pem (readable by the agent's user, or on
 // Windows SYSTEM and Administrators, only) and certificate.pem. docs/enrollment.md.
 
 #ifndef PERFHIVE_AGENT_ENROLLMENT_H_

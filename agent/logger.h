@@ -4,7 +4,7 @@
 // quote what remote hosts and servers said (their errors, their names), so each is written as
 // EscapeForDisplay shows it and cut at kMaxMessageBytes: one event is always one line, and
 // nothing in it reaches a terminal raw.
-// The server's log (server/server_log.h) is another format (logfmt fields per event, folded per
+// The server's log (server/log/server_log.h) is another format (logfmt fields per event, folded per
 // key and window) for other readers; the two share the time format (FormatRfc3339) and the
 // escaping (perfdata/display_text.h) and nothing else: one logger for both would change what
 // each writes.

@@ -1,6 +1,6 @@
 # Writes a C++ source that holds files as byte arrays, for a program that serves them from its
 # own binary (the server's web console). Run at build time with cmake -P:
-#   -DOUTPUT=file.cc -DFUNCTION=ConsoleAssets -DHEADER=server/console_assets.h
+#   -DOUTPUT=file.cc -DFUNCTION=ConsoleAssets -DHEADER=server/http/console_assets.h
 #   -DFILES="a/index.html;b/chart.min.js"
 # The function returns a span of {name, content type, bytes}; a file is named by its base name.
 cmake_minimum_required(VERSION 3.20)

@@ -1,8 +1,8 @@
 // CollectionPlan: what a host collects when a central policy names it (docs/policies.md): its
 // queries and their schedules, the interval of those without one, the spool's limit, and for a
 // poller the hosts it polls. The
-// server makes plans from policies.toml (server/policy_book.h) and sends them on the ingest
-// stream as perfhive.v1.CollectionPlan; the agent reads them back here, checked, and applies
+// server makes plans from policies.toml (server/policies/policy_book.h) and sends them on the
+// ingest stream as perfhive.v1.CollectionPlan; the agent reads them back here, checked, and applies
 // them in place of its local settings. Both ends share the bounds and the revision.
 
 #ifndef PERFHIVE_PROTO_COLLECTION_PLAN_H_

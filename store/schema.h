@@ -74,7 +74,7 @@ CREATE TABLE IF NOT EXISTS frames (
 );
 )sql";
 
-// Version 2: how far each exporter has delivered each host (server/prometheus_exporter.h).
+// Version 2: how far each exporter has delivered each host (server/export/prometheus_exporter.h).
 inline constexpr const char* kSchemaExportPositions = R"sql(
 CREATE TABLE IF NOT EXISTS export_positions (
   receiver TEXT NOT NULL,
@@ -96,8 +96,8 @@ DROP INDEX IF EXISTS snapshots_by_sequence;
 CREATE INDEX snapshots_by_sequence ON snapshots (host_id, instance_id, sequence);
 )sql";
 
-// Version 4: the collection plan each host's agent applied last (server/policy_book.h), what it
-// said about it and when (server clock). Hosts stored before have none ('', 0).
+// Version 4: the collection plan each host's agent applied last (server/policies/policy_book.h),
+// what it said about it and when (server clock). Hosts stored before have none ('', 0).
 inline constexpr const char* kSchemaHostPlans = R"sql(
 ALTER TABLE hosts ADD COLUMN plan_revision TEXT NOT NULL DEFAULT '';
 ALTER TABLE hosts ADD COLUMN plan_report TEXT NOT NULL DEFAULT '';

@@ -1,4 +1,4 @@
-// PolicyBook and PolicyFile (server/policy_book.h), and the plan on the wire
+// PolicyBook and PolicyFile (server/policies/policy_book.h), and the plan on the wire
 // (proto/collection_plan.h): what a policies file means, every mistake in one named with its
 // line, revisions that follow content, and a broken file that keeps the policies in force.
 
