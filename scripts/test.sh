@@ -55,8 +55,17 @@ background() {
   background_pids[$name]=$!
   echo "   started in the background: $name (log ${background_logs[$name]})"
 }
+# The stage that waits for a background build gives it the normal priority back (root may; a
+# user's renice fails and changes nothing): nothing else is worth the cores then.
 await() {
-  local name=$1
+  local name=$1 pids=${background_pids[$1]} next
+  local frontier=$pids
+  while [[ -n $frontier ]]; do
+    next=$(for pid in $frontier; do pgrep -P "$pid" || true; done)
+    pids+=" $next"
+    frontier=$next
+  done
+  renice -n 0 -p $pids >/dev/null 2>&1 || true
   if ! wait "${background_pids[$name]}"; then
     tail -n 80 "${background_logs[$name]}" >&2
     echo "test.sh: $name failed (its whole log: ${background_logs[$name]})" >&2
