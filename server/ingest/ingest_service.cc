@@ -10,8 +10,6 @@
 
 namespace perfhive {
 
-namespace v1 = perfhive::v1;
-
 void IngestService::Track(IngestSession* session, const std::string& certificate_serial) {
   std::lock_guard lock(tracked_mutex_);
   tracked_[session] = Tracked{
