@@ -53,8 +53,6 @@ def matching(text, i, open_="(", close=")"):
             quote = None if c == quote else quote
         elif c in "'\"":
             quote = c
-        elif c == "#" and text[j - 1] in " \t\n" and text.startswith("\n", j - 1) is False:
-            pass
         elif c == open_:
             depth += 1
         elif c == close:
@@ -208,7 +206,7 @@ def command_words(words, functions):
     return []
 
 
-def shell_programs(path, text, functions):
+def shell_programs(text, functions):
     found = []
     for words in shell_segments(text):
         for program in command_words(words, functions):
@@ -233,7 +231,7 @@ def main():
     for text in texts.values():
         functions.update(re.findall(r"^\s*(?:function\s+)?([A-Za-z_][\w-]*)\s*\(\)", text, re.M))
     for f, text in texts.items():
-        for program in shell_programs(f, text, functions):
+        for program in shell_programs(text, functions):
             if program.startswith("./") or program.startswith("scripts/"):
                 continue
             note(program, f)
@@ -302,11 +300,10 @@ def install_deps_closure():
          "--no-conflicts", "--no-breaks", "--no-replaces", "--no-enhances", *listed],
         check=True, capture_output=True, text=True).stdout
     for line in depends.splitlines():
+        # "perfhive-dep" lines and "  Depends: <dep>" lines alike name a package.
         name = line.strip().split(":")[-1].strip().strip("<>")
-        if name and not line.startswith(" "):
-            allowed.add(name.split(":")[0])
-        elif name:
-            allowed.add(name.split(":")[0])
+        if name:
+            allowed.add(name)
     return allowed
 
 
