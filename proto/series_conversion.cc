@@ -134,4 +134,19 @@ Result<query::Series> SeriesFromProto(const perfhive::v1::Series& in) {
   return series;
 }
 
+query::ReadRequest ReadRequestFromProto(const perfhive::v1::ReadRequest& in) {
+  query::ReadRequest request;
+  request.paths.assign(in.paths().begin(), in.paths().end());
+  request.from_ns = in.from_unix_nanos();
+  request.to_ns = in.to_unix_nanos() == 0 ? INT64_MAX : in.to_unix_nanos();
+  if (in.step_nanos() > 0) request.step_ns = in.step_nanos();
+  request.statistics = in.statistics();
+  request.raw = in.raw();
+  request.latest_only = in.latest_only();
+  request.format.scale_factor = in.scale_factor();
+  request.format.cap_100 = in.cap_100();
+  request.max_points = in.max_points();
+  return request;
+}
+
 }  // namespace perfhive

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "perfdata/display_text.h"
 #include "perfdata/instance_names.h"
 #include "perfdata/name_distance.h"
 #include "perfdata/name_pattern.h"
@@ -212,6 +213,19 @@ std::string NoSampleInRange(std::string_view host, int64_t from_ns, int64_t to_n
   if (!nearest_ns) return text;
   return text + "; the nearest is at " + FormatRfc3339(*nearest_ns) + " (`perfhive snapshots \\\\" +
          std::string(host) + "` lists the stored times)";
+}
+
+std::string KnownHosts(const std::vector<std::string>& hosts) {
+  if (hosts.empty()) return "; the server has no hosts yet";
+  std::string known;
+  size_t named = 0;
+  for (const std::string& host : hosts) {
+    if (known.size() > 200) break;
+    known += (known.empty() ? "" : ", ") + TruncateUtf8(host, 64);
+    ++named;
+  }
+  if (named < hosts.size()) known += ", ... (" + std::to_string(hosts.size()) + " in all)";
+  return "; known hosts: " + known;
 }
 
 }  // namespace perfhive::query

@@ -13,6 +13,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "perfdata/counter_path.h"
 #include "query/host_samples.h"
@@ -33,6 +34,11 @@ std::string ExplainNothingSelected(std::string_view host, std::span<const HostSa
 // stored sample nearest to the range was taken, if there is one.
 std::string NoSampleInRange(std::string_view host, int64_t from_ns, int64_t to_ns,
                             std::optional<int64_t> nearest_ns);
+
+// "; known hosts: a, b, ... (N in all)", a few of `hosts` for an error that says a host is
+// unknown: enough to spot a typo, bounded however many hosts (and however long their names)
+// there are; "; the server has no hosts yet" for none.
+std::string KnownHosts(const std::vector<std::string>& hosts);
 
 }  // namespace perfhive::query
 

@@ -1,5 +1,8 @@
+#include <algorithm>
 #include <charconv>
+#include <cstdint>
 #include <cstdio>
+#include <optional>
 #include <ostream>
 #include <string_view>
 
@@ -7,7 +10,6 @@
 #include "perfdata/counter_type.h"
 #include "perfdata/display_text.h"
 #include "perfdata/pdh_status.h"
-#include "perfdata/time_text.h"
 #include "query/renderers.h"
 #include "query/units.h"
 
@@ -100,42 +102,34 @@ void Statistics(std::ostream& out, const SeriesStatistics& stats) {
   out << "}";
 }
 
-void PointJson(std::ostream& out, const Series& series, const Point& point,
-               const RenderOptions& options) {
-  out << "{";
-  Key(out, "time");
-  String(out, FormatRfc3339(point.time_ns));
-  out << ",";
-  Key(out, "value");
-  if (IsSuccess(point.value.status)) {
-    Number(out, point.value.value);
+// Unix milliseconds, as JavaScript's Date and Grafana take them (fractions where the sample
+// time has them).
+void Millis(std::ostream& out, int64_t time_ns) {
+  if (time_ns % 1'000'000 == 0) {
+    out << time_ns / 1'000'000;
   } else {
-    out << "null";
+    Number(out, static_cast<double>(time_ns) / 1e6);
   }
+}
+
+// One column of the series' points: `write` writes point k's element.
+template <typename Write>
+void Column(std::ostream& out, std::string_view key, const Series& series, Write write) {
   out << ",";
-  Key(out, "status");
-  String(out, PdhStatusName(point.value.status));
-  if (point.path + 1 != series.paths.size()) {
-    out << ",";
-    Key(out, "path");
-    String(out, series.paths[point.path]);
+  Key(out, key);
+  out << "[";
+  for (size_t p = 0; p < series.points.size(); ++p) {
+    if (p != 0) out << ",";
+    write(series.points[p]);
   }
-  if (options.raw) {
-    const RawCounter& raw = series.raw[point.raw].raw;
-    out << ",";
-    Key(out, "raw");
-    if (raw.has_value) {
-      out << raw.value;
-    } else {
-      out << "null";
-    }
-    if (raw.has_base) {
-      out << ",";
-      Key(out, "base");
-      out << raw.base;
-    }
-  }
-  out << "}";
+  out << "]";
+}
+
+void OptionalNumber(std::ostream& out, std::string_view key, const std::optional<uint64_t>& value) {
+  if (!value) return;
+  out << ",";
+  Key(out, key);
+  out << *value;
 }
 
 void SeriesJson(std::ostream& out, const Series& series, const RenderOptions& options) {
@@ -158,33 +152,76 @@ void SeriesJson(std::ostream& out, const Series& series, const RenderOptions& op
   out << ",";
   Key(out, "counter");
   String(out, series.counter);
-  if (series.identity.pid) {
+  OptionalNumber(out, "pid", series.identity.pid);
+  OptionalNumber(out, "tid", series.identity.tid);
+  OptionalNumber(out, "start", series.identity.start);
+  if (!series.identity.key.empty()) {
     out << ",";
-    Key(out, "pid");
-    out << *series.identity.pid;
-  }
-  if (series.identity.tid) {
-    out << ",";
-    Key(out, "tid");
-    out << *series.identity.tid;
+    Key(out, "identity");
+    String(out, series.identity.key);
   }
   out << ",";
   Key(out, "type");
   String(out, CounterTypeName(series.counter_type));
   out << ",";
+  Key(out, "counter_type");
+  out << series.counter_type;
+  out << ",";
   Key(out, "unit");
   String(out, UnitOf(series.counter_type, series.counter));
-  out << ",";
-  Key(out, "points");
-  out << "[";
-  for (size_t p = 0; p < series.points.size(); ++p) {
-    if (p != 0) out << ",";
-    PointJson(out, series, series.points[p], options);
+  Column(out, "times", series, [&](const Point& point) { Millis(out, point.time_ns); });
+  Column(out, "values", series, [&](const Point& point) {
+    if (IsSuccess(point.value.status)) {
+      Number(out, point.value.value);
+    } else {
+      out << "null";
+    }
+  });
+  Column(out, "statuses", series,
+         [&](const Point& point) { out << static_cast<uint32_t>(point.value.status); });
+  if (!series.points.empty()) {
+    out << ",";
+    Key(out, "last_status");
+    String(out, PdhStatusName(series.points.back().value.status));
   }
-  out << "]";
+  // The instance's paths when it had several ("java#1" became "java"), and each point's.
+  if (series.paths.size() > 1) {
+    out << ",";
+    Key(out, "paths");
+    out << "[";
+    for (size_t p = 0; p < series.paths.size(); ++p) {
+      if (p != 0) out << ",";
+      String(out, series.paths[p]);
+    }
+    out << "]";
+    Column(out, "point_paths", series, [&](const Point& point) { out << point.path; });
+  }
+  if (options.raw) {
+    Column(out, "raw", series, [&](const Point& point) {
+      const RawCounter& raw = series.raw[point.raw].raw;
+      if (raw.has_value) {
+        out << raw.value;
+      } else {
+        out << "null";
+      }
+    });
+    const bool has_base =
+        std::any_of(series.points.begin(), series.points.end(),
+                    [&](const Point& point) { return series.raw[point.raw].raw.has_base; });
+    if (has_base) {
+      Column(out, "bases", series, [&](const Point& point) {
+        const RawCounter& raw = series.raw[point.raw].raw;
+        if (raw.has_base) {
+          out << raw.base;
+        } else {
+          out << "null";
+        }
+      });
+    }
+  }
   if (series.stats) {
     out << ",";
-    Key(out, "stats");
+    Key(out, "statistics");
     Statistics(out, *series.stats);
   }
   out << "}";

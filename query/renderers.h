@@ -27,10 +27,14 @@ void RenderTable(const QueryAnswer& answer, const RenderOptions& options, std::o
 // ending in CRLF as typeperf writes them on Windows.
 void RenderCsv(const QueryAnswer& answer, std::ostream& out);
 
-// {"series":[{"path","host","object","instance","counter","pid","tid","type","unit",
-// "points":[{"time","value","status"[,"path"][,"raw","base"]}],"stats":{...}}],"warnings":[]}.
-// "value" is null unless the status is valid; a point's "path" appears only where it differs
-// from the series' current one.
+// The JSON of a read, for `perfhive query --format json` and the HTTP API's /api/v1/read alike
+// (docs/query_semantics.md, "JSON"): {"series":[...],"warnings":[...]}, each series
+// {"path","host","object","instance" (null without),"counter"[,"pid","tid","start","identity"],
+// "type","counter_type","unit","times","values","statuses"[,"last_status"][,"paths",
+// "point_paths"][,"raw"[,"bases"]][,"statistics"]}. The points are columns: "times" in Unix
+// milliseconds, "values" null unless the status is a success, "statuses" PDH status codes.
+// "paths" and "point_paths" appear when the instance's path changed, "raw" and "bases" with
+// options.raw.
 void RenderJson(const QueryAnswer& answer, const RenderOptions& options, std::ostream& out);
 
 }  // namespace perfhive::query

@@ -438,8 +438,7 @@ import json, sys
 j = json.load(sys.stdin)
 if "series" in j:
     s = j["series"]
-    p = sum(1 for x in s for v in (x["values"] if "values" in x else
-                                   [pt.get("value") for pt in x["points"]]) if v is not None)
+    p = sum(1 for x in s for v in x["values"] if v is not None)
 else:
     s = j["data"]["result"]
     p = sum(len(x.get("values", [])) + (1 if "value" in x else 0) for x in s)

@@ -299,8 +299,12 @@ ok "\\\\$host\\Processor(_Total)\\% Processor Time = $value"
 # Another user's process: this script's, root's. Its IO counters and handle count are what the
 # agent's two capabilities are for (docs/packaging.md).
 process_raw() {
-  cli query "\\\\$host\\Process(*)\\$1" --since 10m --raw --format json |
-    grep "\"pid\":$$," | grep -o '"raw":[0-9]*' | tail -1 | cut -d: -f2
+  cli query "\\\\$host\\Process(*)\\$1" --since 10m --raw --format json | python3 -c '
+import json, sys
+pid = int(sys.argv[1])
+raws = [raw for series in json.load(sys.stdin)["series"] if series.get("pid") == pid
+        for raw in series.get("raw", []) if raw is not None]
+print(raws[-1] if raws else "")' "$$"
 }
 reads=$(process_raw 'IO Read Operations/sec')
 handles=$(process_raw 'Handle Count')

@@ -10,7 +10,6 @@
 #include "perfdata/display_text.h"
 #include "perfdata/pdh_status.h"
 #include "perfdata/time_text.h"
-#include "proto/series_conversion.h"
 #include "proto/source_kind.h"
 #include "query/renderers.h"
 
@@ -112,55 +111,6 @@ Result<std::string> ObjectParam(const HttpRequest& request) {
   return object;
 }
 
-json SeriesJson(const v1::Series& series) {
-  json out = {{"host", series.host()},
-              {"object", series.object()},
-              {"counter", series.counter()},
-              {"path", series.paths().empty() ? std::string() : series.paths().rbegin()->c_str()},
-              {"counter_type", series.counter_type()}};
-  if (series.has_instance()) out["instance"] = series.instance();
-  if (series.has_pid()) out["pid"] = series.pid();
-  if (series.has_tid()) out["tid"] = series.tid();
-  if (series.has_start()) out["start"] = series.start();
-  if (!series.identity_key().empty()) out["identity"] = series.identity_key();
-  const v1::PointColumns& points = series.points();
-  json times = json::array();
-  json values = json::array();
-  json statuses = json::array();
-  int64_t time_ns = 0;
-  for (int i = 0; i < points.time_deltas_size(); ++i) {
-    time_ns += points.time_deltas(i);
-    times.push_back(Millis(time_ns));
-    auto status = static_cast<PdhStatus>(i < points.statuses_size() ? points.statuses(i) : 0);
-    if (IsSuccess(status) && i < points.values_size()) {
-      values.push_back(points.values(i));
-    } else {
-      values.push_back(nullptr);
-    }
-    statuses.push_back(static_cast<uint32_t>(status));
-  }
-  if (points.statuses_size() > 0) {
-    out["last_status"] = PdhStatusName(static_cast<PdhStatus>(*points.statuses().rbegin()));
-  }
-  out["times"] = std::move(times);
-  out["values"] = std::move(values);
-  out["statuses"] = std::move(statuses);
-  if (series.has_statistics()) {
-    const v1::SeriesStatistics& stats = series.statistics();
-    out["statistics"] = {{"status", PdhStatusName(static_cast<PdhStatus>(stats.status()))},
-                         {"count", stats.count()},
-                         {"invalid", stats.invalid()},
-                         {"min", stats.min()},
-                         {"max", stats.max()},
-                         {"mean", stats.mean()},
-                         {"p50", stats.p50()},
-                         {"p90", stats.p90()},
-                         {"p95", stats.p95()},
-                         {"p99", stats.p99()}};
-  }
-  return out;
-}
-
 }  // namespace
 
 Result<int64_t> ParseApiTime(std::string_view text, int64_t now_ns) {
@@ -188,10 +138,10 @@ Result<int64_t> ParseApiTime(std::string_view text, int64_t now_ns) {
   return time;
 }
 
-Result<v1::ReadRequest> ReadRequestFromParams(const HttpRequest& request, int64_t now_ns) {
-  v1::ReadRequest read;
-  for (std::string& path : request.Params("path")) read.add_paths(std::move(path));
-  if (read.paths().empty()) {
+Result<query::ReadRequest> ReadRequestFromParams(const HttpRequest& request, int64_t now_ns) {
+  query::ReadRequest read;
+  read.paths = request.Params("path");
+  if (read.paths.empty()) {
     return Status::InvalidArgument(
         "path: give at least one counter path, e.g. "
         "path=\\\\*\\Processor(*)\\% Processor Time");
@@ -202,34 +152,30 @@ Result<v1::ReadRequest> ReadRequestFromParams(const HttpRequest& request, int64_
     Result<int64_t> time = ParseApiTime(text, now_ns);
     if (!time.ok()) return time.status().Prefixed(std::string(name) + ": ");
     if (*time <= 0) return Status::InvalidArgument(std::string(name) + ": before 1970");
-    if (name == std::string_view("from")) {
-      read.set_from_unix_nanos(*time);
-    } else {
-      read.set_to_unix_nanos(*time);
-    }
+    (name == std::string_view("from") ? read.from_ns : read.to_ns) = *time;
   }
   if (std::string step = request.Param("step"); !step.empty()) {
     Result<int64_t> span = ParseSpan(step);
     if (!span.ok()) return span.status().Prefixed("step: ");
-    read.set_step_nanos(*span);
+    read.step_ns = *span;
   }
   Result<bool> statistics = FlagParam(request, "statistics");
   if (!statistics.ok()) return statistics.status();
-  read.set_statistics(*statistics);
+  read.statistics = *statistics;
   Result<bool> latest = FlagParam(request, "latest");
   if (!latest.ok()) return latest.status();
-  read.set_latest_only(*latest);
+  read.latest_only = *latest;
   Result<bool> cap_100 = FlagParam(request, "cap100");
   if (!cap_100.ok()) return cap_100.status();
-  read.set_cap_100(*cap_100);
+  read.format.cap_100 = *cap_100;
   Result<int64_t> scale = SignedParam(request, "scale", 0);
   if (!scale.ok()) return scale.status();
   // PdhSetCounterScaleFactor takes -7 to 7.
   if (*scale < -7 || *scale > 7) return Status::InvalidArgument("scale: from -7 to 7");
-  read.set_scale_factor(static_cast<int32_t>(*scale));
+  read.format.scale_factor = static_cast<int>(*scale);
   Result<uint64_t> max_points = UnsignedParam(request, "max_points", 0);
   if (!max_points.ok()) return max_points.status();
-  read.set_max_points(*max_points);
+  read.max_points = *max_points;
   return read;
 }
 
@@ -398,36 +344,24 @@ HttpReply HttpApi::Instances(const HttpRequest& request, int64_t now_ns) {
 }
 
 HttpReply HttpApi::Read(const HttpRequest& request, int64_t now_ns, bool csv) {
-  Result<v1::ReadRequest> read = ReadRequestFromParams(request, now_ns);
+  Result<query::ReadRequest> read = ReadRequestFromParams(request, now_ns);
   if (!read.ok()) return JsonError(read.status());
-  Result<std::vector<v1::ReadResponse>> answer = query_.Answer(*read);
+  Result<query::QueryAnswer> answer = query_.reads().Read(*read);
   if (!answer.ok()) return JsonError(answer.status());
+  // The renderers of `perfhive query --format csv` and `--format json`.
+  std::ostringstream out;
+  HttpReply reply;
   if (csv) {
-    // typeperf's CSV, from the same renderer as `perfhive query --format csv`.
-    query::QueryAnswer converted;
-    for (const v1::ReadResponse& response : *answer) {
-      for (const v1::Series& series : response.series()) {
-        Result<query::Series> one = SeriesFromProto(series);
-        if (!one.ok()) return JsonError(one.status());
-        converted.series.push_back(std::move(one).value());
-      }
-    }
-    std::ostringstream out;
-    query::RenderCsv(converted, out);
-    HttpReply reply;
+    query::RenderCsv(*answer, out);
     reply.content_type = "text/csv; charset=utf-8";
-    reply.body = std::move(out).str();
     reply.headers.emplace_back("Content-Disposition", "attachment; filename=\"perfhive.csv\"");
-    reply.headers.emplace_back("Cache-Control", "no-store");
-    return reply;
+  } else {
+    query::RenderJson(*answer, {}, out);
+    reply.content_type = "application/json";
   }
-  json series = json::array();
-  json warnings = json::array();
-  for (const v1::ReadResponse& response : *answer) {
-    for (const v1::Series& one : response.series()) series.push_back(SeriesJson(one));
-    for (const std::string& warning : response.warnings()) warnings.push_back(warning);
-  }
-  return JsonReply({{"series", std::move(series)}, {"warnings", std::move(warnings)}});
+  reply.body = std::move(out).str();
+  reply.headers.emplace_back("Cache-Control", "no-store");
+  return reply;
 }
 
 }  // namespace perfhive

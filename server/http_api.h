@@ -12,6 +12,7 @@
 #include "base/status.h"
 #include "export/http_server.h"
 #include "perfhive/v1/query.pb.h"
+#include "query/read_engine.h"
 #include "server/query_service.h"
 
 namespace perfhive {
@@ -34,9 +35,9 @@ class HttpApi {
   QueryService& query_;
 };
 
-// The parameters of /api/v1/read as a ReadRequest: path (repeated), from, to, step, statistics,
-// latest, scale, cap100, max_points. Errors name the parameter and what it takes.
-Result<perfhive::v1::ReadRequest> ReadRequestFromParams(const HttpRequest& request, int64_t now_ns);
+// The parameters of /api/v1/read as the query engine's request: path (repeated), from, to, step,
+// statistics, latest, scale, cap100, max_points. Errors name the parameter and what it takes.
+Result<query::ReadRequest> ReadRequestFromParams(const HttpRequest& request, int64_t now_ns);
 
 // A time parameter as Unix nanoseconds: Unix milliseconds ("1764169200000"), RFC 3339
 // ("2026-11-26T15:00:00Z"), "now", or a span back from now ("-5m", "-1h", "-24h").

@@ -21,7 +21,6 @@
 #include "query/empty_answers.h"
 #include "query/series_query.h"
 #include "query/series_statistics.h"
-#include "server/bounded_parallel.h"
 #include "server/enrollment/call_auth.h"
 
 namespace perfhive {
@@ -90,13 +89,6 @@ class ListWriter final : public grpc::ServerWriteReactor<Message> {
 
 // Points a response carries at most: a host with more is split over several responses.
 constexpr size_t kPointsPerResponse = 50'000;
-// Hosts a Read computes at once, at most (fewer on a machine with fewer cores).
-constexpr size_t kReadThreads = 8;
-// Listed samples (about 200 bytes each) that the estimate of a read keeps for loading, in all:
-// past it a host's range is listed again rather than every host's listing held at once.
-constexpr size_t kKeptListings = 250'000;
-// The newest samples browsing looks among for a Global one.
-constexpr size_t kBrowseCandidates = 16;
 
 v1::DetailLevel ToProtoDetail(uint32_t level) {
   if (level <= 100) return v1::DETAIL_LEVEL_NOVICE;
@@ -125,41 +117,6 @@ std::string IdentityText(const query::InstanceIdentity& identity) {
   return text;
 }
 
-// The newest Global sample of `listed` (in time order, not empty), else the newest: a Global
-// sample has every object but the costly ones.
-const SnapshotInfo& NewestGlobal(const std::vector<SnapshotInfo>& listed) {
-  for (auto it = listed.rbegin(); it != listed.rend(); ++it) {
-    if (it->query == "Global") return *it;
-  }
-  return listed.back();
-}
-
-// The samples taken from `from` to `to`; before them a read holds at most the older end of the
-// first interval.
-std::span<const query::HostSample> InRange(const std::vector<query::HostSample>& samples,
-                                           int64_t from, int64_t to) {
-  auto first = std::find_if(samples.begin(), samples.end(),
-                            [&](const query::HostSample& s) { return s.time_ns >= from; });
-  auto last = std::find_if(first, samples.end(),
-                           [&](const query::HostSample& s) { return s.time_ns > to; });
-  return {first, last};
-}
-
-// "; known hosts: a, b, ... (N in all)", a few names for an error that says a host is unknown:
-// enough to spot a typo, bounded however many hosts (and however long their names) there are.
-std::string KnownHosts(const std::vector<HostRecord>& hosts) {
-  if (hosts.empty()) return "; the server has no hosts yet";
-  std::string known;
-  size_t named = 0;
-  for (const HostRecord& host : hosts) {
-    if (known.size() > 200) break;
-    known += (known.empty() ? "" : ", ") + TruncateUtf8(host.info.name, 64);
-    ++named;
-  }
-  if (named < hosts.size()) known += ", ... (" + std::to_string(hosts.size()) + " in all)";
-  return "; known hosts: " + known;
-}
-
 // Finishes a unary call with `status` (its response filled in when it is OK).
 grpc::ServerUnaryReactor* FinishUnary(grpc::CallbackServerContext* context, const Status& status) {
   grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
@@ -178,105 +135,11 @@ Status MoveInto(Result<Message> answer, Message* response) {
 }  // namespace
 
 Result<std::vector<v1::ReadResponse>> QueryService::Answer(const v1::ReadRequest& request) {
-  if (request.paths().empty()) return Status::InvalidArgument("no counter path to read");
-  std::vector<CounterPath> paths;
-  for (const std::string& text : request.paths()) {
-    Result<CounterPath> path = ParseCounterPath(text);
-    if (!path.ok()) return WithPathDisplay(path.status(), text);
-    paths.push_back(std::move(path).value());
-  }
-  Result<std::vector<HostRecord>> hosts = store_.ListHosts();
-  if (!hosts.ok()) return Status::Unavailable("store: " + hosts.error());
-  std::vector<HostRecord> matched;
-  for (const HostRecord& host : *hosts) {
-    for (const CounterPath& path : paths) {
-      if (query::MachineMatches(path, host.info.name)) {
-        matched.push_back(host);
-        break;
-      }
-    }
-  }
-  if (matched.empty()) {
-    return Status::NotFound("no host matches the paths' machines" + KnownHosts(*hosts));
-  }
-  int64_t from = request.from_unix_nanos();
-  int64_t to = request.to_unix_nanos() == 0 ? INT64_MAX : request.to_unix_nanos();
-  if (to < from) return Status::InvalidArgument("the range ends before it begins");
-  query::QueryOptions options;
-  options.format.scale_factor = request.scale_factor();
-  options.format.cap_100 = request.cap_100();
-  if (request.max_points() != 0) options.max_points = request.max_points();
-  options.newest_series = request.latest_only();
-  options.keep_raw = request.raw() || request.statistics();
-  if (request.step_nanos() > 0) {
-    options.step_ns = request.step_nanos();
-    if (from != 0) options.first_boundary_ns = from;
-  }
-  options.max_bytes = max_query_bytes_;
-  // Only the objects the paths name are restored from the store.
-  const ObjectNameFilter objects(paths);
-  std::vector<std::vector<SnapshotInfo>> listings(matched.size());
-  if (!request.latest_only()) {
-    Status within = ListWithinLimits(matched, from, to, objects, paths, options, listings);
-    if (!within.ok()) return within;
-  }
-  // Each host is read and computed apart, in parallel, then joined in order.
-  struct HostAnswer {
-    Status status;
-    query::QueryAnswer answer;
-  };
-  std::vector<HostAnswer> per_host(matched.size());
-  RunBounded(matched.size(), kReadThreads, [&](size_t i) {
-    const std::string& name = matched[i].info.name;
-    HostAnswer& host = per_host[i];
-    Result<query::HostSamples> samples = request.latest_only() ? loader_.LoadLatest(name, &objects)
-                                         : listings[i].empty()
-                                             ? loader_.LoadRange(name, from, to, &objects)
-                                             : loader_.LoadListed(name, listings[i], &objects);
-    if (!samples.ok()) {
-      host.status = samples.status().Prefixed(name + ": ");
-      return;
-    }
-    std::span<const query::HostSample> in_range =
-        request.latest_only() ? samples->samples : InRange(samples->samples, from, to);
-    if (in_range.empty()) {
-      host.answer.warnings.push_back(
-          query::NoSampleInRange(name, from, to, NearestSampleTime(name, from, to)));
-      return;
-    }
-    std::vector<bool> selected;
-    host.status = query::AddHostSeries(*samples, paths, options, host.answer, &selected);
-    if (host.status.ok()) {
-      ExplainUnselected(name, in_range, paths, request, selected, from, to, host.answer.warnings);
-    }
-  });
-  query::QueryAnswer answer;
-  for (HostAnswer& host : per_host) {
-    if (!host.status.ok()) return host.status;
-    if (Status s = query::AppendAnswer(std::move(host.answer), options, answer); !s.ok()) return s;
-  }
+  Result<query::QueryAnswer> answer = engine_.Read(ReadRequestFromProto(request));
+  if (!answer.ok()) return answer.status();
   std::vector<v1::ReadResponse> responses(1);
   size_t points_in_response = 0;
-  for (query::Series& series : answer.series) {
-    // Points before the range only anchored the first interval.
-    int64_t keep_from =
-        request.latest_only() && !series.points.empty() ? series.points.back().time_ns : from;
-    // Points outside the range only anchored an interval (before it), or are the last step
-    // boundary past its end.
-    std::erase_if(series.points, [&](const query::Point& point) {
-      return point.time_ns < keep_from || point.time_ns > to;
-    });
-    if (request.statistics()) {
-      query::Series in_range = series;
-      bool interval = NeedsTwoSamples(series.counter_type);
-      // A two-sample type keeps the newest sample before the range as its first interval's
-      // older end; a one-sample type keeps nothing before it.
-      size_t drop = 0;
-      while (drop < in_range.raw.size() && in_range.raw[drop].time_ns < from) ++drop;
-      if (interval && drop > 0) --drop;
-      in_range.raw.erase(in_range.raw.begin(), in_range.raw.begin() + static_cast<long>(drop));
-      series.stats = query::ComputeSeriesStatistics(in_range, options.format);
-    }
+  for (const query::Series& series : answer->series) {
     if (points_in_response > 0 && points_in_response + series.points.size() > kPointsPerResponse) {
       responses.emplace_back();
       points_in_response = 0;
@@ -284,56 +147,8 @@ Result<std::vector<v1::ReadResponse>> QueryService::Answer(const v1::ReadRequest
     points_in_response += series.points.size();
     SeriesToProto(series, request.raw(), responses.back().add_series());
   }
-  for (const std::string& warning : answer.warnings) responses.front().add_warnings(warning);
+  for (const std::string& warning : answer->warnings) responses.front().add_warnings(warning);
   return responses;
-}
-
-Status QueryService::ListWithinLimits(const std::vector<HostRecord>& hosts, int64_t from,
-                                      int64_t to, const ObjectNameFilter& objects,
-                                      std::span<const CounterPath> paths,
-                                      const query::QueryOptions& options,
-                                      std::vector<std::vector<SnapshotInfo>>& listings) {
-  std::vector<query::HostEstimate> estimates(hosts.size());
-  std::vector<Status> failed(hosts.size());
-  std::atomic<size_t> kept = 0;  // listed samples kept in `listings`
-  RunBounded(hosts.size(), kReadThreads, [&](size_t i) {
-    const std::string& name = hosts[i].info.name;
-    Result<std::vector<SnapshotInfo>> listed = loader_.ListRange(name, from, to);
-    Result<std::vector<SampleLoader::QueryInRange>> queries =
-        listed.ok() ? loader_.Probe(name, *listed, from, &objects) : listed.status();
-    if (!queries.ok()) {
-      failed[i] = queries.status().Prefixed(name + ": ");
-      return;
-    }
-    query::HostEstimate& estimate = estimates[i];
-    estimate.host = name;
-    std::vector<query::ProbeSample> probes;
-    for (SampleLoader::QueryInRange& in_range : *queries) {
-      estimate.samples += in_range.newest.samples;
-      // Each sample restores the share of its bytes that the newest of its query restores.
-      const double share = static_cast<double>(in_range.newest.sample.bytes->size()) /
-                           static_cast<double>(std::max<int64_t>(in_range.newest_raw_size, 1));
-      estimate.bytes += static_cast<uint64_t>(static_cast<double>(in_range.raw_bytes) * share);
-      probes.push_back(std::move(in_range.newest));
-    }
-    // With a step the answer's points are not limited (CheckEstimate): no walk to count them.
-    // Nor for one host whose probes hold fewer values than the limit, counted without a walk:
-    // an instant read of a whole Process object walked its probe twice (here and to answer).
-    if (!options.step_ns) {
-      const bool one_host = hosts.size() == 1;
-      const size_t at_most = one_host ? query::PointsAtMost(probes) : SIZE_MAX;
-      estimate.points = one_host && at_most <= options.max_points
-                            ? at_most
-                            : query::EstimatePoints(name, probes, paths, options);
-    }
-    if (kept.fetch_add(listed->size()) + listed->size() <= kKeptListings) {
-      listings[i] = std::move(listed).value();
-    }
-  });
-  for (const Status& status : failed) {
-    if (!status.ok()) return status;
-  }
-  return query::CheckEstimate(estimates, options);
 }
 
 grpc::ServerWriteReactor<v1::ReadResponse>* QueryService::Read(grpc::CallbackServerContext* context,
@@ -357,7 +172,7 @@ Result<QueryService::BrowsedSample> QueryService::SampleToBrowse(const v1::Brows
   int64_t at = where.at_unix_nanos() == 0 ? INT64_MAX : where.at_unix_nanos();
   Result<std::vector<SnapshotInfo>> listed =
       store_.ListSnapshots(host->info.name, 0, at == INT64_MAX ? at : at + 1, std::nullopt,
-                           kBrowseCandidates, /*newest=*/true);
+                           SampleLoader::kWholeSampleCandidates, /*newest=*/true);
   if (!listed.ok()) return Status::Unavailable("store: " + listed.error());
   if (listed->empty()) {
     return Status::NotFound("host \"" + host->info.name +
@@ -373,55 +188,6 @@ Result<QueryService::BrowsedSample> QueryService::SampleToBrowse(const v1::Brows
     if (std::none_of(others.begin(), others.end(), same)) others.push_back(candidate);
   }
   return BrowsedSample{*host, chosen, std::move(sample).value(), std::nullopt, std::move(others)};
-}
-
-void QueryService::ExplainUnselected(const std::string& host,
-                                     std::span<const query::HostSample> samples,
-                                     std::span<const CounterPath> paths,
-                                     const v1::ReadRequest& request,
-                                     const std::vector<bool>& selected, int64_t from, int64_t to,
-                                     std::vector<std::string>& warnings) {
-  // Loaded once for the host, and only if a path's object is in none of the samples read.
-  std::optional<query::HostSample> whole;
-  bool loaded = false;
-  auto whole_sample = [&]() -> const query::HostSample* {
-    if (!loaded) {
-      loaded = true;
-      Result<query::HostSample> sample = WholeSampleIn(host, from, to);
-      if (sample.ok()) whole = std::move(sample).value();
-    }
-    return whole ? &*whole : nullptr;
-  };
-  for (size_t p = 0; p < paths.size(); ++p) {
-    if (selected[p] || !query::MachineMatches(paths[p], host)) continue;
-    warnings.push_back(
-        query::ExplainNothingSelected(host, samples, paths[p], request.paths(p), whole_sample));
-  }
-}
-
-Result<query::HostSample> QueryService::WholeSampleIn(const std::string& host, int64_t from,
-                                                      int64_t to) {
-  Result<std::vector<SnapshotInfo>> listed = store_.ListSnapshots(
-      host, from, to == INT64_MAX ? to : to + 1, std::nullopt, kBrowseCandidates, /*newest=*/true);
-  if (!listed.ok()) return Status::Unavailable("store: " + listed.error());
-  if (listed->empty()) return Status::NotFound("no sample of " + host + " in the range");
-  return loader_.Load(host, NewestGlobal(*listed));
-}
-
-std::optional<int64_t> QueryService::NearestSampleTime(const std::string& host, int64_t from,
-                                                       int64_t to) {
-  std::optional<int64_t> nearest;
-  Result<std::vector<SnapshotInfo>> before =
-      store_.ListSnapshots(host, 0, from, std::nullopt, 1, /*newest=*/true);
-  if (before.ok() && !before->empty()) nearest = before->front().sample_time_ns;
-  if (to == INT64_MAX) return nearest;
-  Result<std::vector<SnapshotInfo>> after =
-      store_.ListSnapshots(host, to + 1, INT64_MAX, std::nullopt, 1);
-  if (after.ok() && !after->empty() &&
-      (!nearest || after->front().sample_time_ns - to < from - *nearest)) {
-    nearest = after->front().sample_time_ns;
-  }
-  return nearest;
 }
 
 Result<v1::ListObjectsResponse> QueryService::Objects(const v1::ListObjectsRequest& request) {
@@ -576,9 +342,9 @@ Result<HostRecord> QueryService::FindHost(const std::string& name) {
   Result<std::optional<HostRecord>> host = store_.FindHost(name);
   if (!host.ok()) return host.status();
   if (host->has_value()) return **host;
-  Result<std::vector<HostRecord>> all = store_.ListHosts();
+  Result<std::vector<std::string>> all = loader_.HostNames();
   return Status::NotFound("no host named \"" + name + "\"" +
-                          (all.ok() ? KnownHosts(*all) : std::string()));
+                          (all.ok() ? query::KnownHosts(*all) : std::string()));
 }
 
 Result<v1::ListHostsResponse> QueryService::Hosts(const v1::ListHostsRequest& request) {

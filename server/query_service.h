@@ -1,5 +1,6 @@
-// QueryService: the server side of perfhive.v1.Query, over the store. Every call needs a token
-// that may read (or --insecure).
+// QueryService: the server side of perfhive.v1.Query, over the store. Reads are the query
+// engine's (query/read_engine.h), turned into responses; browsing (hosts, objects, counters,
+// instances) opens stored samples. Every call needs a token that may read (or --insecure).
 
 #ifndef PERFHIVE_SERVER_QUERY_SERVICE_H_
 #define PERFHIVE_SERVER_QUERY_SERVICE_H_
@@ -13,12 +14,13 @@
 #include "perfhive/v1/query.grpc.pb.h"
 #include "query/browse.h"
 #include "query/host_samples.h"
+#include "query/read_engine.h"
 #include "query/series_query.h"
 #include "server/enrollment/enrolled_clients.h"
 #include "server/enrollment/enrollment_registry.h"
 #include "server/enrollment/token_table.h"
 #include "server/policies/policy_book.h"
-#include "server/sample_loader.h"
+#include "store/sample_loader.h"
 #include "store/store.h"
 
 namespace perfhive {
@@ -26,7 +28,7 @@ namespace perfhive {
 class QueryService final : public perfhive::v1::Query::CallbackService {
  public:
   QueryService(Store& store, SampleLoader& loader, const TokenTable& tokens)
-      : store_(store), loader_(loader), tokens_(tokens) {}
+      : store_(store), loader_(loader), tokens_(tokens), engine_(loader) {}
 
   // Enrollment: where ListHosts finds each host's credential, and the readers' certificates
   // (perfhive login); null: no enrollment.
@@ -37,7 +39,11 @@ class QueryService final : public perfhive::v1::Query::CallbackService {
 
   // The most bytes of samples a Read may restore (query::QueryOptions::max_bytes), estimated
   // before it loads them; reads of the latest values are bounded already.
-  void set_max_query_bytes(uint64_t bytes) { max_query_bytes_ = bytes; }
+  void set_max_query_bytes(uint64_t bytes) { engine_.set_max_bytes(bytes); }
+
+  // The engine that answers reads, for fronts other than gRPC (the HTTP API) that render its
+  // answer themselves.
+  query::ReadEngine& reads() { return engine_; }
 
   // The collection policies whose plan for each host ListHosts gives as its latest; null: no
   // policies.
@@ -73,7 +79,7 @@ class QueryService final : public perfhive::v1::Query::CallbackService {
       const perfhive::v1::ListCountersRequest& request);
   Result<perfhive::v1::ListInstancesResponse> Instances(
       const perfhive::v1::ListInstancesRequest& request);
-  // Computes a Read's answer, one response per host (more for a host with many points).
+  // A Read's answer as responses: the engine's series, split where a response would grow large.
   Result<std::vector<perfhive::v1::ReadResponse>> Answer(const perfhive::v1::ReadRequest& request);
 
  private:
@@ -100,26 +106,6 @@ class QueryService final : public perfhive::v1::Query::CallbackService {
   Result<BrowsedSample> SampleToBrowse(const perfhive::v1::BrowseAt& where);
   // The object named `object` in the browsed sample; NOT_FOUND names the host and close names.
   static Result<ObjectView> FindObjectIn(const BrowsedSample& browsed, const std::string& object);
-  // Lists the range [from, to] of each of `hosts` (SampleLoader::ListRange) and refuses a read
-  // that is over a limit of `options` by the estimate (query::CheckEstimate), before any of their
-  // samples but one per query is loaded. `listings` gets the listings while they stay few
-  // (kKeptListings), empty for a host to list again.
-  Status ListWithinLimits(const std::vector<HostRecord>& hosts, int64_t from, int64_t to,
-                          const ObjectNameFilter& objects, std::span<const CounterPath> paths,
-                          const query::QueryOptions& options,
-                          std::vector<std::vector<SnapshotInfo>>& listings);
-  // Adds to `warnings` why each path of `request` that selected nothing on `host` (`selected`,
-  // by path, from AddHostSeries) did so, from the host's `samples` in the range [from, to].
-  void ExplainUnselected(const std::string& host, std::span<const query::HostSample> samples,
-                         std::span<const CounterPath> paths,
-                         const perfhive::v1::ReadRequest& request,
-                         const std::vector<bool>& selected, int64_t from, int64_t to,
-                         std::vector<std::string>& warnings);
-  // A complete sample of `host` taken from `from` to `to`, for the names it holds: the newest
-  // Global one among the newest few, else the newest.
-  Result<query::HostSample> WholeSampleIn(const std::string& host, int64_t from, int64_t to);
-  // When the stored sample of `host` nearest to [from, to] was taken, if it has any.
-  std::optional<int64_t> NearestSampleTime(const std::string& host, int64_t from, int64_t to);
   // The caller may read, or the error to finish with.
   Status Authorize(const grpc::CallbackServerContext& context) const;
   // The stored host named `name` (ignoring case), or NOT_FOUND naming the hosts that come close.
@@ -131,7 +117,7 @@ class QueryService final : public perfhive::v1::Query::CallbackService {
   EnrollmentRegistry* registry_ = nullptr;
   const EnrolledClients* enrolled_ = nullptr;
   const PolicyFile* policies_ = nullptr;
-  uint64_t max_query_bytes_ = query::QueryOptions{}.max_bytes;
+  query::ReadEngine engine_;
 };
 
 }  // namespace perfhive

@@ -32,11 +32,11 @@
 #include "server/log/server_log.h"
 #include "server/policies/policy_book.h"
 #include "server/query_service.h"
-#include "server/sample_loader.h"
 #include "server/upkeep/compaction_loop.h"
 #include "server/upkeep/loop_control.h"
 #include "server/upkeep/retention_loop.h"
 #include "server/upkeep/stream_upkeep_loop.h"
+#include "store/sample_loader.h"
 #include "store/store.h"
 
 namespace perfhive {

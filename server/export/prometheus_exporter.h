@@ -22,7 +22,7 @@
 #include "export/remote_writer.h"
 #include "server/export/export_selection.h"
 #include "server/log/server_log.h"
-#include "server/sample_loader.h"
+#include "store/sample_loader.h"
 #include "store/store.h"
 
 namespace perfhive {

@@ -113,7 +113,7 @@ std::string ServerMetricsPage::Render() {
   Result<std::vector<HostRecord>> hosts = store_.ListHosts();
   if (hosts.ok()) {
     for (const HostRecord& host : *hosts) {
-      Result<query::HostSamples> samples = loader_.LoadLatest(host.info.name);
+      Result<query::HostSamples> samples = loader_.LoadLatest(host.info.name, nullptr);
       if (!samples.ok() || samples->samples.empty()) continue;
       // The values at the newest sample only; the one before is the older end of its interval.
       Result<std::vector<ComputedSample>> computed =

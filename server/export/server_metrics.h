@@ -14,7 +14,7 @@
 #include "server/export/export_selection.h"
 #include "server/export/prometheus_exporter.h"
 #include "server/ingest/ingest_service.h"
-#include "server/sample_loader.h"
+#include "store/sample_loader.h"
 #include "store/store.h"
 
 namespace perfhive {

@@ -15,8 +15,8 @@
 #include "export/series_labels.h"
 #include "export/write_request.h"
 #include "server/export/export_selection.h"
-#include "server/sample_loader.h"
 #include "sources/procfs/procfs_source.h"
+#include "store/sample_loader.h"
 #include "store/store.h"
 #include "tests/bench/snapshot_sequences.h"
 

@@ -16,6 +16,7 @@
 #include <thread>
 
 #include "tests/e2e/e2e_cluster.h"
+#include "tests/support/answer_points.h"
 #include "tests/support/samba_server.h"
 
 namespace perfhive::testing {
@@ -66,9 +67,8 @@ std::map<std::string, double> Query(const ScratchDir& scratch, const ServerProce
   if (answer.exit_code != 0) return latest;
   nlohmann::json parsed = nlohmann::json::parse(answer.out);
   for (const auto& series : parsed["series"]) {
-    for (const auto& point : series["points"]) {
-      if (point["status"] == "PDH_CSTATUS_VALID_DATA") latest[series["path"]] = point["value"];
-    }
+    std::vector<double> values = ValidValues(series);
+    if (!values.empty()) latest[series["path"]] = values.back();
   }
   return latest;
 }

@@ -23,9 +23,12 @@
 #include <thread>
 
 #include "perfdata/instance_names.h"
+#include "perfdata/pdh_status.h"
 #include "perfdata/snapshot_reader.h"
+#include "perfdata/time_text.h"
 #include "perfdata/well_known_indexes.h"
 #include "tests/e2e/e2e_cluster.h"
+#include "tests/support/answer_points.h"
 
 namespace perfhive::testing {
 namespace {
@@ -306,12 +309,14 @@ class IntegrityTest : public ::testing::TestWithParam<uint32_t> {
     }
     for (const auto& series : answer["series"]) {
       if (series.contains("pid") && series["pid"] != 0) ++series_with_pids;
-      const nlohmann::json& points = series["points"];
+      const std::vector<AnswerPoint> points = AnswerPoints(series);
       for (size_t p = 1; p < points.size(); ++p) {
-        if (points[p]["status"] == "PDH_CSTATUS_VALID_DATA") continue;
-        bool went_back = points[p]["raw"].get<uint64_t>() < points[p - 1]["raw"].get<uint64_t>();
-        EXPECT_TRUE(went_back || after_a_step_back.contains(points[p]["time"].get<std::string>()))
-            << series["path"] << " at " << points[p]["time"] << ": " << points[p]["status"]
+        if (points[p].status == static_cast<uint32_t>(PdhStatus::kValidData)) continue;
+        const std::string time = FormatRfc3339(points[p].time_ms * 1'000'000);
+        bool went_back = points[p].raw.value() < points[p - 1].raw.value();
+        EXPECT_TRUE(went_back || after_a_step_back.contains(time))
+            << series["path"] << " at " << time << ": "
+            << PdhStatusName(static_cast<PdhStatus>(points[p].status))
             << ", which the raw data does not explain";
       }
     }

@@ -12,6 +12,7 @@
 
 #include "perfdata/lodctr_dump.h"
 #include "tests/e2e/e2e_cluster.h"
+#include "tests/support/answer_points.h"
 #include "tests/support/shared_fixtures.h"
 
 namespace perfhive::testing {
@@ -24,10 +25,7 @@ std::vector<std::vector<double>> SeriesValues(const std::string& json) {
   std::vector<std::vector<double>> all;
   nlohmann::json answer = nlohmann::json::parse(json);
   for (const auto& series : answer["series"]) {
-    std::vector<double>& values = all.emplace_back();
-    for (const auto& point : series["points"]) {
-      if (point["status"] == "PDH_CSTATUS_VALID_DATA") values.push_back(point["value"]);
-    }
+    all.push_back(ValidValues(series));
   }
   std::sort(all.begin(), all.end());
   return all;

@@ -16,9 +16,11 @@
 #include <thread>
 
 #include "perfdata/snapshot_builder.h"
+#include "perfdata/time_text.h"
 #include "perfdata/title_database.h"
 #include "perfdata/well_known_indexes.h"
 #include "tests/e2e/e2e_cluster.h"
+#include "tests/support/answer_points.h"
 
 namespace perfhive::testing {
 namespace {
@@ -127,15 +129,6 @@ class QueryEndToEndTest : public ::testing::Test {
 ScratchDir* QueryEndToEndTest::scratch_ = nullptr;
 ServerProcess* QueryEndToEndTest::server_ = nullptr;
 
-// The valid values of a series, in order.
-std::vector<double> ValidValues(const nlohmann::json& series) {
-  std::vector<double> values;
-  for (const auto& point : series["points"]) {
-    if (point["status"] == "PDH_CSTATUS_VALID_DATA") values.push_back(point["value"]);
-  }
-  return values;
-}
-
 std::vector<double> Repeat(double value, size_t times) { return std::vector<double>(times, value); }
 
 // Proves: a wildcard machine selects every host it matches, names resolve per host, and values
@@ -169,8 +162,8 @@ TEST_F(QueryEndToEndTest, SeriesFollowProcessesWhenTheirNumberChanges) {
   EXPECT_EQ(ValidValues(by_pid[1001]), Repeat(20, 7));
   EXPECT_EQ(by_pid[1001]["path"], "\\\\WINA\\Process(app)\\% Processor Time");
   bool had_old_name = false;
-  for (const auto& point : by_pid[1001]["points"]) {
-    had_old_name |= point.value("path", "") == "\\\\WINA\\Process(app#1)\\% Processor Time";
+  for (const AnswerPoint& point : AnswerPoints(by_pid[1001])) {
+    had_old_name |= point.path == "\\\\WINA\\Process(app#1)\\% Processor Time";
   }
   EXPECT_TRUE(had_old_name) << by_pid[1001].dump(1);
 }
@@ -184,15 +177,17 @@ TEST_F(QueryEndToEndTest, StepsAndStatisticsAreExact) {
   ASSERT_EQ(stepped["series"].size(), 1u) << stepped.dump(1);
   const auto& series = stepped["series"][0];
   std::vector<std::string> times;
-  for (const auto& point : series["points"]) times.push_back(point["time"]);
+  for (const AnswerPoint& point : AnswerPoints(series)) {
+    times.push_back(FormatRfc3339(point.time_ms * 1'000'000));
+  }
   // Each point is the value between two boundaries, timed at the later one.
   EXPECT_THAT(times,
               ElementsAre("2026-11-22T10:00:02Z", "2026-11-22T10:00:04Z", "2026-11-22T10:00:06Z"));
   EXPECT_EQ(ValidValues(series), Repeat(30, 3));
-  EXPECT_EQ(series["stats"]["count"], 7);
-  EXPECT_DOUBLE_EQ(series["stats"]["min"], 30);
-  EXPECT_DOUBLE_EQ(series["stats"]["max"], 30);
-  EXPECT_DOUBLE_EQ(series["stats"]["mean"], 30);
+  EXPECT_EQ(series["statistics"]["count"], 7);
+  EXPECT_DOUBLE_EQ(series["statistics"]["min"], 30);
+  EXPECT_DOUBLE_EQ(series["statistics"]["max"], 30);
+  EXPECT_DOUBLE_EQ(series["statistics"]["mean"], 30);
 }
 
 // Splits one CSV line on commas outside quotes, unquoting each cell.

@@ -21,6 +21,7 @@
 
 #include "tests/e2e/e2e_cluster.h"
 #include "tests/e2e/wine.h"
+#include "tests/support/answer_points.h"
 
 namespace perfhive::testing {
 namespace {
@@ -118,11 +119,8 @@ TEST_F(WindowsAgentEndToEndTest, ReplayedSnapshotsArriveOverTlsAndQueryAnswers) 
   ASSERT_EQ(series.size(), 1u) << series.dump(1);
   EXPECT_EQ(series[0]["path"], "\\\\WINE01\\Processor(0)\\% Processor Time");
   // The first sample has no predecessor, so its point carries a status and no value.
-  std::vector<double> values;
-  for (const nlohmann::json& point : series[0]["points"]) {
-    if (point["status"] == "PDH_CSTATUS_VALID_DATA") values.push_back(point["value"]);
-  }
-  EXPECT_EQ(values, std::vector<double>(dir.snapshots.size() - 1, 25.0)) << series.dump(1);
+  EXPECT_EQ(ValidValues(series[0]), std::vector<double>(dir.snapshots.size() - 1, 25.0))
+      << series.dump(1);
 }
 
 // Proves: reading Wine's HKEY_PERFORMANCE_DATA on schedule, the agent ships snapshots the server

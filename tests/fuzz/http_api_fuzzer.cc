@@ -17,7 +17,7 @@
 #include "server/http/console_server.h"
 #include "server/http_api.h"
 #include "server/query_service.h"
-#include "server/sample_loader.h"
+#include "store/sample_loader.h"
 #include "store/store.h"
 
 namespace {
@@ -61,8 +61,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   }
   (void)perfhive::CookieValue(request.Header("Cookie"), perfhive::kSessionCookie);
   constexpr int64_t kNow = 1'795'705'200'000'000'000;
-  perfhive::Result<perfhive::v1::ReadRequest> read = perfhive::ReadRequestFromParams(request, kNow);
-  if (read.ok() && static_cast<size_t>(read->paths_size()) != request.Params("path").size()) {
+  perfhive::Result<perfhive::query::ReadRequest> read =
+      perfhive::ReadRequestFromParams(request, kNow);
+  if (read.ok() && read->paths.size() != request.Params("path").size()) {
     __builtin_trap();
   }
   perfhive::HttpApi api(Service());

@@ -101,18 +101,18 @@ TEST(RenderersTest, JsonHasTheDocumentedShape) {
   EXPECT_EQ(sql["pid"], 7);
   EXPECT_EQ(sql["type"], "PERF_100NSEC_TIMER");
   EXPECT_EQ(sql["unit"], "%");
-  ASSERT_EQ(sql["points"].size(), 3u);
-  EXPECT_EQ(sql["points"][0]["time"], "2026-11-22T10:00:00Z");
-  EXPECT_TRUE(sql["points"][0]["value"].is_null());
-  EXPECT_EQ(sql["points"][0]["status"], "PDH_CSTATUS_INVALID_DATA");
-  EXPECT_DOUBLE_EQ(sql["points"][2]["value"].get<double>(), 30);
-  EXPECT_EQ(sql["points"][2]["status"], "PDH_CSTATUS_VALID_DATA");
-  EXPECT_EQ(sql["points"][2]["raw"], 4'000'000);
-  EXPECT_FALSE(sql["points"][2].contains("path"));  // the same as the series' path
-  EXPECT_EQ(sql["stats"]["count"], 2);
-  EXPECT_DOUBLE_EQ(sql["stats"]["max"].get<double>(), 30);
-  EXPECT_DOUBLE_EQ(sql["stats"]["mean"].get<double>(), 20);  // 4M in 2 s
-  EXPECT_DOUBLE_EQ(sql["stats"]["p50"].get<double>(), 10);
+  // The points as columns, times in Unix milliseconds.
+  const int64_t first_ms = 1'795'341'600'000;  // 2026-11-22T10:00:00Z
+  EXPECT_EQ(sql["times"], nlohmann::json({first_ms, first_ms + 1000, first_ms + 2000}));
+  EXPECT_EQ(sql["values"], nlohmann::json({nullptr, 10.0, 30.0}));
+  EXPECT_EQ(sql["statuses"], nlohmann::json({0xC0000BBAu, 0u, 0u}));  // INVALID_DATA, VALID_DATA
+  EXPECT_EQ(sql["last_status"], "PDH_CSTATUS_VALID_DATA");
+  EXPECT_EQ(sql["raw"][2], 4'000'000);
+  EXPECT_FALSE(sql.contains("point_paths"));  // every point at the series' path
+  EXPECT_EQ(sql["statistics"]["count"], 2);
+  EXPECT_DOUBLE_EQ(sql["statistics"]["max"].get<double>(), 30);
+  EXPECT_DOUBLE_EQ(sql["statistics"]["mean"].get<double>(), 20);  // 4M in 2 s
+  EXPECT_DOUBLE_EQ(sql["statistics"]["p50"].get<double>(), 10);
   EXPECT_EQ(doc["warnings"], nlohmann::json::array());
 }
 

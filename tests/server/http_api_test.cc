@@ -56,7 +56,7 @@ TEST(ApiTimeTest, TimesBeyondWhatNanosecondsHoldAreRefused) {
 }
 
 TEST(ReadParamsTest, EveryParameterReachesTheRequest) {
-  Result<v1::ReadRequest> read =
+  Result<query::ReadRequest> read =
       ReadRequestFromParams(WithParams({{"path", "\\\\*\\Processor(*)\\% Processor Time"},
                                         {"path", "\\Memory\\Available Bytes"},
                                         {"from", "-1h"},
@@ -69,22 +69,22 @@ TEST(ReadParamsTest, EveryParameterReachesTheRequest) {
                                         {"max_points", "5000"}}),
                             kNow);
   ASSERT_TRUE(read.ok()) << read.error();
-  ASSERT_EQ(read->paths_size(), 2);
-  EXPECT_EQ(read->paths(1), "\\Memory\\Available Bytes");
-  EXPECT_EQ(read->from_unix_nanos(), kNow - 3600 * kNanosPerSecond);
-  EXPECT_EQ(read->to_unix_nanos(), kNow);
-  EXPECT_EQ(read->step_nanos(), 10 * kNanosPerSecond);
-  EXPECT_TRUE(read->statistics());
-  EXPECT_TRUE(read->latest_only());
-  EXPECT_EQ(read->scale_factor(), -2);
-  EXPECT_TRUE(read->cap_100());
-  EXPECT_EQ(read->max_points(), 5000u);
+  ASSERT_EQ(read->paths.size(), 2u);
+  EXPECT_EQ(read->paths[1], "\\Memory\\Available Bytes");
+  EXPECT_EQ(read->from_ns, kNow - 3600 * kNanosPerSecond);
+  EXPECT_EQ(read->to_ns, kNow);
+  EXPECT_EQ(read->step_ns, 10 * kNanosPerSecond);
+  EXPECT_TRUE(read->statistics);
+  EXPECT_TRUE(read->latest_only);
+  EXPECT_EQ(read->format.scale_factor, -2);
+  EXPECT_TRUE(read->format.cap_100);
+  EXPECT_EQ(read->max_points, 5000u);
 }
 
 TEST(ReadParamsTest, MistakesNameTheParameter) {
   EXPECT_THAT(ReadRequestFromParams(WithParams({}), kNow).error(), HasSubstr("path: "));
   auto refusal = [](std::string name, std::string value) {
-    Result<v1::ReadRequest> read =
+    Result<query::ReadRequest> read =
         ReadRequestFromParams(WithParams({{"path", "\\Memory\\*"}, {name, value}}), kNow);
     return read.ok() ? std::string("accepted") : read.error();
   };

@@ -20,6 +20,7 @@
 #include "perfdata/time_text.h"
 #include "sources/procfs/procfs_source.h"
 #include "tests/server/server_fixture.h"
+#include "tests/support/answer_points.h"
 #include "tests/support/prometheus_process.h"
 
 namespace perfhive {
@@ -28,6 +29,8 @@ namespace {
 namespace v1 = perfhive::v1;
 using std::chrono::milliseconds;
 using std::chrono::seconds;
+using testing::AnswerPoint;
+using testing::AnswerPoints;
 using testing::ChildProcess;
 using testing::IngestClient;
 using testing::Prometheus;
@@ -166,11 +169,8 @@ std::vector<Keyed> PerfhiveQuery(const std::filesystem::path& dir, const std::st
       name = series[key].is_string() ? series[key].get<std::string>()
                                      : std::to_string(series[key].get<int64_t>());
     }
-    for (const auto& point : series["points"]) {
-      if (point["value"].is_null()) continue;
-      Result<int64_t> ns = ParseRfc3339(point["time"].get<std::string>());
-      EXPECT_TRUE(ns.ok());
-      values.emplace_back(name, *ns / 1'000'000, point["value"].get<double>() / divisor);
+    for (const AnswerPoint& point : AnswerPoints(series)) {
+      if (point.value) values.emplace_back(name, point.time_ms, *point.value / divisor);
     }
   }
   std::sort(values.begin(), values.end());

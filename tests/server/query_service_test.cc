@@ -15,7 +15,7 @@
 
 #include "perfdata/title_database.h"
 #include "server/enrollment/token_table.h"
-#include "server/sample_loader.h"
+#include "store/sample_loader.h"
 #include "tests/store/store_test_util.h"
 
 namespace perfhive::testing {

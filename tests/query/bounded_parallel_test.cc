@@ -1,4 +1,4 @@
-#include "server/bounded_parallel.h"
+#include "query/bounded_parallel.h"
 
 #include <gtest/gtest.h>
 
@@ -8,7 +8,7 @@
 #include <thread>
 #include <vector>
 
-namespace perfhive {
+namespace perfhive::query {
 namespace {
 
 TEST(BoundedParallelTest, EveryTaskRunsOnceAndAllHaveRunOnReturn) {
@@ -29,4 +29,4 @@ TEST(BoundedParallelTest, NoMoreThreadsThanAskedFor) {
 }
 
 }  // namespace
-}  // namespace perfhive
+}  // namespace perfhive::query

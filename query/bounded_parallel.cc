@@ -1,11 +1,11 @@
-#include "server/bounded_parallel.h"
+#include "query/bounded_parallel.h"
 
 #include <algorithm>
 #include <atomic>
 #include <thread>
 #include <vector>
 
-namespace perfhive {
+namespace perfhive::query {
 
 void RunBounded(size_t count, size_t max_threads, const std::function<void(size_t)>& task) {
   size_t cores = std::max<size_t>(1, std::thread::hardware_concurrency());
@@ -19,4 +19,4 @@ void RunBounded(size_t count, size_t max_threads, const std::function<void(size_
   work();
 }
 
-}  // namespace perfhive
+}  // namespace perfhive::query

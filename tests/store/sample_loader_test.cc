@@ -1,7 +1,7 @@
 // SampleLoader over a real store: the samples of a range with the title databases in force at
 // each, English and the host's display language, so paths may name counters in either.
 
-#include "server/sample_loader.h"
+#include "store/sample_loader.h"
 
 #include <gtest/gtest.h>
 
@@ -38,7 +38,7 @@ TEST(SampleLoaderTest, PathsMayNameCountersInTheHostsDisplayLanguage) {
   PutTitles(*store, "CurrentLanguage", {{230, "Prozess"}, {6, "Prozessorzeit (%)"}});
 
   SampleLoader loader(*store);
-  Result<query::HostSamples> samples = loader.LoadRange("web01", 0, INT64_MAX);
+  Result<query::HostSamples> samples = loader.LoadRange("web01", 0, INT64_MAX, nullptr);
   ASSERT_TRUE(samples.ok()) << samples.error();
   ASSERT_EQ(samples->samples.size(), 3u);
   for (const char* path :
@@ -63,7 +63,7 @@ TEST(SampleLoaderTest, AHostWithOnlyItsDisplayLanguageIsNamedByIt) {
   PutTitles(*store, "CurrentLanguage", {{230, "Prozess"}, {6, "Prozessorzeit (%)"}});
 
   SampleLoader loader(*store);
-  Result<query::HostSamples> samples = loader.LoadLatest("web01");
+  Result<query::HostSamples> samples = loader.LoadLatest("web01", nullptr);
   ASSERT_TRUE(samples.ok()) << samples.error();
   Result<query::QueryAnswer> answer =
       query::RunQuery(*samples, Paths("\\Prozess(proc1)\\Prozessorzeit (%)"));
@@ -111,7 +111,7 @@ TEST(SampleLoaderTest, ReadingOnlyThePathsObjectsGivesTheSameAnswerFromLessBytes
   SampleLoader loader(*store);
   std::vector<CounterPath> paths = Paths(R"(\Processor(*)\% Processor Time)");
   ObjectNameFilter objects(paths);
-  Result<query::HostSamples> whole = loader.LoadRange("web01", 0, INT64_MAX);
+  Result<query::HostSamples> whole = loader.LoadRange("web01", 0, INT64_MAX, nullptr);
   Result<query::HostSamples> part = loader.LoadRange("web01", 0, INT64_MAX, &objects);
   ASSERT_TRUE(whole.ok() && part.ok());
   ASSERT_EQ(part->samples.size(), 4u);

@@ -1,4 +1,4 @@
-#include "server/sample_loader.h"
+#include "store/sample_loader.h"
 
 #include <algorithm>
 #include <span>
@@ -8,6 +8,30 @@
 #include "perfdata/title_list.h"
 
 namespace perfhive {
+namespace {
+
+// What List lists: the store's own records of the samples.
+class SnapshotListing final : public query::SampleReader::Listing {
+ public:
+  explicit SnapshotListing(std::vector<SnapshotInfo> samples) : listed(std::move(samples)) {}
+  size_t size() const override { return listed.size(); }
+
+  const std::vector<SnapshotInfo> listed;
+};
+
+// A listing this loader made: the engine hands back only what List gave it.
+const std::vector<SnapshotInfo>& Listed(const query::SampleReader::Listing& listing) {
+  return static_cast<const SnapshotListing&>(listing).listed;
+}
+
+}  // namespace
+
+const SnapshotInfo& NewestGlobal(const std::vector<SnapshotInfo>& listed) {
+  for (auto it = listed.rbegin(); it != listed.rend(); ++it) {
+    if (it->query == "Global") return *it;
+  }
+  return listed.back();
+}
 
 std::shared_ptr<const TitleDatabase> SampleLoader::ParsedTitles(const TitleVersion* version) {
   if (version == nullptr) return nullptr;
@@ -125,7 +149,7 @@ Result<query::HostSamples> SampleLoader::LoadRange(const std::string& host, int6
   return LoadListed(host, *listed, objects);
 }
 
-Result<std::vector<SampleLoader::QueryInRange>> SampleLoader::Probe(
+Result<std::vector<SampleLoader::QueryInRange>> SampleLoader::ProbeListed(
     const std::string& host, std::span<const SnapshotInfo> listed, int64_t from_ns,
     const ObjectNameFilter* objects) {
   std::vector<QueryInRange> queries;
@@ -197,6 +221,60 @@ Result<query::HostSamples> SampleLoader::LoadAfter(const std::string& host, int6
   }
   listed->insert(listed->end(), after->begin(), after->end());
   return LoadListed(host, *listed, nullptr);
+}
+
+Result<std::vector<std::string>> SampleLoader::HostNames() {
+  Result<std::vector<HostRecord>> hosts = store_.ListHosts();
+  if (!hosts.ok()) return Status::Unavailable("store: " + hosts.error());
+  std::vector<std::string> names;
+  names.reserve(hosts->size());
+  for (const HostRecord& host : *hosts) names.push_back(host.info.name);
+  return names;
+}
+
+Result<std::unique_ptr<query::SampleReader::Listing>> SampleLoader::List(const std::string& host,
+                                                                         int64_t from_ns,
+                                                                         int64_t to_ns) {
+  Result<std::vector<SnapshotInfo>> listed = ListRange(host, from_ns, to_ns);
+  if (!listed.ok()) return listed.status();
+  return std::unique_ptr<Listing>(std::make_unique<SnapshotListing>(std::move(listed).value()));
+}
+
+Result<std::vector<SampleLoader::QueryInRange>> SampleLoader::Probe(
+    const std::string& host, const Listing& listed, int64_t from_ns,
+    const ObjectNameFilter* objects) {
+  return ProbeListed(host, Listed(listed), from_ns, objects);
+}
+
+Result<query::HostSamples> SampleLoader::Load(const std::string& host, const Listing& listed,
+                                              const ObjectNameFilter* objects) {
+  return LoadListed(host, Listed(listed), objects);
+}
+
+Result<query::HostSample> SampleLoader::WholeSampleIn(const std::string& host, int64_t from_ns,
+                                                      int64_t to_ns) {
+  Result<std::vector<SnapshotInfo>> listed =
+      store_.ListSnapshots(host, from_ns, to_ns == INT64_MAX ? to_ns : to_ns + 1, std::nullopt,
+                           kWholeSampleCandidates, /*newest=*/true);
+  if (!listed.ok()) return Status::Unavailable("store: " + listed.error());
+  if (listed->empty()) return Status::NotFound("no sample of " + host + " in the range");
+  return Load(host, NewestGlobal(*listed));
+}
+
+std::optional<int64_t> SampleLoader::NearestSampleTime(const std::string& host, int64_t from_ns,
+                                                       int64_t to_ns) {
+  std::optional<int64_t> nearest;
+  Result<std::vector<SnapshotInfo>> before =
+      store_.ListSnapshots(host, 0, from_ns, std::nullopt, 1, /*newest=*/true);
+  if (before.ok() && !before->empty()) nearest = before->front().sample_time_ns;
+  if (to_ns == INT64_MAX) return nearest;
+  Result<std::vector<SnapshotInfo>> after =
+      store_.ListSnapshots(host, to_ns + 1, INT64_MAX, std::nullopt, 1);
+  if (after.ok() && !after->empty() &&
+      (!nearest || after->front().sample_time_ns - to_ns < from_ns - *nearest)) {
+    nearest = after->front().sample_time_ns;
+  }
+  return nearest;
 }
 
 }  // namespace perfhive

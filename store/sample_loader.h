@@ -1,33 +1,43 @@
-// SampleLoader: reads a host's stored raw samples for the query library, each with the title
+// SampleLoader: the store as the query engine's SampleReader (query/sample_reader.h), and the
+// exporters' reader of stored samples. It reads a host's stored raw samples, each with the title
 // databases in force when it was taken: English ("009") and the host's display language (stored
 // as "CurrentLanguage", the Perflib key an agent reads it from), so paths may use either. Parsed
 // title databases are cached by digest and shared by every caller (hosts of one build share one),
-// so the query service, the exporters and /metrics parse each database once.
+// so the query engine, the exporters and /metrics parse each database once.
 
-#ifndef PERFHIVE_SERVER_SAMPLE_LOADER_H_
-#define PERFHIVE_SERVER_SAMPLE_LOADER_H_
+#ifndef PERFHIVE_STORE_SAMPLE_LOADER_H_
+#define PERFHIVE_STORE_SAMPLE_LOADER_H_
 
 #include <cstddef>
 #include <cstdint>
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <span>
 #include <string>
+#include <vector>
 
 #include "perfdata/path_expander.h"
 #include "perfdata/title_bytes.h"
 #include "perfdata/title_database.h"
 #include "query/host_samples.h"
+#include "query/sample_reader.h"
 #include "query/series_query.h"
 #include "store/store.h"
 
 namespace perfhive {
 
-class SampleLoader {
+// The newest Global sample of `listed` (in time order, not empty), else the newest: a Global
+// sample has every object but the costly ones.
+const SnapshotInfo& NewestGlobal(const std::vector<SnapshotInfo>& listed);
+
+class SampleLoader final : public query::SampleReader {
  public:
   // How far before a range the previous sample of each series is looked for.
   static constexpr int64_t kLookbackNs = int64_t{3600} * 1'000'000'000;
+  // The newest samples looked among for a whole one (WholeSampleIn, browsing).
+  static constexpr size_t kWholeSampleCandidates = 16;
 
   explicit SampleLoader(Store& store) : store_(store) {}
 
@@ -39,7 +49,7 @@ class SampleLoader {
   // each sample may hold only the objects it selects (by their names in that sample's
   // databases) and their parents: what a query of those paths reads, restored for less.
   Result<query::HostSamples> LoadRange(const std::string& host, int64_t from_ns, int64_t to_ns,
-                                       const ObjectNameFilter* objects = nullptr);
+                                       const ObjectNameFilter* objects) override;
   // LoadRange in two steps, for a caller that looks at the listing before it loads: what
   // LoadRange lists, then those samples loaded (any listing in time order, with `objects` as
   // above).
@@ -48,26 +58,33 @@ class SampleLoader {
   Result<query::HostSamples> LoadListed(const std::string& host,
                                         std::span<const SnapshotInfo> listed,
                                         const ObjectNameFilter* objects);
-  // One query's samples in a range, listed but not loaded, with the newest of them restored as
-  // LoadListed restores it: what a read is estimated by before it loads the rest.
-  struct QueryInRange {
-    query::ProbeSample newest;    // and how many samples of the query the range holds
-    int64_t raw_bytes = 0;        // of those samples, as taken
-    int64_t newest_raw_size = 0;  // of the newest, as taken (it may be restored in part)
-  };
   // Each query of the samples of `listed` (ListRange's) taken from `from_ns` on, one sample of
   // each restored.
-  Result<std::vector<QueryInRange>> Probe(const std::string& host,
-                                          std::span<const SnapshotInfo> listed, int64_t from_ns,
-                                          const ObjectNameFilter* objects);
+  Result<std::vector<QueryInRange>> ProbeListed(const std::string& host,
+                                                std::span<const SnapshotInfo> listed,
+                                                int64_t from_ns, const ObjectNameFilter* objects);
   // The newest two samples of each query among the newest few: the latest value of every counter
   // (or of `objects`, as above).
   Result<query::HostSamples> LoadLatest(const std::string& host,
-                                        const ObjectNameFilter* objects = nullptr);
+                                        const ObjectNameFilter* objects) override;
   // At most `max_samples` samples taken after `after_ns`, oldest first, and before them the
   // samples taken at `after_ns` (the older end of the first interval, where an exporter stopped).
   Result<query::HostSamples> LoadAfter(const std::string& host, int64_t after_ns,
                                        size_t max_samples);
+
+  // query::SampleReader, over ListRange, ProbeListed and LoadListed.
+  Result<std::vector<std::string>> HostNames() override;
+  Result<std::unique_ptr<Listing>> List(const std::string& host, int64_t from_ns,
+                                        int64_t to_ns) override;
+  Result<std::vector<QueryInRange>> Probe(const std::string& host, const Listing& listed,
+                                          int64_t from_ns,
+                                          const ObjectNameFilter* objects) override;
+  Result<query::HostSamples> Load(const std::string& host, const Listing& listed,
+                                  const ObjectNameFilter* objects) override;
+  Result<query::HostSample> WholeSampleIn(const std::string& host, int64_t from_ns,
+                                          int64_t to_ns) override;
+  std::optional<int64_t> NearestSampleTime(const std::string& host, int64_t from_ns,
+                                           int64_t to_ns) override;
 
  private:
   struct TitleHistories {
@@ -85,4 +102,4 @@ class SampleLoader {
 
 }  // namespace perfhive
 
-#endif  // PERFHIVE_SERVER_SAMPLE_LOADER_H_
+#endif  // PERFHIVE_STORE_SAMPLE_LOADER_H_

@@ -2,17 +2,17 @@
 // for work split by host where one host's part does not depend on another's. Each task writes
 // only its own result, so no task needs a lock to report.
 
-#ifndef PERFHIVE_SERVER_BOUNDED_PARALLEL_H_
-#define PERFHIVE_SERVER_BOUNDED_PARALLEL_H_
+#ifndef PERFHIVE_QUERY_BOUNDED_PARALLEL_H_
+#define PERFHIVE_QUERY_BOUNDED_PARALLEL_H_
 
 #include <cstddef>
 #include <functional>
 
-namespace perfhive {
+namespace perfhive::query {
 
 // Returns once every task has run. Threads beyond the machine's cores are not started.
 void RunBounded(size_t count, size_t max_threads, const std::function<void(size_t)>& task);
 
-}  // namespace perfhive
+}  // namespace perfhive::query
 
-#endif  // PERFHIVE_SERVER_BOUNDED_PARALLEL_H_
+#endif  // PERFHIVE_QUERY_BOUNDED_PARALLEL_H_

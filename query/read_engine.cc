@@ -1,0 +1,200 @@
+#include "query/read_engine.h"
+
+#include <algorithm>
+#include <atomic>
+#include <utility>
+
+#include "query/bounded_parallel.h"
+#include "query/empty_answers.h"
+#include "query/series_statistics.h"
+
+namespace perfhive::query {
+namespace {
+
+// The samples taken from `from` to `to`; before them a read holds at most the older end of the
+// first interval.
+std::span<const HostSample> InRange(const std::vector<HostSample>& samples, int64_t from,
+                                    int64_t to) {
+  auto first = std::find_if(samples.begin(), samples.end(),
+                            [&](const HostSample& s) { return s.time_ns >= from; });
+  auto last =
+      std::find_if(first, samples.end(), [&](const HostSample& s) { return s.time_ns > to; });
+  return {first, last};
+}
+
+QueryOptions OptionsOf(const ReadRequest& request, uint64_t max_bytes) {
+  QueryOptions options;
+  options.format = request.format;
+  if (request.max_points != 0) options.max_points = request.max_points;
+  options.newest_series = request.latest_only;
+  options.keep_raw = request.raw || request.statistics;
+  if (request.step_ns) {
+    options.step_ns = *request.step_ns;
+    if (request.from_ns != 0) options.first_boundary_ns = request.from_ns;
+  }
+  options.max_bytes = max_bytes;
+  return options;
+}
+
+}  // namespace
+
+void TrimToRange(Series& series, int64_t from_ns, int64_t to_ns, bool latest_only, bool statistics,
+                 const FormatOptions& format) {
+  const int64_t keep_from =
+      latest_only && !series.points.empty() ? series.points.back().time_ns : from_ns;
+  std::erase_if(series.points, [&](const Point& point) {
+    return point.time_ns < keep_from || point.time_ns > to_ns;
+  });
+  if (!statistics) return;
+  Series in_range = series;
+  // A two-sample type keeps the newest sample before the range as its first interval's older
+  // end; a one-sample type keeps nothing before it.
+  size_t drop = 0;
+  while (drop < in_range.raw.size() && in_range.raw[drop].time_ns < from_ns) ++drop;
+  if (NeedsTwoSamples(series.counter_type) && drop > 0) --drop;
+  in_range.raw.erase(in_range.raw.begin(), in_range.raw.begin() + static_cast<long>(drop));
+  series.stats = ComputeSeriesStatistics(in_range, format);
+}
+
+Result<QueryAnswer> ReadEngine::Read(const ReadRequest& request) {
+  if (request.paths.empty()) return Status::InvalidArgument("no counter path to read");
+  std::vector<CounterPath> paths;
+  for (const std::string& text : request.paths) {
+    Result<CounterPath> path = ParseCounterPath(text);
+    if (!path.ok()) return WithPathDisplay(path.status(), text);
+    paths.push_back(std::move(path).value());
+  }
+  const int64_t from = request.from_ns;
+  const int64_t to = request.to_ns;
+  if (to < from) return Status::InvalidArgument("the range ends before it begins");
+  Result<std::vector<std::string>> hosts = reader_.HostNames();
+  if (!hosts.ok()) return hosts.status();
+  std::vector<std::string> matched;
+  for (const std::string& host : *hosts) {
+    if (std::any_of(paths.begin(), paths.end(),
+                    [&](const CounterPath& path) { return MachineMatches(path, host); })) {
+      matched.push_back(host);
+    }
+  }
+  if (matched.empty()) {
+    return Status::NotFound("no host matches the paths' machines" + KnownHosts(*hosts));
+  }
+  const QueryOptions options = OptionsOf(request, max_bytes_);
+  // Only the objects the paths name are restored.
+  const ObjectNameFilter objects(paths);
+  std::vector<std::unique_ptr<SampleReader::Listing>> listings(matched.size());
+  if (!request.latest_only) {
+    Status within = ListWithinLimits(matched, request, objects, paths, options, listings);
+    if (!within.ok()) return within;
+  }
+  // Each host is read and computed apart, in parallel, then joined in order.
+  struct HostAnswer {
+    Status status;
+    QueryAnswer answer;
+  };
+  std::vector<HostAnswer> per_host(matched.size());
+  RunBounded(matched.size(), kReadThreads, [&](size_t i) {
+    const std::string& name = matched[i];
+    HostAnswer& host = per_host[i];
+    Result<HostSamples> samples = request.latest_only ? reader_.LoadLatest(name, &objects)
+                                  : listings[i]       ? reader_.Load(name, *listings[i], &objects)
+                                                      : reader_.LoadRange(name, from, to, &objects);
+    if (!samples.ok()) {
+      host.status = samples.status().Prefixed(name + ": ");
+      return;
+    }
+    std::span<const HostSample> in_range = request.latest_only
+                                               ? std::span<const HostSample>(samples->samples)
+                                               : InRange(samples->samples, from, to);
+    if (in_range.empty()) {
+      host.answer.warnings.push_back(
+          NoSampleInRange(name, from, to, reader_.NearestSampleTime(name, from, to)));
+      return;
+    }
+    std::vector<bool> selected;
+    host.status = AddHostSeries(*samples, paths, options, host.answer, &selected);
+    if (host.status.ok()) {
+      ExplainUnselected(name, in_range, paths, request, selected, host.answer.warnings);
+    }
+  });
+  QueryAnswer answer;
+  for (HostAnswer& host : per_host) {
+    if (!host.status.ok()) return host.status;
+    if (Status s = AppendAnswer(std::move(host.answer), options, answer); !s.ok()) return s;
+  }
+  for (Series& series : answer.series) {
+    TrimToRange(series, from, to, request.latest_only, request.statistics, options.format);
+  }
+  return answer;
+}
+
+Status ReadEngine::ListWithinLimits(const std::vector<std::string>& hosts,
+                                    const ReadRequest& request, const ObjectNameFilter& objects,
+                                    std::span<const CounterPath> paths, const QueryOptions& options,
+                                    std::vector<std::unique_ptr<SampleReader::Listing>>& listings) {
+  std::vector<HostEstimate> estimates(hosts.size());
+  std::vector<Status> failed(hosts.size());
+  std::atomic<size_t> kept = 0;  // listed samples kept in `listings`
+  RunBounded(hosts.size(), kReadThreads, [&](size_t i) {
+    const std::string& name = hosts[i];
+    Result<std::unique_ptr<SampleReader::Listing>> listed =
+        reader_.List(name, request.from_ns, request.to_ns);
+    Result<std::vector<SampleReader::QueryInRange>> queries =
+        listed.ok() ? reader_.Probe(name, **listed, request.from_ns, &objects) : listed.status();
+    if (!queries.ok()) {
+      failed[i] = queries.status().Prefixed(name + ": ");
+      return;
+    }
+    HostEstimate& estimate = estimates[i];
+    estimate.host = name;
+    std::vector<ProbeSample> probes;
+    for (SampleReader::QueryInRange& in_range : *queries) {
+      estimate.samples += in_range.newest.samples;
+      // Each sample restores the share of its bytes that the newest of its query restores.
+      const double share = static_cast<double>(in_range.newest.sample.bytes->size()) /
+                           static_cast<double>(std::max<int64_t>(in_range.newest_raw_size, 1));
+      estimate.bytes += static_cast<uint64_t>(static_cast<double>(in_range.raw_bytes) * share);
+      probes.push_back(std::move(in_range.newest));
+    }
+    // With a step the answer's points are not limited (CheckEstimate): no walk to count them.
+    // Nor for one host whose probes hold fewer values than the limit, counted without a walk:
+    // an instant read of a whole Process object walked its probe twice (here and to answer).
+    if (!options.step_ns) {
+      const bool one_host = hosts.size() == 1;
+      const size_t at_most = one_host ? PointsAtMost(probes) : SIZE_MAX;
+      estimate.points = one_host && at_most <= options.max_points
+                            ? at_most
+                            : EstimatePoints(name, probes, paths, options);
+    }
+    const size_t size = (*listed)->size();
+    if (kept.fetch_add(size) + size <= kKeptListings) listings[i] = std::move(listed).value();
+  });
+  for (const Status& status : failed) {
+    if (!status.ok()) return status;
+  }
+  return CheckEstimate(estimates, options);
+}
+
+void ReadEngine::ExplainUnselected(const std::string& host, std::span<const HostSample> samples,
+                                   std::span<const CounterPath> paths, const ReadRequest& request,
+                                   const std::vector<bool>& selected,
+                                   std::vector<std::string>& warnings) {
+  // Loaded once for the host, and only if a path's object is in none of the samples read.
+  std::optional<HostSample> whole;
+  bool loaded = false;
+  auto whole_sample = [&]() -> const HostSample* {
+    if (!loaded) {
+      loaded = true;
+      Result<HostSample> sample = reader_.WholeSampleIn(host, request.from_ns, request.to_ns);
+      if (sample.ok()) whole = std::move(sample).value();
+    }
+    return whole ? &*whole : nullptr;
+  };
+  for (size_t p = 0; p < paths.size(); ++p) {
+    if (selected[p] || !MachineMatches(paths[p], host)) continue;
+    warnings.push_back(
+        ExplainNothingSelected(host, samples, paths[p], request.paths[p], whole_sample));
+  }
+}
+
+}  // namespace perfhive::query

@@ -1,0 +1,89 @@
+// ReadEngine: answers a read of PDH counter paths over time, across every host the paths'
+// machines select, from samples a SampleReader lists and restores. It parses the paths, finds
+// the hosts, estimates the read and refuses one over the limits before loading it, computes each
+// host's series in parallel (query/series_query.h), keeps the points in the range, computes
+// statistics and explains the paths that selected nothing. Its answer is the one every front
+// renders: gRPC, the HTTP API (JSON and CSV), the CLI's tables.
+
+#ifndef PERFHIVE_QUERY_READ_ENGINE_H_
+#define PERFHIVE_QUERY_READ_ENGINE_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "base/status.h"
+#include "perfdata/calculator.h"
+#include "perfdata/counter_path.h"
+#include "query/sample_reader.h"
+#include "query/series.h"
+#include "query/series_query.h"
+
+namespace perfhive::query {
+
+// What a reader asks for.
+struct ReadRequest {
+  std::vector<std::string> paths;  // PDH counter paths, wildcards allowed; no machine: every host
+  int64_t from_ns = 0;             // 0: from the first sample
+  int64_t to_ns = INT64_MAX;       // to the newest
+  std::optional<int64_t> step_ns;  // values between step boundaries rather than every sample
+  bool statistics = false;
+  bool raw = false;          // keep each point's raw sample (Series::raw)
+  bool latest_only = false;  // the newest point of each series only (the newest two samples)
+  FormatOptions format;      // scale factor, cap at 100
+  size_t max_points = 0;     // 0: QueryOptions' default
+};
+
+class ReadEngine {
+ public:
+  // Hosts read at once.
+  static constexpr size_t kReadThreads = 8;
+  // The most listed samples a read keeps between its estimate and its loading; beyond them a
+  // host is listed again rather than held (a listing is about 200 bytes a sample).
+  static constexpr size_t kKeptListings = 250'000;
+
+  explicit ReadEngine(SampleReader& reader) : reader_(reader) {}
+
+  // The most bytes of samples a read may restore (QueryOptions::max_bytes), estimated before it
+  // loads them; reads of the latest values are bounded already.
+  void set_max_bytes(uint64_t bytes) { max_bytes_ = bytes; }
+
+  // The series of every host the paths select, points in [from_ns, to_ns], and the warnings.
+  // Errors: kInvalidArgument for a bad path or range, kNotFound when no host matches,
+  // kResourceExhausted over a limit (saying how to narrow the read), kUnavailable when the
+  // samples cannot be read now.
+  Result<QueryAnswer> Read(const ReadRequest& request);
+
+ private:
+  // Lists the range of each of `hosts` and refuses a read over a limit of `options` by the
+  // estimate (CheckEstimate), before any of their samples but one per query is loaded.
+  // `listings` gets the listings while they stay few (kKeptListings), null for a host to list
+  // again.
+  Status ListWithinLimits(const std::vector<std::string>& hosts, const ReadRequest& request,
+                          const ObjectNameFilter& objects, std::span<const CounterPath> paths,
+                          const QueryOptions& options,
+                          std::vector<std::unique_ptr<SampleReader::Listing>>& listings);
+  // Adds to `warnings` why each path that selected nothing on `host` (`selected`, by path, from
+  // AddHostSeries) did so, from the host's `samples` in the range.
+  void ExplainUnselected(const std::string& host, std::span<const HostSample> samples,
+                         std::span<const CounterPath> paths, const ReadRequest& request,
+                         const std::vector<bool>& selected, std::vector<std::string>& warnings);
+
+  SampleReader& reader_;
+  uint64_t max_bytes_ = QueryOptions{}.max_bytes;
+};
+
+// Keeps of `series` the points in [from_ns, to_ns] (the newest only, with `latest_only`): points
+// before the range only anchored the first interval, and one past its end is the last step
+// boundary. With `statistics`, computes them over the raw samples in the range (and, for a type
+// that needs two samples, the one before it, its first interval's older end).
+void TrimToRange(Series& series, int64_t from_ns, int64_t to_ns, bool latest_only, bool statistics,
+                 const FormatOptions& format);
+
+}  // namespace perfhive::query
+
+#endif  // PERFHIVE_QUERY_READ_ENGINE_H_

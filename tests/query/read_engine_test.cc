@@ -1,0 +1,253 @@
+// The query engine over a SampleReader that holds builder-made hosts in memory: which hosts a
+// read loads, what it answers and explains, and that a read over the limits loads nothing.
+
+#include "query/read_engine.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <map>
+#include <mutex>
+#include <set>
+
+#include "tests/query/query_test_hosts.h"
+
+namespace perfhive::query {
+namespace {
+
+using namespace testing;  // NOLINT: the test hosts
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+using ::testing::IsEmpty;
+
+// Hosts' samples in memory, counting what the engine asks for.
+class MemorySampleReader final : public SampleReader {
+ public:
+  void Add(const std::string& host, HostSample sample) { hosts_[host].push_back(sample); }
+
+  Result<std::vector<std::string>> HostNames() override {
+    std::vector<std::string> names;
+    for (const auto& [name, samples] : hosts_) names.push_back(name);
+    return names;
+  }
+  Result<std::unique_ptr<Listing>> List(const std::string& host, int64_t from_ns,
+                                        int64_t to_ns) override {
+    auto listing = std::make_unique<IndexListing>();
+    const std::vector<HostSample>& samples = hosts_.at(host);
+    for (size_t i = 0; i < samples.size(); ++i) {
+      if (samples[i].time_ns < from_ns) listing->before = i;  // the newest before the range
+      if (samples[i].time_ns >= from_ns && samples[i].time_ns <= to_ns) listing->in.push_back(i);
+    }
+    if (listing->before != SIZE_MAX) listing->in.insert(listing->in.begin(), listing->before);
+    return std::unique_ptr<Listing>(std::move(listing));
+  }
+  Result<std::vector<QueryInRange>> Probe(const std::string& host, const Listing& listed,
+                                          int64_t from_ns, const ObjectNameFilter*) override {
+    std::map<std::string, QueryInRange> by_query;
+    for (size_t i : static_cast<const IndexListing&>(listed).in) {
+      const HostSample& sample = hosts_.at(host)[i];
+      if (sample.time_ns < from_ns) continue;
+      QueryInRange& query = by_query[sample.query];
+      ++query.newest.samples;
+      query.raw_bytes += static_cast<int64_t>(sample.bytes->size());
+      query.newest.sample = sample;
+      query.newest_raw_size = static_cast<int64_t>(sample.bytes->size());
+    }
+    std::vector<QueryInRange> queries;
+    for (auto& [name, query] : by_query) queries.push_back(std::move(query));
+    return queries;
+  }
+  Result<HostSamples> Load(const std::string& host, const Listing& listed,
+                           const ObjectNameFilter*) override {
+    Loaded(host);
+    HostSamples samples{host, {}};
+    for (size_t i : static_cast<const IndexListing&>(listed).in) {
+      samples.samples.push_back(hosts_.at(host)[i]);
+    }
+    return samples;
+  }
+  Result<HostSamples> LoadRange(const std::string& host, int64_t from_ns, int64_t to_ns,
+                                const ObjectNameFilter* objects) override {
+    Result<std::unique_ptr<Listing>> listed = List(host, from_ns, to_ns);
+    return Load(host, **listed, objects);
+  }
+  Result<HostSamples> LoadLatest(const std::string& host, const ObjectNameFilter*) override {
+    Loaded(host);
+    const std::vector<HostSample>& samples = hosts_.at(host);
+    return HostSamples{host, {samples.end() - std::min<size_t>(2, samples.size()), samples.end()}};
+  }
+  Result<HostSample> WholeSampleIn(const std::string& host, int64_t, int64_t) override {
+    return hosts_.at(host).back();
+  }
+  std::optional<int64_t> NearestSampleTime(const std::string& host, int64_t, int64_t) override {
+    return hosts_.at(host).back().time_ns;
+  }
+
+  std::set<std::string> loaded() {
+    std::lock_guard lock(mutex_);
+    return loaded_;
+  }
+
+ private:
+  struct IndexListing final : Listing {
+    size_t size() const override { return in.size(); }
+    size_t before = SIZE_MAX;
+    std::vector<size_t> in;
+  };
+  void Loaded(const std::string& host) {
+    std::lock_guard lock(mutex_);  // the engine loads hosts in parallel
+    loaded_.insert(host);
+  }
+
+  std::map<std::string, std::vector<HostSample>> hosts_;
+  std::mutex mutex_;
+  std::set<std::string> loaded_;
+};
+
+// `host`'s processors at `seconds` seconds, idle 75% (CPU 0) and 50% (CPU 1) of each second.
+void AddProcessorHost(MemorySampleReader& reader, const std::string& host, int seconds) {
+  for (int s = 0; s < seconds; ++s) {
+    SnapshotBuilder builder = HostAt(s);
+    const uint64_t second = static_cast<uint64_t>(s) * kTicksPerSecond;
+    AddProcessors(builder, {second * 3 / 4, second / 2}, {0, 0});
+    HostSample sample = SampleOf(builder, s, EnglishTitles());
+    sample.query = "Global";
+    reader.Add(host, std::move(sample));
+  }
+}
+
+// A read of `paths` over everything stored, the other fields as each test sets them.
+ReadRequest Read(std::vector<std::string> paths) {
+  ReadRequest request;
+  request.paths = std::move(paths);
+  return request;
+}
+
+std::vector<double> Values(const Series& series) {
+  std::vector<double> values;
+  for (const Point& point : series.points) {
+    if (IsSuccess(point.value.status)) values.push_back(point.value.value);
+  }
+  return values;
+}
+
+TEST(ReadEngineTest, AMachineWildcardReadsTheHostsItMatchesAndNoOther) {
+  MemorySampleReader reader;
+  AddProcessorHost(reader, "WEB01", 4);
+  AddProcessorHost(reader, "WEB02", 4);
+  AddProcessorHost(reader, "DB01", 4);
+  ReadEngine engine(reader);
+  Result<QueryAnswer> answer = engine.Read(Read({"\\\\web*\\Processor(*)\\% Processor Time"}));
+  ASSERT_TRUE(answer.ok()) << answer.error();
+  EXPECT_EQ(reader.loaded(), (std::set<std::string>{"WEB01", "WEB02"}));
+  ASSERT_EQ(answer->series.size(), 4u);
+  for (const Series& series : answer->series) {
+    // Three intervals; CPU 0 idle 75% is 25% busy, CPU 1 50%.
+    EXPECT_EQ(Values(series), std::vector<double>(3, series.instance == "0" ? 25 : 50))
+        << series.path();
+  }
+  EXPECT_THAT(answer->warnings, IsEmpty());
+}
+
+TEST(ReadEngineTest, NoMatchingHostIsNotFoundNamingTheKnownHosts) {
+  MemorySampleReader reader;
+  AddProcessorHost(reader, "WEB01", 2);
+  ReadEngine engine(reader);
+  Result<QueryAnswer> answer = engine.Read(Read({"\\\\DB*\\Processor(*)\\% Processor Time"}));
+  ASSERT_FALSE(answer.ok());
+  EXPECT_EQ(answer.status().code(), StatusCode::kNotFound);
+  EXPECT_THAT(answer.error(), HasSubstr("known hosts: WEB01"));
+  EXPECT_THAT(reader.loaded(), IsEmpty());
+}
+
+TEST(ReadEngineTest, PointsOutsideTheRangeAreTrimmedAndStatisticsCountOnlyTheRange) {
+  MemorySampleReader reader;
+  AddProcessorHost(reader, "WEB01", 6);
+  ReadEngine engine(reader);
+  // Seconds 2 to 4: the sample at 1 is the first interval's older end, not a point.
+  ReadRequest request = Read({"\\Processor(0)\\% Processor Time"});
+  request.from_ns = kStartNs + 2 * kSecondNs;
+  request.to_ns = kStartNs + 4 * kSecondNs;
+  request.statistics = true;
+  Result<QueryAnswer> answer = engine.Read(request);
+  ASSERT_TRUE(answer.ok()) << answer.error();
+  ASSERT_EQ(answer->series.size(), 1u);
+  const Series& series = answer->series[0];
+  std::vector<int64_t> times;
+  for (const Point& point : series.points) times.push_back((point.time_ns - kStartNs) / kSecondNs);
+  EXPECT_THAT(times, ElementsAre(2, 3, 4));
+  EXPECT_EQ(Values(series), std::vector<double>(3, 25));
+  ASSERT_TRUE(series.stats);
+  EXPECT_EQ(series.stats->summary.count, 3u);
+  EXPECT_DOUBLE_EQ(series.stats->summary.mean, 25);
+}
+
+TEST(ReadEngineTest, APathThatSelectsNothingIsExplainedAndTheOthersAnswered) {
+  MemorySampleReader reader;
+  AddProcessorHost(reader, "WEB01", 3);
+  ReadEngine engine(reader);
+  Result<QueryAnswer> answer =
+      engine.Read(Read({"\\Processor(0)\\% Processor Time", "\\Processr(*)\\% Processor Time"}));
+  ASSERT_TRUE(answer.ok()) << answer.error();
+  EXPECT_EQ(answer->series.size(), 1u);
+  ASSERT_EQ(answer->warnings.size(), 1u);
+  EXPECT_THAT(answer->warnings[0], HasSubstr("Processr"));
+  EXPECT_THAT(answer->warnings[0], HasSubstr("Processor"));  // the close name suggested
+}
+
+TEST(ReadEngineTest, AHostWithoutSamplesInTheRangeIsAWarningWithTheNearestTime) {
+  MemorySampleReader reader;
+  AddProcessorHost(reader, "WEB01", 3);
+  ReadEngine engine(reader);
+  ReadRequest request = Read({"\\Processor(0)\\% Processor Time"});
+  request.from_ns = kStartNs + 100 * kSecondNs;
+  Result<QueryAnswer> answer = engine.Read(request);
+  ASSERT_TRUE(answer.ok()) << answer.error();
+  EXPECT_THAT(answer->series, IsEmpty());
+  ASSERT_EQ(answer->warnings.size(), 1u);
+  EXPECT_THAT(answer->warnings[0], HasSubstr("WEB01 has no sample since 2026-11-22T10:01:40Z"));
+  EXPECT_THAT(answer->warnings[0], HasSubstr("the nearest is at 2026-11-22T10:00:02Z"));
+}
+
+TEST(ReadEngineTest, AReadOverTheByteLimitIsRefusedBeforeAnyHostIsLoaded) {
+  MemorySampleReader reader;
+  AddProcessorHost(reader, "WEB01", 50);
+  AddProcessorHost(reader, "WEB02", 50);
+  ReadEngine engine(reader);
+  engine.set_max_bytes(1000);  // fewer than the samples restore
+  Result<QueryAnswer> answer = engine.Read(Read({"\\Processor(*)\\% Processor Time"}));
+  ASSERT_FALSE(answer.ok());
+  EXPECT_EQ(answer.status().code(), StatusCode::kResourceExhausted);
+  EXPECT_THAT(reader.loaded(), IsEmpty());
+}
+
+TEST(ReadEngineTest, LatestGivesTheNewestPointOfEachSeries) {
+  MemorySampleReader reader;
+  AddProcessorHost(reader, "WEB01", 5);
+  ReadEngine engine(reader);
+  ReadRequest request = Read({"\\Processor(*)\\% Processor Time"});
+  request.latest_only = true;
+  Result<QueryAnswer> answer = engine.Read(request);
+  ASSERT_TRUE(answer.ok()) << answer.error();
+  ASSERT_EQ(answer->series.size(), 2u);
+  for (const Series& series : answer->series) {
+    ASSERT_EQ(series.points.size(), 1u);
+    EXPECT_EQ(series.points[0].time_ns, kStartNs + 4 * kSecondNs);
+  }
+}
+
+TEST(ReadEngineTest, ABadPathOrRangeIsAnInvalidArgumentNamingIt) {
+  MemorySampleReader reader;
+  AddProcessorHost(reader, "WEB01", 2);
+  ReadEngine engine(reader);
+  EXPECT_EQ(engine.Read(Read({})).status().code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(engine.Read(Read({"Processor"})).status().code(), StatusCode::kInvalidArgument);
+  ReadRequest backwards_request = Read({"\\Processor(*)\\% Processor Time"});
+  backwards_request.from_ns = 10;
+  backwards_request.to_ns = 5;
+  Result<QueryAnswer> backwards = engine.Read(backwards_request);
+  EXPECT_THAT(backwards.error(), HasSubstr("the range ends before it begins"));
+}
+
+}  // namespace
+}  // namespace perfhive::query
