@@ -132,20 +132,9 @@ std::string CertificateAuthority::Sha256() const { return CertificateSha256(cert
 
 Result<IssuedCertificate> CertificateAuthority::IssueClientCertificate(
     std::string_view request_pem, std::string_view host_name, std::chrono::seconds valid) const {
-  if (request_pem.size() > (64 << 10)) {
-    return Status::InvalidArgument("the certificate request is over 64 KiB");
-  }
-  BioPtr bio(BIO_new_mem_buf(request_pem.data(), static_cast<int>(request_pem.size())));
-  std::unique_ptr<X509_REQ, decltype(&X509_REQ_free)> request(
-      PEM_read_bio_X509_REQ(bio.get(), nullptr, nullptr, nullptr), X509_REQ_free);
-  if (request == nullptr) {
-    return Status::InvalidArgument(OpenSslError("no readable certificate request (PEM)"));
-  }
-  EVP_PKEY* requester_key = X509_REQ_get0_pubkey(request.get());
-  if (requester_key == nullptr || X509_REQ_verify(request.get(), requester_key) != 1) {
-    ERR_clear_error();
-    return Status::InvalidArgument("the certificate request is not signed by its own key");
-  }
+  Result<RequestPtr> request = ReadVerifiedRequest(request_pem);
+  if (!request.ok()) return request.status();
+  EVP_PKEY* requester_key = X509_REQ_get0_pubkey(request->get());
   Result<X509Ptr> certificate = NewCertificate(requester_key, host_name, certificate_.get(), valid);
   if (!certificate.ok()) return certificate.status();
   X509* client = certificate->get();

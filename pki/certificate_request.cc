@@ -80,4 +80,9 @@ Result<CertificateSubject> DescribeCertificate(std::string_view pem) {
   return subject;
 }
 
+Status VerifyCertificateRequest(std::string_view request_pem) {
+  Result<RequestPtr> request = ReadVerifiedRequest(request_pem);
+  return request.ok() ? Status() : request.status();
+}
+
 }  // namespace perfhive

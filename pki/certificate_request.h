@@ -32,6 +32,11 @@ struct CertificateSubject {
 // Of the first certificate of a PEM text.
 Result<CertificateSubject> DescribeCertificate(std::string_view pem);
 
+// Whether `request_pem` is a certificate signing request the CA would sign: readable PEM of at
+// most 64 KiB, signed by its own key. The server checks it before anything is spent on it (an
+// enrollment token's use); the error says what is wrong.
+Status VerifyCertificateRequest(std::string_view request_pem);
+
 }  // namespace perfhive
 
 #endif  // PERFHIVE_PKI_CERTIFICATE_REQUEST_H_

@@ -55,6 +55,23 @@ Result<KeyPtr> ReadPrivateKey(std::string_view pem) {
   return key;
 }
 
+Result<RequestPtr> ReadVerifiedRequest(std::string_view pem) {
+  if (pem.size() > (64 << 10)) {
+    return Status::InvalidArgument("the certificate request is over 64 KiB");
+  }
+  BioPtr bio = ReadOnlyBio(pem);
+  RequestPtr request(PEM_read_bio_X509_REQ(bio.get(), nullptr, nullptr, nullptr));
+  if (request == nullptr) {
+    return Status::InvalidArgument(OpenSslError("no readable certificate request (PEM)"));
+  }
+  EVP_PKEY* requester_key = X509_REQ_get0_pubkey(request.get());
+  if (requester_key == nullptr || X509_REQ_verify(request.get(), requester_key) != 1) {
+    ERR_clear_error();
+    return Status::InvalidArgument("the certificate request is not signed by its own key");
+  }
+  return request;
+}
+
 std::string CertificatePem(X509* certificate) {
   BioPtr bio(BIO_new(BIO_s_mem()));
   PEM_write_bio_X509(bio.get(), certificate);

@@ -92,6 +92,8 @@ constexpr char kSelectTokenHosts[] =
     "SELECT pattern FROM enrollment_token_hosts WHERE token_id = ?1 ORDER BY position";
 constexpr char kSpendUse[] = "UPDATE enrollment_tokens SET uses_left = uses_left - 1 WHERE id = ?1";
 constexpr char kSelectCredentialExists[] = "SELECT 1 FROM credentials WHERE serial = ?1";
+constexpr char kSelectCredentialUnrevoked[] =
+    "SELECT 1 FROM credentials WHERE serial = ?1 AND revoked IS NULL";
 constexpr char kInsertCredential[] =
     "INSERT INTO credentials (serial, host, host_key, token_id, issued, expires, revoked, read)"
     " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)";
@@ -480,7 +482,8 @@ Result<EnrollmentTokenInfo> EnrollmentRegistry::Redeem(std::string_view token_te
   return info;
 }
 
-Status EnrollmentRegistry::RecordCredential(const CredentialInfo& credential) {
+Status EnrollmentRegistry::RecordCredential(const CredentialInfo& credential,
+                                            std::string_view renews) {
   if (credential.serial.empty() || credential.serial.size() > 64 || !IsHex(credential.serial)) {
     return Status::InvalidArgument("certificate serial \"" +
                                    TruncateUtf8(EscapeForDisplay(credential.serial), 80) +
@@ -499,6 +502,15 @@ Status EnrollmentRegistry::RecordCredential(const CredentialInfo& credential) {
   if (*exists) {
     return Status(StatusCode::kAlreadyExists,
                   "a certificate with serial " + credential.serial + " was recorded before");
+  }
+  if (!renews.empty()) {
+    Result<bool> renewable = Exists(*db_, kSelectCredentialUnrevoked, std::string(renews));
+    if (!renewable.ok()) return renewable.status();
+    if (!*renewable) {
+      return Status(StatusCode::kUnauthenticated,
+                    "certificate " + std::string(renews) + " of " + credential.host +
+                        " was revoked while its renewal was signed: no certificate is issued");
+    }
   }
   Result<SqliteStatement*> insert = db_->Prepare(kInsertCredential);
   if (!insert.ok()) return insert.status();

@@ -127,8 +127,12 @@ class EnrollmentRegistry {
                                      const std::vector<std::string>& targets = {});
 
   // Remembers a certificate issued. INVALID_ARGUMENT for a serial that is not hex or a host name
-  // that is not one; ALREADY_EXISTS for a serial recorded before.
-  Status RecordCredential(const CredentialInfo& credential);
+  // that is not one; ALREADY_EXISTS for a serial recorded before. With `renews`, the serial of
+  // the certificate it renews: UNAUTHENTICATED, recording nothing, when that one is revoked or
+  // unknown, checked in the same transaction as the insert, so that a revocation wins over a
+  // renewal in flight (RevokeHost either comes first and is seen here, or comes after and
+  // revokes the new certificate with the others).
+  Status RecordCredential(const CredentialInfo& credential, std::string_view renews = {});
   // The credential with this serial (case ignored), NOT_FOUND when unknown.
   Result<CredentialInfo> FindCredential(const std::string& serial);
   // Every credential, by host (folded name), each host's newest first.

@@ -7,15 +7,6 @@
 namespace perfhive {
 namespace {
 
-// A PEM certificate signing request of a sane size, before anything is spent on it.
-Status CheckRequestPem(const std::string& request_pem) {
-  if (request_pem.size() > (64 << 10) ||
-      request_pem.find("-----BEGIN CERTIFICATE REQUEST-----") == std::string::npos) {
-    return Status::InvalidArgument("no certificate signing request (PEM)");
-  }
-  return Status();
-}
-
 int64_t UnixSeconds(std::chrono::system_clock::time_point time) {
   return std::chrono::duration_cast<std::chrono::seconds>(time.time_since_epoch()).count();
 }
@@ -28,8 +19,9 @@ Status EnrollmentService::EnrollHost(const perfhive::v1::EnrollRequest& request,
     return valid.Prefixed("host name: ");
   }
   auto now = std::chrono::system_clock::now();
-  // The request is checked before the token is spent: a damaged one costs no use.
-  if (Status valid = CheckRequestPem(request.request_pem()); !valid.ok()) {
+  // The request is read and its signature checked before the token is spent: a damaged one, or
+  // one not signed by its own key, costs no use.
+  if (Status valid = VerifyCertificateRequest(request.request_pem()); !valid.ok()) {
     return valid.Prefixed("enrollment: ");
   }
   std::vector<std::string> targets(request.targets().begin(), request.targets().end());
@@ -65,7 +57,7 @@ Result<EnrollmentService::Renewal> EnrollmentService::RenewalDue(const std::stri
 
 Result<perfhive::v1::RenewedCertificate> EnrollmentService::Renew(const std::string& serial,
                                                                   const std::string& request_pem) {
-  if (Status valid = CheckRequestPem(request_pem); !valid.ok()) {
+  if (Status valid = VerifyCertificateRequest(request_pem); !valid.ok()) {
     return valid.Prefixed("renewal: ");
   }
   Result<CredentialInfo> current = registry_.FindCredential(serial);
@@ -78,7 +70,7 @@ Result<perfhive::v1::RenewedCertificate> EnrollmentService::Renew(const std::str
   }
   CredentialInfo next = *current;
   next.issued = now;
-  Result<IssuedCredential> issued = IssueAndRecord(request_pem, std::move(next));
+  Result<IssuedCredential> issued = IssueAndRecord(request_pem, std::move(next), serial);
   if (!issued.ok()) return issued.status();
   log_.Info("renewed", {{current->read ? "reader" : "host", current->host},
                         {"serial", issued->credential.serial},
@@ -90,7 +82,7 @@ Result<perfhive::v1::RenewedCertificate> EnrollmentService::Renew(const std::str
 }
 
 Result<EnrollmentService::IssuedCredential> EnrollmentService::IssueAndRecord(
-    const std::string& request_pem, CredentialInfo credential) {
+    const std::string& request_pem, CredentialInfo credential, std::string_view renews) {
   Result<IssuedCertificate> issued =
       ca_.IssueClientCertificate(request_pem, credential.host, validity_);
   if (!issued.ok()) return issued.status();
@@ -99,7 +91,9 @@ Result<EnrollmentService::IssuedCredential> EnrollmentService::IssueAndRecord(
   credential.serial = subject->serial;
   credential.expires = subject->not_after;
   credential.revoked = std::nullopt;
-  if (Status recorded = registry_.RecordCredential(credential); !recorded.ok()) return recorded;
+  if (Status recorded = registry_.RecordCredential(credential, renews); !recorded.ok()) {
+    return recorded;
+  }
   return IssuedCredential{.certificate_pem = std::move(issued->certificate_pem),
                           .credential = std::move(credential)};
 }

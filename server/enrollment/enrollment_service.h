@@ -8,6 +8,7 @@
 #define PERFHIVE_SERVER_ENROLLMENT_ENROLLMENT_SERVICE_H_
 
 #include <chrono>
+#include <string_view>
 
 #include "perfhive/v1/enroll.grpc.pb.h"
 #include "perfhive/v1/ingest.pb.h"
@@ -43,18 +44,23 @@ class EnrollmentService final : public perfhive::v1::Enrollment::CallbackService
   Result<perfhive::v1::RenewedCertificate> Renew(const std::string& serial,
                                                  const std::string& request_pem);
 
+  // Enroll's answer: checks the request, spends one use of the token and issues the certificate.
+  // A request that is unreadable or not signed by its own key is refused before the token is
+  // touched, spending nothing.
+  Status EnrollHost(const perfhive::v1::EnrollRequest& request, perfhive::v1::EnrollReply& reply);
+
  private:
   struct IssuedCredential {
     std::string certificate_pem;  // the certificate, then the CA's
     CredentialInfo credential;    // as recorded
   };
 
-  Status EnrollHost(const perfhive::v1::EnrollRequest& request, perfhive::v1::EnrollReply& reply);
   // Has the CA sign a client certificate for `credential.host` and the key of `request_pem`,
   // and records it as `credential` with the certificate's serial and expiry: enrollment and
-  // renewal alike.
-  Result<IssuedCredential> IssueAndRecord(const std::string& request_pem,
-                                          CredentialInfo credential);
+  // renewal alike (`renews`: the serial renewed, which must still be unrevoked when it is
+  // recorded; EnrollmentRegistry::RecordCredential).
+  Result<IssuedCredential> IssueAndRecord(const std::string& request_pem, CredentialInfo credential,
+                                          std::string_view renews = {});
 
   const CertificateAuthority& ca_;
   EnrollmentRegistry& registry_;

@@ -64,5 +64,23 @@ TEST(CertificateRequestTest, ARequestNotSignedByItsOwnKeyOrDamagedIsRefused) {
   }
 }
 
+// What the server checks before it spends a token's use on a request (regression: a request
+// with the right PEM header and garbage inside spent the use, then failed to be signed).
+TEST(CertificateRequestTest, VerifyAcceptsWhatTheCaSignsAndRefusesWhatItWouldNot) {
+  Result<KeyAndRequest> made = MakeKeyAndRequest("web01");
+  ASSERT_TRUE(made.ok());
+  EXPECT_TRUE(VerifyCertificateRequest(made->request_pem).ok());
+  std::string tampered = made->request_pem;
+  size_t body = tampered.find('\n') + 40;
+  tampered[body] = tampered[body] == 'A' ? 'B' : 'A';
+  EXPECT_EQ(VerifyCertificateRequest(tampered).code(), StatusCode::kInvalidArgument);
+  EXPECT_THAT(VerifyCertificateRequest("-----BEGIN CERTIFICATE REQUEST-----\nZ2FyYmFnZQ==\n"
+                                       "-----END CERTIFICATE REQUEST-----\n")
+                  .message(),
+              HasSubstr("no readable certificate request"));
+  EXPECT_THAT(VerifyCertificateRequest(std::string(70'000, 'A')).message(),
+              HasSubstr("over 64 KiB"));
+}
+
 }  // namespace
 }  // namespace perfhive

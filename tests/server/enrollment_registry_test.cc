@@ -364,6 +364,39 @@ TEST(EnrollmentRegistryTest, RacingRedemptionsSpendEachUseOnce) {
   EXPECT_EQ(used_up, 15);
 }
 
+// Regression: a host renewing on its stream while `hosts revoke` ran kept a new, valid
+// certificate: the renewal checked the old one before signing, and the new row was inserted
+// without checking again. The check is now in the insert's transaction.
+TEST(EnrollmentRegistryTest, ARevocationWinsOverARenewalInFlight) {
+  TempDir dir;
+  std::unique_ptr<EnrollmentRegistry> registry = OpenRegistry(dir.path());
+  ASSERT_NE(registry, nullptr);
+  auto credential = [](std::string serial, Clock::time_point issued) {
+    return CredentialInfo{.serial = std::move(serial),
+                          .host = "web01",
+                          .token_id = "1234abcd",
+                          .issued = issued,
+                          .expires = issued + hours(24),
+                          .revoked = std::nullopt};
+  };
+  ASSERT_TRUE(registry->RecordCredential(credential("aa01", kNow)).ok());
+  // Renewed while unrevoked: recorded beside it.
+  ASSERT_TRUE(registry->RecordCredential(credential("aa02", kNow + hours(16)), "aa01").ok());
+  // The administrator revokes the host after the renewal of aa02 was checked and signed, before
+  // it is recorded.
+  ASSERT_EQ(registry->RevokeHost("web01", kNow + hours(17)).value(), 2);
+  Status late = registry->RecordCredential(credential("aa03", kNow + hours(17)), "aa02");
+  EXPECT_EQ(late.code(), StatusCode::kUnauthenticated);
+  EXPECT_THAT(late.message(), HasSubstr("was revoked while its renewal was signed"));
+  EXPECT_EQ(registry->FindCredential("aa03").status().code(), StatusCode::kNotFound);
+  // A renewal of a certificate never issued here is refused too.
+  EXPECT_EQ(registry->RecordCredential(credential("aa04", kNow), "ffff").code(),
+            StatusCode::kUnauthenticated);
+  Result<std::vector<CredentialInfo>> all = registry->ListCredentials();
+  ASSERT_TRUE(all.ok());
+  for (const CredentialInfo& each : *all) EXPECT_TRUE(each.revoked) << each.serial;
+}
+
 TEST(EnrollmentRegistryTest, RecordsFindsListsAndRevokesCredentialsByHost) {
   TempDir dir;
   std::unique_ptr<EnrollmentRegistry> registry = OpenRegistry(dir.path());
