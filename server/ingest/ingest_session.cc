@@ -114,7 +114,7 @@ void IngestSession::OnReadDone(bool ok) {
       HandlePlanStatus(incoming_.plan_status());
       break;
     case v1::AgentMessage::kRenewal:
-      HandleRenewal(incoming_.renewal());
+      go_on = HandleRenewal(incoming_.renewal());
       break;
     case v1::AgentMessage::BODY_NOT_SET:
       EndStream(grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, "an empty AgentMessage"));
@@ -452,24 +452,33 @@ void IngestSession::HandlePlanStatus(const v1::PlanStatus& status) {
   }
 }
 
-void IngestSession::HandleRenewal(const v1::CertificateRenewal& renewal) {
+bool IngestSession::HandleRenewal(const v1::CertificateRenewal& renewal) {
+  bool asked = false;
+  {
+    std::lock_guard lock(mutex_);
+    asked = std::exchange(renewal_asked_, false);
+  }
+  // The server asks only streams of enrolled certificates, once a renewal is due, and once at a
+  // time: anything else is a client signing certificates at its own pace.
+  if (!asked || principal_->certificate_serial.empty() || service_.renewals() == nullptr) {
+    EndStream(grpc::Status(grpc::StatusCode::FAILED_PRECONDITION,
+                           "a certificate renewal the server did not ask for (it asks on the "
+                           "stream once the certificate is due, docs/enrollment.md)"));
+    return false;
+  }
   v1::ServerMessage reply;
-  if (principal_->certificate_serial.empty() || service_.renewals() == nullptr) {
-    reply.mutable_renewed_certificate()->set_error(
-        "this stream authenticated with a token, not an enrolled certificate: nothing to renew");
+  Result<v1::RenewedCertificate> renewed =
+      service_.renewals()->Renew(principal_->certificate_serial, renewal.request_pem());
+  if (renewed.ok()) {
+    *reply.mutable_renewed_certificate() = std::move(renewed).value();
   } else {
-    Result<v1::RenewedCertificate> renewed =
-        service_.renewals()->Renew(principal_->certificate_serial, renewal.request_pem());
-    if (renewed.ok()) {
-      *reply.mutable_renewed_certificate() = std::move(renewed).value();
-    } else {
-      service_.log().WarnOncePerBurst("renewal-refused", host_,
-                                      {{"host", host_}, {"message", renewed.error()}});
-      reply.mutable_renewed_certificate()->set_error(renewed.error());
-      service_.RenewalFailed(principal_->certificate_serial);
-    }
+    service_.log().WarnOncePerBurst("renewal-refused", host_,
+                                    {{"host", host_}, {"message", renewed.error()}});
+    reply.mutable_renewed_certificate()->set_error(renewed.error());
+    service_.RenewalFailed(principal_->certificate_serial);
   }
   Send(std::move(reply));
+  return true;
 }
 
 bool IngestSession::OfferPlan(const CollectionPlan& plan) {
@@ -487,7 +496,11 @@ void IngestSession::AskRenewal(std::chrono::system_clock::time_point expires) {
   v1::ServerMessage message;
   message.mutable_renew_certificate()->set_expires_unix_nanos(
       std::chrono::duration_cast<std::chrono::nanoseconds>(expires.time_since_epoch()).count());
-  Send(std::move(message));
+  std::unique_lock lock(mutex_);
+  if (finished_ || finish_with_ || renewal_asked_) return;
+  renewal_asked_ = true;
+  outgoing_.push_back(std::move(message));
+  Advance(lock);
 }
 
 void IngestSession::Refuse(const std::string& instance_id, uint64_t sequence,

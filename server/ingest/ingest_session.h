@@ -51,7 +51,8 @@ class IngestSession final
   // Sends `plan` unless it is the one this stream sent last; whether it did. Safe from any
   // thread.
   bool OfferPlan(const CollectionPlan& plan);
-  // Asks the agent to renew its certificate. Safe from any thread.
+  // Asks the agent to renew its certificate, unless it was asked and has not answered yet. Safe
+  // from any thread.
   void AskRenewal(std::chrono::system_clock::time_point expires);
 
  private:
@@ -61,7 +62,8 @@ class IngestSession final
   bool HandleSnapshot(perfhive::v1::Snapshot& snapshot);
   void HandleHealth(const perfhive::v1::HealthReport& health);
   void HandlePlanStatus(const perfhive::v1::PlanStatus& status);
-  void HandleRenewal(const perfhive::v1::CertificateRenewal& renewal);
+  // Signs the renewal the server asked for; one it did not ask for ends the stream (false).
+  bool HandleRenewal(const perfhive::v1::CertificateRenewal& renewal);
 
   // Handles the snapshot in `incoming_` now, or once the rate limit allows (then false: the
   // alarm reads on).
@@ -113,6 +115,8 @@ class IngestSession final
   std::optional<grpc::Status> finish_with_;
   bool finished_ = false;
   std::string plan_sent_;  // the revision of the plan sent last
+  // A RenewCertificate sent and not answered yet: the one renewal this stream may send.
+  bool renewal_asked_ = false;
 };
 
 }  // namespace perfhive

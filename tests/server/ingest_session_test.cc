@@ -388,5 +388,24 @@ TEST(IngestSessionTest, ASnapshotBeforeHelloEndsTheStream) {
   EXPECT_EQ(status.error_message(), "a snapshot before Hello");
 }
 
+// Regression: the server signed every CertificateRenewal a stream sent, before Hello and
+// unasked, as fast as they came (300 certificates in 1.5 s, each a row and a log line). It
+// signs only the renewal it asked for; any other ends the stream and signs nothing.
+TEST(IngestSessionTest, ARenewalTheServerDidNotAskForEndsTheStream) {
+  TestServer server;
+  for (bool after_hello : {false, true}) {
+    IngestClient client(server.address());
+    if (after_hello) {
+      ASSERT_TRUE(client.Hello("web01", "run-1", {SmallTitles()}));
+    }
+    perfhive::v1::AgentMessage renewal;
+    renewal.mutable_renewal()->set_request_pem("-----BEGIN CERTIFICATE REQUEST-----");
+    client.Send(renewal);
+    grpc::Status status = client.Finish();
+    EXPECT_EQ(status.error_code(), grpc::StatusCode::FAILED_PRECONDITION) << after_hello;
+    EXPECT_THAT(status.error_message(), HasSubstr("did not ask for")) << after_hello;
+  }
+}
+
 }  // namespace
 }  // namespace perfhive::testing
