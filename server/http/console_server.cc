@@ -1,11 +1,14 @@
 #include "server/http/console_server.h"
 
+#include <algorithm>
 #include <chrono>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <span>
+#include <string>
 #include <utility>
 
+#include "perfdata/case_folding.h"
 #include "perfdata/display_text.h"
 #include "port/env.h"
 #include "port/sha256.h"
@@ -94,6 +97,39 @@ std::string_view CookieValue(std::string_view cookie_header, std::string_view na
   return {};
 }
 
+bool IsLoopbackHost(std::string_view host) {
+  auto is_port = [](std::string_view text) {
+    return !text.empty() && text.size() <= 5 &&
+           text.find_first_not_of("0123456789") == std::string_view::npos;
+  };
+  if (host.starts_with('[')) {
+    size_t close = host.find(']');
+    if (close == std::string_view::npos || host.substr(1, close - 1) != "::1") return false;
+    std::string_view rest = host.substr(close + 1);
+    return rest.empty() || (rest.front() == ':' && is_port(rest.substr(1)));
+  }
+  if (size_t colon = host.find(':'); colon != std::string_view::npos) {
+    if (!is_port(host.substr(colon + 1))) return false;
+    host = host.substr(0, colon);
+  }
+  if (FoldCase(host) == "localhost") return true;
+  // 127.a.b.c, each part a number up to 255.
+  if (!host.starts_with("127.")) return false;
+  int parts = 0;
+  for (size_t at = 0; at <= host.size();) {
+    size_t dot = std::min(host.find('.', at), host.size());
+    std::string_view part = host.substr(at, dot - at);
+    if (part.empty() || part.size() > 3 ||
+        part.find_first_not_of("0123456789") != std::string_view::npos ||
+        std::stoi(std::string(part)) > 255) {
+      return false;
+    }
+    ++parts;
+    at = dot + 1;
+  }
+  return parts == 4;
+}
+
 Result<std::unique_ptr<ConsoleServer>> ConsoleServer::Start(const std::string& address,
                                                             uint16_t port, QueryService& query,
                                                             const TokenTable& tokens,
@@ -131,6 +167,14 @@ Result<Principal> ConsoleServer::Reader(const HttpRequest& request) const {
 
 HttpReply ConsoleServer::Handle(const HttpRequest& request) {
   const std::string& path = request.path;
+  if (!login_required_ && !IsLoopbackHost(request.Header("Host"))) {
+    HttpReply refused;
+    refused.status = 421;
+    refused.body =
+        "this console serves requests addressed to localhost, 127.0.0.1 or [::1] "
+        "only (--insecure: nobody logs in); the request named another host\n";
+    return refused;
+  }
   if (path == "/login" && request.method == "POST") return Login(request);
   if (path == "/logout" && request.method == "POST") return Logout(request);
   if (path.starts_with("/api/")) {

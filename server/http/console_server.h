@@ -57,6 +57,12 @@ inline constexpr std::string_view kSessionCookie = "perfhive_session";
 // The value of cookie `name` in a Cookie header ("a=1; b=2"), as it is; empty if absent.
 std::string_view CookieValue(std::string_view cookie_header, std::string_view name);
 
+// Whether a Host header (a name or address, and an optional port) names this machine's loopback:
+// localhost, 127.0.0.0/8 or [::1]. An --insecure console, where nobody logs in, answers only such
+// requests: a page elsewhere that points its own name at 127.0.0.1 (DNS rebinding) sends its own
+// name, and is refused.
+bool IsLoopbackHost(std::string_view host);
+
 }  // namespace perfhive
 
 #endif  // PERFHIVE_SERVER_HTTP_CONSOLE_SERVER_H_

@@ -20,6 +20,7 @@ namespace {
 
 using ::testing::AllOf;
 using ::testing::HasSubstr;
+using ::testing::Not;
 using json = nlohmann::json;
 
 constexpr char kAgentSecret[] = "console-agent-secret-0001";
@@ -371,6 +372,28 @@ TEST(ConsoleListenTest, InsecureRefusesAConsoleOffLoopback) {
                            "127.0.0.1:0", "--http-listen", "0.0.0.0:0"});
   EXPECT_NE(refused.exit_code, 0);
   EXPECT_THAT(refused.err, HasSubstr("--http-listen: --insecure serves on loopback only"));
+}
+
+// Proves: an --insecure console, where nobody logs in, answers only requests addressed to
+// loopback. Regression: it answered `Host: rebind.attacker.example`, so a page on another site
+// that pointed its name at 127.0.0.1 (DNS rebinding) could read the API from the browser.
+TEST(ConsoleListenTest, AnInsecureConsoleRefusesRequestsAddressedToAnotherHost) {
+  ScratchDir scratch("console-rebinding");
+  const int port = FreeLoopbackPort();
+  ServerProcess server(scratch,
+                       {"--insecure", "--http-listen", "127.0.0.1:" + std::to_string(port)});
+  ASSERT_TRUE(server.Start());
+  httplib::Client client("127.0.0.1", port);
+  httplib::Result rebound = client.Get("/api/v1/hosts", {{"Host", "rebind.attacker.example"}});
+  ASSERT_TRUE(rebound);
+  EXPECT_EQ(rebound->status, 421);
+  EXPECT_THAT(rebound->body, Not(HasSubstr("hosts")));
+  for (const std::string& host : {"127.0.0.1:" + std::to_string(port), std::string("localhost")}) {
+    httplib::Result local = client.Get("/api/v1/hosts", {{"Host", host}});
+    ASSERT_TRUE(local);
+    EXPECT_EQ(local->status, 200) << host << ": " << local->body;
+  }
+  EXPECT_EQ(server.Stop(), 0);
 }
 
 }  // namespace
