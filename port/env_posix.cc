@@ -11,6 +11,7 @@
 #include <thread>
 
 #include "port/env.h"
+#include "port/private_files.h"
 
 namespace perfhive {
 namespace {
@@ -211,6 +212,8 @@ class PosixEnv : public Env {
 };
 
 }  // namespace
+
+void KeepNewFilesPrivate() { ::umask(077); }
 
 Env& Env::Default() {
   static PosixEnv* env = new PosixEnv;  // never destroyed: used until the process ends

@@ -13,6 +13,7 @@
 #include <thread>
 
 #include "port/env.h"
+#include "port/private_files.h"
 #include "port/wide_text.h"
 
 namespace perfhive {
@@ -186,6 +187,8 @@ class WindowsEnv : public Env {
 };
 
 }  // namespace
+
+void KeepNewFilesPrivate() {}
 
 Env& Env::Default() {
   static WindowsEnv* env = new WindowsEnv;  // never destroyed: used until the process ends

@@ -11,6 +11,7 @@
 
 #include "perfhive/version.h"
 #include "port/env.h"
+#include "port/private_files.h"
 #include "server/app/enroll_command.h"
 #include "server/app/server_config.h"
 #include "server/app/server_process.h"
@@ -66,6 +67,9 @@ int main(int argc, char** argv) {
   // Signals are taken by sigwait in ServerProcess; every thread started after this inherits the
   // mask.
   perfhive::BlockServerSignals();
+  // The store, the enrollment registry and the keys are 0600 in folders of 0700 (systemd's unit
+  // sets UMask=0077 too; run by hand, the shell's 022 would make them world-readable).
+  perfhive::KeepNewFilesPrivate();
 
   CLI::App app{"perfhive-server: receives raw snapshots from agents, stores them, answers queries"};
   app.set_version_flag("--version", std::string("perfhive-server ") + perfhive::kPerfhiveVersion);

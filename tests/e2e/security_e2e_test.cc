@@ -3,7 +3,9 @@
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
+#include <filesystem>
 #include <nlohmann/json.hpp>
 
 #include "tests/e2e/e2e_cluster.h"
@@ -128,6 +130,35 @@ TEST(SecurityEndToEndTest, InsecureRefusesANonLoopbackAddress) {
       scratch, {ServerBinary(), "--listen", "0.0.0.0:0", "--data", scratch / "data", "--insecure"});
   EXPECT_EQ(refused.exit_code, 1);
   EXPECT_THAT(refused.err, HasSubstr("--insecure listens on loopback only"));
+}
+
+// Regression: a server run by hand (a shell's umask 022) left its store, the enrollment registry
+// and its keys readable by every user. Whatever the umask, what it creates is its owner's alone.
+TEST(SecurityEndToEndTest, TheServersFilesAreItsOwnersAloneWhateverTheUmask) {
+  ScratchDir scratch("private-files");
+  const mode_t shell = umask(022);  // the server inherits it, as from a shell
+  ServerProcess server(scratch, {"--insecure"});
+  const bool started = server.Start();
+  umask(shell);
+  ASSERT_TRUE(started);
+  const std::string data = scratch / "server-data";  // ServerProcess's --data
+  CommandResult token =
+      RunCommand(scratch, {ServerBinary(), "enroll", "create", "--data", data, "--hosts", "web*"});
+  EXPECT_EQ(token.exit_code, 0) << token.err;
+  EXPECT_EQ(server.Stop(), 0);
+  struct stat folder {};
+  ASSERT_EQ(stat(data.c_str(), &folder), 0);
+  EXPECT_EQ(folder.st_mode & 077, 0u) << data << " is mode " << std::oct << (folder.st_mode & 0777);
+  size_t files = 0;
+  for (const auto& entry : std::filesystem::recursive_directory_iterator(data)) {
+    struct stat info {};
+    ASSERT_EQ(lstat(entry.path().c_str(), &info), 0) << entry.path();
+    EXPECT_EQ(info.st_mode & 077, 0u)
+        << entry.path() << " is mode " << std::oct << (info.st_mode & 0777);
+    files += entry.is_regular_file();
+  }
+  EXPECT_TRUE(std::filesystem::exists(data + "/perfhive.db"));
+  EXPECT_GE(files, 2u);
 }
 
 }  // namespace
