@@ -299,7 +299,7 @@ ok "\\\\$host\\Processor(_Total)\\% Processor Time = $value"
 # Another user's process: this script's, root's. Its IO counters and handle count are what the
 # agent's two capabilities are for (docs/packaging.md).
 process_raw() {
-  cli query "\\\\$host\\Process(*)\\$1" --since 10m --raw --format json | python3 -c '
+  cli query "\\\\$host\\Process(*)\\$1" --since 10m --raw --format json | /usr/bin/python3 -c '
 import json, sys
 pid = int(sys.argv[1])
 raws = [raw for series in json.load(sys.stdin)["series"] if series.get("pid") == pid
