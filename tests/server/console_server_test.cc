@@ -17,10 +17,10 @@ TEST(ConsoleServerTest, LoopbackHostsAreTheLoopbackNamesAndAddressesWithOrWithou
 
 // Regression: the --insecure console answered `Host: rebind.attacker.example` with the API's data.
 TEST(ConsoleServerTest, OtherNamesAndMalformedHostsAreNotLoopback) {
-  for (const char* host : {"", "rebind.attacker.example", "rebind.attacker.example:7480",
-                           "localhost.attacker.example", "127.0.0.1.attacker.example", "127.0.0",
-                           "127.0.0.256", "127.0.0.1:", "127.0.0.1:80x", "128.0.0.1", "[::2]",
-                           "[::1", "[::1]x", "10.0.0.1", "0.0.0.0"}) {
+  for (const char* host :
+       {"", "rebind.attacker.example", "rebind.attacker.example:7480", "localhost.attacker.example",
+        "127.0.0.1.attacker.example", "127.0.0", "127.0.0.256", "127.0.0.1:", "127.0.0.1:80x",
+        "128.0.0.1", "[::2]", "[::1", "[::1]x", "10.0.0.1", "0.0.0.0"}) {
     EXPECT_FALSE(IsLoopbackHost(host)) << host;
   }
 }
