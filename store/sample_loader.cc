@@ -149,32 +149,6 @@ Result<query::HostSamples> SampleLoader::LoadRange(const std::string& host, int6
   return LoadListed(host, *listed, objects);
 }
 
-Result<std::vector<SampleLoader::QueryInRange>> SampleLoader::ProbeListed(
-    const std::string& host, std::span<const SnapshotInfo> listed, int64_t from_ns,
-    const ObjectNameFilter* objects) {
-  std::vector<QueryInRange> queries;
-  std::vector<const SnapshotInfo*> newest;  // of each of `queries`
-  std::map<std::string, size_t> query_at;
-  for (const SnapshotInfo& info : listed) {
-    if (info.sample_time_ns < from_ns) continue;
-    auto [at, added] = query_at.try_emplace(info.query, queries.size());
-    if (added) {
-      queries.emplace_back();
-      newest.push_back(nullptr);
-    }
-    ++queries[at->second].newest.samples;
-    queries[at->second].raw_bytes += info.raw_size;
-    newest[at->second] = &info;  // listed by time
-  }
-  for (size_t q = 0; q < queries.size(); ++q) {
-    Result<query::HostSamples> restored = LoadListed(host, {newest[q], 1}, objects);
-    if (!restored.ok()) return restored.status();
-    queries[q].newest.sample = std::move(restored->samples.front());
-    queries[q].newest_raw_size = newest[q]->raw_size;
-  }
-  return queries;
-}
-
 // The newest samples LoadLatest looks among for the host's queries.
 constexpr size_t kLatestCandidates = 16;
 
@@ -241,9 +215,29 @@ Result<std::unique_ptr<query::SampleReader::Listing>> SampleLoader::List(const s
 }
 
 Result<std::vector<SampleLoader::QueryInRange>> SampleLoader::Probe(
-    const std::string& host, const Listing& listed, int64_t from_ns,
+    const std::string& host, const Listing& listing, int64_t from_ns,
     const ObjectNameFilter* objects) {
-  return ProbeListed(host, Listed(listed), from_ns, objects);
+  std::vector<QueryInRange> queries;
+  std::vector<const SnapshotInfo*> newest;  // of each of `queries`
+  std::map<std::string, size_t> query_at;
+  for (const SnapshotInfo& info : Listed(listing)) {
+    if (info.sample_time_ns < from_ns) continue;
+    auto [at, added] = query_at.try_emplace(info.query, queries.size());
+    if (added) {
+      queries.emplace_back();
+      newest.push_back(nullptr);
+    }
+    ++queries[at->second].newest.samples;
+    queries[at->second].raw_bytes += info.raw_size;
+    newest[at->second] = &info;  // listed by time
+  }
+  for (size_t q = 0; q < queries.size(); ++q) {
+    Result<query::HostSamples> restored = LoadListed(host, {newest[q], 1}, objects);
+    if (!restored.ok()) return restored.status();
+    queries[q].newest.sample = std::move(restored->samples.front());
+    queries[q].newest_raw_size = newest[q]->raw_size;
+  }
+  return queries;
 }
 
 Result<query::HostSamples> SampleLoader::Load(const std::string& host, const Listing& listed,

@@ -50,19 +50,6 @@ class SampleLoader final : public query::SampleReader {
   // databases) and their parents: what a query of those paths reads, restored for less.
   Result<query::HostSamples> LoadRange(const std::string& host, int64_t from_ns, int64_t to_ns,
                                        const ObjectNameFilter* objects) override;
-  // LoadRange in two steps, for a caller that looks at the listing before it loads: what
-  // LoadRange lists, then those samples loaded (any listing in time order, with `objects` as
-  // above).
-  Result<std::vector<SnapshotInfo>> ListRange(const std::string& host, int64_t from_ns,
-                                              int64_t to_ns);
-  Result<query::HostSamples> LoadListed(const std::string& host,
-                                        std::span<const SnapshotInfo> listed,
-                                        const ObjectNameFilter* objects);
-  // Each query of the samples of `listed` (ListRange's) taken from `from_ns` on, one sample of
-  // each restored.
-  Result<std::vector<QueryInRange>> ProbeListed(const std::string& host,
-                                                std::span<const SnapshotInfo> listed,
-                                                int64_t from_ns, const ObjectNameFilter* objects);
   // The newest two samples of each query among the newest few: the latest value of every counter
   // (or of `objects`, as above).
   Result<query::HostSamples> LoadLatest(const std::string& host,
@@ -72,7 +59,8 @@ class SampleLoader final : public query::SampleReader {
   Result<query::HostSamples> LoadAfter(const std::string& host, int64_t after_ns,
                                        size_t max_samples);
 
-  // query::SampleReader, over ListRange, ProbeListed and LoadListed.
+  // query::SampleReader: List lists what LoadRange loads; Probe restores the newest sample of
+  // each query of a listing taken from `from_ns` on; Load restores the listing.
   Result<std::vector<std::string>> HostNames() override;
   Result<std::unique_ptr<Listing>> List(const std::string& host, int64_t from_ns,
                                         int64_t to_ns) override;
@@ -87,6 +75,14 @@ class SampleLoader final : public query::SampleReader {
                                            int64_t to_ns) override;
 
  private:
+  // LoadRange in two steps: what it lists, then those samples loaded (any listing in time
+  // order, with `objects` as above).
+  Result<std::vector<SnapshotInfo>> ListRange(const std::string& host, int64_t from_ns,
+                                              int64_t to_ns);
+  Result<query::HostSamples> LoadListed(const std::string& host,
+                                        std::span<const SnapshotInfo> listed,
+                                        const ObjectNameFilter* objects);
+
   struct TitleHistories {
     std::vector<TitleVersion> english;
     std::vector<TitleVersion> localized;
