@@ -46,13 +46,15 @@ void TrimToRange(Series& series, int64_t from_ns, int64_t to_ns, bool latest_onl
     return point.time_ns < keep_from || point.time_ns > to_ns;
   });
   if (!statistics) return;
-  Series in_range = series;
   // A two-sample type keeps the newest sample before the range as its first interval's older
-  // end; a one-sample type keeps nothing before it.
+  // end; a one-sample type keeps nothing before it. Statistics read only the raw samples and the
+  // type, so only those are copied, not the points.
   size_t drop = 0;
-  while (drop < in_range.raw.size() && in_range.raw[drop].time_ns < from_ns) ++drop;
+  while (drop < series.raw.size() && series.raw[drop].time_ns < from_ns) ++drop;
   if (NeedsTwoSamples(series.counter_type) && drop > 0) --drop;
-  in_range.raw.erase(in_range.raw.begin(), in_range.raw.begin() + static_cast<long>(drop));
+  Series in_range;
+  in_range.counter_type = series.counter_type;
+  in_range.raw.assign(series.raw.begin() + static_cast<long>(drop), series.raw.end());
   series.stats = ComputeSeriesStatistics(in_range, format);
 }
 
