@@ -4,7 +4,9 @@
 #include <cstdio>
 #include <optional>
 #include <ostream>
+#include <string>
 #include <string_view>
+#include <vector>
 
 #include "perfdata/case_folding.h"
 #include "perfdata/counter_type.h"
@@ -125,6 +127,25 @@ void Column(std::ostream& out, std::string_view key, const Series& series, Write
   out << "]";
 }
 
+// A JSON array of strings.
+void Strings(std::ostream& out, const std::vector<std::string>& texts) {
+  out << "[";
+  for (size_t t = 0; t < texts.size(); ++t) {
+    if (t != 0) out << ",";
+    String(out, texts[t]);
+  }
+  out << "]";
+}
+
+// A raw value or base, null where the sample has none.
+void RawNumber(std::ostream& out, bool present, uint64_t value) {
+  if (present) {
+    out << value;
+  } else {
+    out << "null";
+  }
+}
+
 void OptionalNumber(std::ostream& out, std::string_view key, const std::optional<uint64_t>& value) {
   if (!value) return;
   out << ",";
@@ -188,22 +209,13 @@ void SeriesJson(std::ostream& out, const Series& series, const RenderOptions& op
   if (series.paths.size() > 1) {
     out << ",";
     Key(out, "paths");
-    out << "[";
-    for (size_t p = 0; p < series.paths.size(); ++p) {
-      if (p != 0) out << ",";
-      String(out, series.paths[p]);
-    }
-    out << "]";
+    Strings(out, series.paths);
     Column(out, "point_paths", series, [&](const Point& point) { out << point.path; });
   }
   if (options.raw) {
     Column(out, "raw", series, [&](const Point& point) {
       const RawCounter& raw = series.raw[point.raw].raw;
-      if (raw.has_value) {
-        out << raw.value;
-      } else {
-        out << "null";
-      }
+      RawNumber(out, raw.has_value, raw.value);
     });
     const bool has_base =
         std::any_of(series.points.begin(), series.points.end(),
@@ -211,11 +223,7 @@ void SeriesJson(std::ostream& out, const Series& series, const RenderOptions& op
     if (has_base) {
       Column(out, "bases", series, [&](const Point& point) {
         const RawCounter& raw = series.raw[point.raw].raw;
-        if (raw.has_base) {
-          out << raw.base;
-        } else {
-          out << "null";
-        }
+        RawNumber(out, raw.has_base, raw.base);
       });
     }
   }
@@ -239,12 +247,8 @@ void RenderJson(const QueryAnswer& answer, const RenderOptions& options, std::os
   }
   out << "],\n";
   Key(out, "warnings");
-  out << "[";
-  for (size_t w = 0; w < answer.warnings.size(); ++w) {
-    if (w != 0) out << ",";
-    String(out, answer.warnings[w]);
-  }
-  out << "]}\n";
+  Strings(out, answer.warnings);
+  out << "}\n";
 }
 
 }  // namespace perfhive::query

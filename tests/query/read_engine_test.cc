@@ -123,7 +123,8 @@ ReadRequest Read(std::vector<std::string> paths) {
   return request;
 }
 
-std::vector<double> Values(const Series& series) {
+// The values of the points whose status is a success, in order.
+std::vector<double> ValidValues(const Series& series) {
   std::vector<double> values;
   for (const Point& point : series.points) {
     if (IsSuccess(point.value.status)) values.push_back(point.value.value);
@@ -143,7 +144,7 @@ TEST(ReadEngineTest, AMachineWildcardReadsTheHostsItMatchesAndNoOther) {
   ASSERT_EQ(answer->series.size(), 4u);
   for (const Series& series : answer->series) {
     // Three intervals; CPU 0 idle 75% is 25% busy, CPU 1 50%.
-    EXPECT_EQ(Values(series), std::vector<double>(3, series.instance == "0" ? 25 : 50))
+    EXPECT_EQ(ValidValues(series), std::vector<double>(3, series.instance == "0" ? 25 : 50))
         << series.path();
   }
   EXPECT_THAT(answer->warnings, IsEmpty());
@@ -176,7 +177,7 @@ TEST(ReadEngineTest, PointsOutsideTheRangeAreTrimmedAndStatisticsCountOnlyTheRan
   std::vector<int64_t> times;
   for (const Point& point : series.points) times.push_back((point.time_ns - kStartNs) / kSecondNs);
   EXPECT_THAT(times, ElementsAre(2, 3, 4));
-  EXPECT_EQ(Values(series), std::vector<double>(3, 25));
+  EXPECT_EQ(ValidValues(series), std::vector<double>(3, 25));
   ASSERT_TRUE(series.stats);
   EXPECT_EQ(series.stats->summary.count, 3u);
   EXPECT_DOUBLE_EQ(series.stats->summary.mean, 25);
