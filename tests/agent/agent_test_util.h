@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "agent/snapshot_record.h"
@@ -47,6 +48,18 @@ inline std::vector<uint8_t> FakeRaw(int sample, size_t size = 4096) {
   for (size_t i = 0; i < size; ++i)
     raw[i] = static_cast<uint8_t>(i * 7 + (i % 64 == 0 ? sample : 0));
   return raw;
+}
+
+// TestOwner's snapshot number `sequence` of the Global query: FakeRaw(sequence, size), naming
+// `titles`.
+inline SnapshotRecord TestRecord(uint64_t sequence, size_t size,
+                                 std::vector<TitleRef> titles = {}) {
+  return SnapshotRecord{.owner = TestOwner(),
+                        .instance_id = "feedface",
+                        .sequence = sequence,
+                        .query = "Global",
+                        .titles = std::move(titles),
+                        .raw = FakeRaw(static_cast<int>(sequence), size)};
 }
 
 }  // namespace perfhive::testing

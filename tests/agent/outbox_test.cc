@@ -12,18 +12,11 @@
 namespace perfhive {
 namespace {
 
-using testing::FakeRaw;
 using testing::TempDir;
 using testing::TestOwner;
 
-SnapshotRecord Record(uint64_t sequence) {
-  return SnapshotRecord{.owner = TestOwner(),
-                        .instance_id = "feedface",
-                        .sequence = sequence,
-                        .query = "Global",
-                        .titles = {},
-                        .raw = FakeRaw(static_cast<int>(sequence), 2000)};
-}
+// Records of 2,000 bytes.
+SnapshotRecord OutboxRecord(uint64_t sequence) { return testing::TestRecord(sequence, 2000); }
 
 class OutboxTest : public ::testing::Test {
  protected:
@@ -56,12 +49,12 @@ TEST_F(OutboxTest, ASnapshotIsOnDiskBeforeItIsOnTheWire) {
   Start();
   outbox_->SetConnected(true);
   for (uint64_t sequence = 1; sequence <= 3; ++sequence) {
-    outbox_->Push(Record(sequence));
+    outbox_->Push(OutboxRecord(sequence));
     EXPECT_EQ(spool_->size(), sequence) << "spooled when pushed, before it is sent";
   }
   std::shared_ptr<const SnapshotRecord> sent = Next();
   ASSERT_NE(sent, nullptr);
-  EXPECT_EQ(*sent, Record(1));
+  EXPECT_EQ(*sent, OutboxRecord(1));
   outbox_->Remove("feedface", 1);  // acknowledged: gone from disk too
   EXPECT_EQ(spool_->size(), 2u);
   Next();  // 2 is on the wire when the agent dies
@@ -70,8 +63,8 @@ TEST_F(OutboxTest, ASnapshotIsOnDiskBeforeItIsOnTheWire) {
   Start();
   EXPECT_EQ(outbox_->size(), 2u);
   outbox_->SetConnected(true);
-  EXPECT_EQ(*Next(), Record(2));
-  EXPECT_EQ(*Next(), Record(3));
+  EXPECT_EQ(*Next(), OutboxRecord(2));
+  EXPECT_EQ(*Next(), OutboxRecord(3));
 }
 
 // Issue 20, case 5: refused snapshots were deleted while the final line said "0 lost". A refusal
@@ -79,8 +72,8 @@ TEST_F(OutboxTest, ASnapshotIsOnDiskBeforeItIsOnTheWire) {
 TEST_F(OutboxTest, ARefusedSnapshotIsCountedAsLost) {
   Start();
   outbox_->SetConnected(true);
-  outbox_->Push(Record(1));
-  outbox_->Push(Record(2));
+  outbox_->Push(OutboxRecord(1));
+  outbox_->Push(OutboxRecord(2));
   Next();
   Next();
   outbox_->Lose("feedface", 1);
@@ -97,7 +90,7 @@ TEST_F(OutboxTest, ARefusedSnapshotIsCountedAsLost) {
 TEST_F(OutboxTest, AResendPutsTheSnapshotBackBeforeNewerOnes) {
   Start();
   outbox_->SetConnected(true);
-  for (uint64_t sequence = 1; sequence <= 3; ++sequence) outbox_->Push(Record(sequence));
+  for (uint64_t sequence = 1; sequence <= 3; ++sequence) outbox_->Push(OutboxRecord(sequence));
   EXPECT_EQ(Next()->sequence, 1u);
   EXPECT_EQ(Next()->sequence, 2u);
   outbox_->Unsend("feedface", 1);
@@ -114,11 +107,11 @@ TEST_F(OutboxTest, TheSpoolsLimitDropsTheOldestAsLost) {
     TempDir sizing;
     std::unique_ptr<Spool> probe =
         std::move(Spool::Open(env_, sizing.path(), 1 << 30, TestOwner(), log_)).value();
-    one = probe->Append(Record(1)).ok() ? probe->bytes() : 0;
+    one = probe->Append(OutboxRecord(1)).ok() ? probe->bytes() : 0;
   }
   spool_ = std::move(Spool::Open(env_, dir_.path(), 2 * one, TestOwner(), log_)).value();
   outbox_ = std::make_unique<Outbox>(*spool_, spool_->TakeRecovered(), 64 << 20, log_);
-  for (uint64_t sequence = 1; sequence <= 3; ++sequence) outbox_->Push(Record(sequence));
+  for (uint64_t sequence = 1; sequence <= 3; ++sequence) outbox_->Push(OutboxRecord(sequence));
   EXPECT_EQ(outbox_->size(), 2u);
   EXPECT_EQ(outbox_->lost().dropped, 1u);
   outbox_->SetConnected(true);

@@ -18,13 +18,10 @@ using testing::FakeRaw;
 using testing::TempDir;
 using testing::TestOwner;
 
+// Records that name a title database, as an agent's first snapshot of a boot does.
 SnapshotRecord Record(uint64_t sequence, size_t size = 1000) {
-  return SnapshotRecord{.owner = TestOwner(),
-                        .instance_id = "feedface",
-                        .sequence = sequence,
-                        .query = "Global",
-                        .titles = {TitleRef{.language = "009", .sha256 = Sha256(FakeRaw(0, 10))}},
-                        .raw = FakeRaw(static_cast<int>(sequence), size)};
+  return testing::TestRecord(sequence, size,
+                             {TitleRef{.language = "009", .sha256 = Sha256(FakeRaw(0, 10))}});
 }
 
 class SpoolTest : public ::testing::Test {

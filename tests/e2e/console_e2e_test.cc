@@ -23,8 +23,9 @@ using ::testing::HasSubstr;
 using ::testing::Not;
 using json = nlohmann::json;
 
-constexpr char kAgentSecret[] = "console-agent-secret-0001";
-constexpr char kReaderSecret[] = "console reader; secret=\"0001\"";  // what a cookie cannot hold
+constexpr char kConsoleAgentSecret[] = "console-agent-secret-0001";
+constexpr char kConsoleReaderSecret[] =
+    "console reader; secret=\"0001\"";  // what a cookie cannot hold
 
 // A server with TLS, a writer and a reader token, the console and /metrics, and two replayed
 // hosts: WINA (builder-made, known values) and this host's own procfs recording.
@@ -33,11 +34,11 @@ class ConsoleTest : public ::testing::Test {
   static void SetUpTestSuite() {
     scratch_ = new ScratchDir("console");
     WriteText(*scratch_ / "tokens.toml",
-              std::string("[[token]]\nname = \"agents\"\nsecret = \"") + kAgentSecret +
+              std::string("[[token]]\nname = \"agents\"\nsecret = \"") + kConsoleAgentSecret +
                   "\"\nwrite = [\"*\"]\n\n[[token]]\nname = \"console reader\"\nsecret = '" +
-                  kReaderSecret + "'\nread = true\n");
-    WriteText(*scratch_ / "agent.token", kAgentSecret);
-    WriteText(*scratch_ / "reader.token", kReaderSecret);
+                  kConsoleReaderSecret + "'\nread = true\n");
+    WriteText(*scratch_ / "agent.token", kConsoleAgentSecret);
+    WriteText(*scratch_ / "reader.token", kConsoleReaderSecret);
     ASSERT_TRUE(MakeCertificates(*scratch_));
     console_port_ = FreeLoopbackPort();
     metrics_port_ = FreeLoopbackPort();
@@ -83,7 +84,7 @@ class ConsoleTest : public ::testing::Test {
   }
   // GET `target` as the reader; the JSON answer, with the status checked.
   static json ReaderGet(const std::string& target, int expected_status = 200) {
-    httplib::Result result = Client(console_port_)->Get(target, Bearer(kReaderSecret));
+    httplib::Result result = Client(console_port_)->Get(target, Bearer(kConsoleReaderSecret));
     EXPECT_TRUE(result) << target << ": " << httplib::to_string(result.error());
     if (!result) return json();
     EXPECT_EQ(result->status, expected_status) << target << ": " << result->body;
@@ -198,9 +199,9 @@ TEST_F(ConsoleTest, ThreadsOfCostlySamplesAreBrowsedAndReadLatest) {
   // Valid once two Costly samples are stored (a thread born between them has one sample only).
   auto valid_threads = [&] {
     size_t valid = 0;
-    httplib::Result read =
-        Client(console_port_)
-            ->Get("/api/v1/read?latest=1&path=" + Encoded(threads_path), Bearer(kReaderSecret));
+    httplib::Result read = Client(console_port_)
+                               ->Get("/api/v1/read?latest=1&path=" + Encoded(threads_path),
+                                     Bearer(kConsoleReaderSecret));
     if (!read || read->status != 200) return valid;
     json answer = json::parse(read->body, nullptr, false);
     for (const json& series : answer["series"]) {
@@ -272,8 +273,8 @@ TEST_F(ConsoleTest, LoginKeepsTheTokenInAnHttpOnlyCookie) {
   EXPECT_THAT(wrong->get_header_value("Location"), HasSubstr("/?login_error=unknown token"));
   EXPECT_FALSE(wrong->has_header("Set-Cookie"));
 
-  httplib::Result right =
-      client->Post("/login", httplib::Params{{"token", kReaderSecret}, {"next", "/#/fleet"}});
+  httplib::Result right = client->Post(
+      "/login", httplib::Params{{"token", kConsoleReaderSecret}, {"next", "/#/fleet"}});
   ASSERT_TRUE(right);
   EXPECT_EQ(right->status, 303);
   EXPECT_EQ(right->get_header_value("Location"), "/#/fleet");
@@ -295,16 +296,16 @@ TEST_F(ConsoleTest, LoginKeepsTheTokenInAnHttpOnlyCookie) {
   EXPECT_EQ(json::parse(who->body)["name"], "console reader");
 
   // The writer's token may not read, in the form as on the API.
-  httplib::Result writer = client->Post("/login", httplib::Params{{"token", kAgentSecret}});
+  httplib::Result writer = client->Post("/login", httplib::Params{{"token", kConsoleAgentSecret}});
   ASSERT_TRUE(writer);
   EXPECT_THAT(writer->get_header_value("Location"), HasSubstr("may not read"));
-  httplib::Result written = client->Get("/api/v1/hosts", Bearer(kAgentSecret));
+  httplib::Result written = client->Get("/api/v1/hosts", Bearer(kConsoleAgentSecret));
   ASSERT_TRUE(written);
   EXPECT_EQ(written->status, 403);
 
   // A login never sends the browser to another site.
   httplib::Result away = client->Post(
-      "/login", httplib::Params{{"token", kReaderSecret}, {"next", "//evil.example/"}});
+      "/login", httplib::Params{{"token", kConsoleReaderSecret}, {"next", "//evil.example/"}});
   ASSERT_TRUE(away);
   EXPECT_EQ(away->get_header_value("Location"), "/");
 
@@ -339,7 +340,7 @@ TEST_F(ConsoleTest, CsvDownloadIsTypeperfsLayout) {
   httplib::Result csv =
       Client(console_port_)
           ->Get("/api/v1/read.csv?path=" + Encoded("\\\\WINA\\Processor(*)\\% Processor Time"),
-                Bearer(kReaderSecret));
+                Bearer(kConsoleReaderSecret));
   ASSERT_TRUE(csv);
   ASSERT_EQ(csv->status, 200) << csv->body;
   EXPECT_THAT(csv->get_header_value("Content-Disposition"), HasSubstr("attachment"));
@@ -355,10 +356,10 @@ TEST_F(ConsoleTest, MetricsWantsTlsAndAReadToken) {
   httplib::Result anonymous = client->Get("/metrics");
   ASSERT_TRUE(anonymous) << httplib::to_string(anonymous.error());
   EXPECT_EQ(anonymous->status, 401);
-  httplib::Result writer = client->Get("/metrics", Bearer(kAgentSecret));
+  httplib::Result writer = client->Get("/metrics", Bearer(kConsoleAgentSecret));
   ASSERT_TRUE(writer);
   EXPECT_EQ(writer->status, 403);
-  httplib::Result reader = client->Get("/metrics", Bearer(kReaderSecret));
+  httplib::Result reader = client->Get("/metrics", Bearer(kConsoleReaderSecret));
   ASSERT_TRUE(reader);
   EXPECT_EQ(reader->status, 200);
   EXPECT_THAT(reader->body, HasSubstr("host=\"WINA\""));

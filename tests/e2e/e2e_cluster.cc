@@ -282,6 +282,16 @@ CommandResult RunCommand(const ScratchDir& scratch, std::vector<std::string> arg
 
 void WriteText(const std::string& path, const std::string& text) { std::ofstream(path) << text; }
 
+void WriteAgentAndReaderTokens(const ScratchDir& scratch, const std::string& agent_secret,
+                               const std::string& agent_hosts, const std::string& reader_secret) {
+  WriteText(scratch / "tokens.toml", "[[token]]\nname = \"agents\"\nsecret = \"" + agent_secret +
+                                         "\"\nwrite = [\"" + agent_hosts + "\"]\n\n" +
+                                         "[[token]]\nname = \"cli\"\nsecret = \"" + reader_secret +
+                                         "\"\nread = true\n");
+  WriteText(scratch / "agent.token", agent_secret);
+  WriteText(scratch / "reader.token", reader_secret);
+}
+
 nlohmann::json StoredSnapshots(const ScratchDir& scratch, const ServerProcess& server,
                                const std::string& host, std::vector<std::string> extra) {
   std::vector<std::string> argv = {CliBinary(),      "snapshots", "\\\\" + host, "--server",

@@ -109,6 +109,12 @@ CommandResult RunCommand(const ScratchDir& scratch, std::vector<std::string> arg
 
 void WriteText(const std::string& path, const std::string& text);
 
+// Writes a server's token file, scratch/tokens.toml, with two tokens: agents may write the hosts
+// matching `agent_hosts` with `agent_secret`, and "cli" may read with `reader_secret`; and the
+// clients' files scratch/agent.token and scratch/reader.token, each holding its secret alone.
+void WriteAgentAndReaderTokens(const ScratchDir& scratch, const std::string& agent_secret,
+                               const std::string& agent_hosts, const std::string& reader_secret);
+
 // The stored snapshots of `host`, as `perfhive snapshots --format json` lists them, oldest
 // first; `extra` replaces --insecure (e.g. TLS and token flags).
 nlohmann::json StoredSnapshots(const ScratchDir& scratch, const ServerProcess& server,

@@ -25,7 +25,7 @@ namespace {
 using ::testing::HasSubstr;
 using ::testing::Not;
 
-constexpr char kReaderSecret[] = "enrollment-reader-secret-000001";
+constexpr char kEnrollmentReaderSecret[] = "enrollment-reader-secret-000001";
 
 class EnrollmentTest : public ::testing::Test {
  protected:
@@ -37,8 +37,8 @@ class EnrollmentTest : public ::testing::Test {
     ASSERT_FALSE(fingerprint_.empty());
     // Only the CLI has a token; agents have their certificates.
     WriteText(*scratch_ / "tokens.toml", std::string("[[token]]\nname = \"cli\"\nsecret = \"") +
-                                             kReaderSecret + "\"\nread = true\n");
-    WriteText(*scratch_ / "reader.token", kReaderSecret);
+                                             kEnrollmentReaderSecret + "\"\nread = true\n");
+    WriteText(*scratch_ / "reader.token", kEnrollmentReaderSecret);
     server_ = std::make_unique<ServerProcess>(
         *scratch_, std::vector<std::string>{"--tokens", *scratch_ / "tokens.toml"});
     ASSERT_TRUE(server_->Start());

@@ -16,22 +16,13 @@ namespace {
 using ::testing::HasSubstr;
 using ::testing::MatchesRegex;
 
-constexpr char kAgentSecret[] = "pinned-agent-secret-000000000001";
-constexpr char kReaderSecret[] = "pinned-reader-secret-00000000001";
+constexpr char kPinnedAgentSecret[] = "pinned-agent-secret-000000000001";
+constexpr char kPinnedReaderSecret[] = "pinned-reader-secret-00000000001";
 
 // Runs `perfhive-server init` for a server's data directory; returns the fingerprint it
 // printed.
 std::string Init(const ScratchDir& scratch, const std::string& data) {
   return InitServerCa(scratch, data, {"--name", "central.example", "--address", "10.0.0.5"});
-}
-
-void WriteTokens(const ScratchDir& scratch) {
-  WriteText(scratch / "tokens.toml", std::string("[[token]]\nname = \"agents\"\nsecret = \"") +
-                                         kAgentSecret + "\"\nwrite = [\"PINNED*\"]\n\n" +
-                                         "[[token]]\nname = \"cli\"\nsecret = \"" + kReaderSecret +
-                                         "\"\nread = true\n");
-  WriteText(scratch / "agent.token", kAgentSecret);
-  WriteText(scratch / "reader.token", kReaderSecret);
 }
 
 std::vector<std::string> PinnedAgent(const ScratchDir& scratch, const ServerProcess& server,
@@ -55,7 +46,7 @@ std::vector<std::string> PinnedAgent(const ScratchDir& scratch, const ServerProc
 // user's alone.
 TEST(PinnedCaEndToEndTest, AServerMadeByInitIsReachedByItsFingerprintAlone) {
   ScratchDir scratch("pinned");
-  WriteTokens(scratch);
+  WriteAgentAndReaderTokens(scratch, kPinnedAgentSecret, "PINNED*", kPinnedReaderSecret);
   std::string data = scratch / "server-data";  // ServerProcess's data directory
   std::string fingerprint = Init(scratch, data);
   ASSERT_THAT(fingerprint, MatchesRegex("sha256:[0-9a-f]{64}"));
@@ -93,7 +84,7 @@ TEST(PinnedCaEndToEndTest, AServerWithAnotherCaIsRefusedByThePin) {
   ScratchDir genuine("pinned-genuine");
   std::string pin = Init(genuine, genuine / "server-data");
   ScratchDir middle("pinned-middle");
-  WriteTokens(middle);
+  WriteAgentAndReaderTokens(middle, kPinnedAgentSecret, "PINNED*", kPinnedReaderSecret);
   std::string other = Init(middle, middle / "server-data");
   ASSERT_NE(pin, other);
   ServerProcess server(middle, {"--tokens", middle / "tokens.toml"});

@@ -22,7 +22,7 @@ namespace {
 using ::testing::HasSubstr;
 using ::testing::Not;
 
-constexpr char kReaderSecret[] = "policies-reader-secret-0000001";
+constexpr char kPoliciesReaderSecret[] = "policies-reader-secret-0000001";
 
 // A policy for other hosts only: the file exists, and names none of this test's hosts.
 constexpr char kOtherHostsOnly[] =
@@ -36,8 +36,8 @@ class PoliciesTest : public ::testing::Test {
     fingerprint_ = InitServerCa(*scratch_, Data(), {"--name", "localhost"});
     ASSERT_FALSE(fingerprint_.empty());
     WriteText(*scratch_ / "tokens.toml", std::string("[[token]]\nname = \"cli\"\nsecret = \"") +
-                                             kReaderSecret + "\"\nread = true\n");
-    WriteText(*scratch_ / "reader.token", kReaderSecret);
+                                             kPoliciesReaderSecret + "\"\nread = true\n");
+    WriteText(*scratch_ / "reader.token", kPoliciesReaderSecret);
     WritePolicies(kOtherHostsOnly);
     std::vector<std::string> flags = {"--tokens", *scratch_ / "tokens.toml", "--policies",
                                       Policies()};

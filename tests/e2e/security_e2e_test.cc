@@ -15,17 +15,14 @@ namespace {
 
 using ::testing::HasSubstr;
 
-constexpr char kAgentSecret[] = "agent-secret-for-web-hosts-0001";
-constexpr char kReaderSecret[] = "reader-secret-for-the-cli-0001";
+constexpr char kWebAgentSecret[] = "agent-secret-for-web-hosts-0001";
+constexpr char kCliReaderSecret[] = "reader-secret-for-the-cli-0001";
 
-// A token file for the server and one file per secret for the clients.
+// The agents' and the reader's tokens, and a wrong secret; the agent's file ends with a newline,
+// as an editor leaves it.
 void WriteTokens(const ScratchDir& scratch) {
-  WriteText(scratch / "tokens.toml", std::string("[[token]]\nname = \"web agents\"\nsecret = \"") +
-                                         kAgentSecret + "\"\nwrite = [\"WEB*\"]\n\n" +
-                                         "[[token]]\nname = \"cli\"\nsecret = \"" + kReaderSecret +
-                                         "\"\nread = true\n");
-  WriteText(scratch / "agent.token", std::string(kAgentSecret) + "\n");
-  WriteText(scratch / "reader.token", kReaderSecret);
+  WriteAgentAndReaderTokens(scratch, kWebAgentSecret, "WEB*", kCliReaderSecret);
+  WriteText(scratch / "agent.token", std::string(kWebAgentSecret) + "\n");
   WriteText(scratch / "wrong.token", "not-the-right-secret-at-all-0000");
 }
 

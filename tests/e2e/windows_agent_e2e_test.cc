@@ -28,8 +28,8 @@ namespace {
 
 using ::testing::HasSubstr;
 
-constexpr char kAgentSecret[] = "windows-agent-secret-000000001";
-constexpr char kReaderSecret[] = "windows-reader-secret-00000001";
+constexpr char kWineAgentSecret[] = "windows-agent-secret-000000001";
+constexpr char kWineReaderSecret[] = "windows-reader-secret-00000001";
 
 class WindowsAgentEndToEndTest : public ::testing::Test {
  protected:
@@ -44,11 +44,11 @@ class WindowsAgentEndToEndTest : public ::testing::Test {
     scratch_ = std::make_unique<ScratchDir>("windows-agent");
     ASSERT_TRUE(MakeCertificates(*scratch_));
     WriteText(*scratch_ / "tokens.toml",
-              std::string("[[token]]\nname = \"windows agents\"\nsecret = \"") + kAgentSecret +
+              std::string("[[token]]\nname = \"windows agents\"\nsecret = \"") + kWineAgentSecret +
                   "\"\nwrite = [\"WINE*\"]\n\n[[token]]\nname = \"cli\"\nsecret = \"" +
-                  kReaderSecret + "\"\nread = true\n");
-    WriteText(*scratch_ / "agent.token", kAgentSecret);
-    WriteText(*scratch_ / "reader.token", kReaderSecret);
+                  kWineReaderSecret + "\"\nread = true\n");
+    WriteText(*scratch_ / "agent.token", kWineAgentSecret);
+    WriteText(*scratch_ / "reader.token", kWineReaderSecret);
     server_ = std::make_unique<ServerProcess>(
         *scratch_,
         std::vector<std::string>{"--tls-cert", *scratch_ / "server.pem", "--tls-key",
@@ -212,12 +212,7 @@ TEST(WindowsPinnedAgentEndToEndTest, TheFingerprintAloneReachesAServerMadeByInit
   ScratchDir scratch("windows-pinned");
   std::string pin = InitServerCa(scratch, scratch / "server-data", {"--name", "central.example"});
   ASSERT_FALSE(pin.empty());
-  WriteText(scratch / "tokens.toml", std::string("[[token]]\nname = \"windows\"\nsecret = \"") +
-                                         kAgentSecret + "\"\nwrite = [\"WINEPIN*\"]\n\n" +
-                                         "[[token]]\nname = \"cli\"\nsecret = \"" + kReaderSecret +
-                                         "\"\nread = true\n");
-  WriteText(scratch / "agent.token", kAgentSecret);
-  WriteText(scratch / "reader.token", kReaderSecret);
+  WriteAgentAndReaderTokens(scratch, kWineAgentSecret, "WINEPIN*", kWineReaderSecret);
   ServerProcess server(scratch, {"--tokens", scratch / "tokens.toml"});
   ASSERT_TRUE(server.Start());
   auto run = [&](const std::string& host, const ReplayDir& dir, const std::string& fingerprint,
@@ -268,8 +263,8 @@ TEST(WindowsEnrolledAgentEndToEndTest, ATokenAndAFingerprintAreAllItNeeds) {
   ASSERT_EQ(created.exit_code, 0) << created.err;
   std::string token = created.out.substr(0, created.out.find('\n'));
   WriteText(scratch / "tokens.toml", std::string("[[token]]\nname = \"cli\"\nsecret = \"") +
-                                         kReaderSecret + "\"\nread = true\n");
-  WriteText(scratch / "reader.token", kReaderSecret);
+                                         kWineReaderSecret + "\"\nread = true\n");
+  WriteText(scratch / "reader.token", kWineReaderSecret);
   ServerProcess server(scratch, {"--tokens", scratch / "tokens.toml"});
   ASSERT_TRUE(server.Start());
   const std::string credentials =
@@ -344,8 +339,8 @@ TEST(WindowsEnrolledAgentEndToEndTest, APolicyChangeAppliesWithoutARestartAndRev
   ASSERT_EQ(created.exit_code, 0) << created.err;
   std::string token = created.out.substr(0, created.out.find('\n'));
   WriteText(scratch / "tokens.toml", std::string("[[token]]\nname = \"cli\"\nsecret = \"") +
-                                         kReaderSecret + "\"\nread = true\n");
-  WriteText(scratch / "reader.token", kReaderSecret);
+                                         kWineReaderSecret + "\"\nread = true\n");
+  WriteText(scratch / "reader.token", kWineReaderSecret);
   const std::string policies = scratch / "policies.toml";
   WriteText(policies, "[[policy]]\nname = \"databases\"\nhosts = [\"db*\"]\n");
   ServerProcess server(scratch, {"--tokens", scratch / "tokens.toml", "--policies", policies});

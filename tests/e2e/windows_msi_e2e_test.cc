@@ -33,8 +33,8 @@ namespace {
 using ::testing::HasSubstr;
 using ::testing::Not;
 
-constexpr char kAgentSecret[] = "msi-agent-secret-0000000000001";
-constexpr char kReaderSecret[] = "msi-reader-secret-000000000001";
+constexpr char kMsiAgentSecret[] = "msi-agent-secret-0000000000001";
+constexpr char kMsiReaderSecret[] = "msi-reader-secret-000000000001";
 constexpr char kServiceKey[] = "HKLM\\System\\CurrentControlSet\\Services\\perfhive-agent";
 constexpr char kUninstallKey[] = "HKLM\\Software\\Microsoft\\Windows\\CurrentVersion\\Uninstall\\";
 constexpr char kMsiinfo[] = "/usr/bin/msiinfo";
@@ -161,10 +161,10 @@ class WindowsMsiEndToEndTest : public ::testing::Test {
 TEST_F(WindowsMsiEndToEndTest, InstallsUpgradesReconfiguresAndRemovesTheService) {
   ASSERT_TRUE(MakeCertificates(*scratch_));
   WriteText(*scratch_ / "tokens.toml",
-            std::string("[[token]]\nname = \"msi agents\"\nsecret = \"") + kAgentSecret +
+            std::string("[[token]]\nname = \"msi agents\"\nsecret = \"") + kMsiAgentSecret +
                 "\"\nwrite = [\"WINEMSI*\"]\n\n[[token]]\nname = \"cli\"\nsecret = \"" +
-                kReaderSecret + "\"\nread = true\n");
-  WriteText(*scratch_ / "reader.token", kReaderSecret);
+                kMsiReaderSecret + "\"\nread = true\n");
+  WriteText(*scratch_ / "reader.token", kMsiReaderSecret);
   StartServer({"--tls-cert", *scratch_ / "server.pem", "--tls-key", *scratch_ / "server.key",
                "--tokens", *scratch_ / "tokens.toml"});
   const std::vector<std::string> cli = {"--ca", *scratch_ / "ca.pem", "--token-file",
@@ -177,13 +177,13 @@ TEST_F(WindowsMsiEndToEndTest, InstallsUpgradesReconfiguresAndRemovesTheService)
   std::string install_log = *scratch_ / "install.log";
   CommandResult installed =
       Msiexec({"/i", WinePath(msi_), "/qn", "/l*v", WinePath(install_log),
-               "SERVER=" + server_->address(), std::string("TOKEN=") + kAgentSecret,
+               "SERVER=" + server_->address(), std::string("TOKEN=") + kMsiAgentSecret,
                "CA_FILE=" + WinePath(*scratch_ / "ca.pem"), "HOST_NAME=WINEMSI", "QUERIES=Global",
                "INTERVAL=250ms", "SOURCE=replay", "REPLAY=" + WinePath(dir.path)});
   ASSERT_EQ(installed.exit_code, 0) << installed.out << installed.err << ReadText(install_log);
   std::string log = ReadText(install_log);
   EXPECT_THAT(log, HasSubstr("Configure"));  // the log is the whole install's
-  EXPECT_THAT(log, Not(HasSubstr(kAgentSecret)));
+  EXPECT_THAT(log, Not(HasSubstr(kMsiAgentSecret)));
   EXPECT_TRUE(std::filesystem::exists(InstalledAgent()));
   std::optional<std::string> image = RegistryValue(kServiceKey, "ImagePath");
   ASSERT_TRUE(image.has_value());
@@ -203,7 +203,7 @@ TEST_F(WindowsMsiEndToEndTest, InstallsUpgradesReconfiguresAndRemovesTheService)
   EXPECT_EQ(ReadText(ProgramData() + "/ca.pem"), ReadText(*scratch_ / "ca.pem"));
   EXPECT_EQ(installed_settings.token_file, "C:\\ProgramData\\perfhive\\agent.token");
   std::string token_path = ProgramData() + "/agent.token";
-  EXPECT_EQ(ReadText(token_path), std::string(kAgentSecret) + "\n");
+  EXPECT_EQ(ReadText(token_path), std::string(kMsiAgentSecret) + "\n");
   // Wine maps the token file's DACL (SYSTEM and Administrators only) onto its mode: nothing for
   // others, where agent.toml beside it, with the folder's permissions, is readable by all.
   struct stat info;
@@ -229,7 +229,7 @@ TEST_F(WindowsMsiEndToEndTest, InstallsUpgradesReconfiguresAndRemovesTheService)
   EXPECT_EQ(InstalledVersion(upgrade_), MsiProperty(upgrade_, "ProductVersion"));
   EXPECT_EQ(InstalledVersion(msi_), std::nullopt) << "the old product was not removed";
   EXPECT_EQ(ReadText(ProgramData() + "/agent.toml"), settings_before);
-  EXPECT_EQ(ReadText(token_path), std::string(kAgentSecret) + "\n");
+  EXPECT_EQ(ReadText(token_path), std::string(kMsiAgentSecret) + "\n");
   EXPECT_TRUE(WaitForLog(run_line, 2)) << AgentLog();
   EXPECT_THAT(AgentLog(), HasSubstr("no settings given; the files held them already"));
 
@@ -311,8 +311,8 @@ TEST_F(WindowsMsiEndToEndTest, AnEnrollmentTokenAndAFingerprintAreAllTheMsiNeeds
   ASSERT_EQ(created.exit_code, 0) << created.err;
   std::string token = created.out.substr(0, created.out.find('\n'));
   WriteText(*scratch_ / "tokens.toml", std::string("[[token]]\nname = \"cli\"\nsecret = \"") +
-                                           kReaderSecret + "\"\nread = true\n");
-  WriteText(*scratch_ / "reader.token", kReaderSecret);
+                                           kMsiReaderSecret + "\"\nread = true\n");
+  WriteText(*scratch_ / "reader.token", kMsiReaderSecret);
   StartServer({"--tokens", *scratch_ / "tokens.toml"});
   ReplayDir dir = WriteReplayDir(*scratch_, "WINEMSIENR", 6);
 

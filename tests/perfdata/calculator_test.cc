@@ -15,11 +15,13 @@
 #include "perfdata/raw_counter.h"
 #include "perfdata/snapshot_builder.h"
 #include "perfdata/winperf.h"
+#include "tests/perfdata/raw_counter_test_util.h"
 
 namespace perfhive {
 namespace {
 
 namespace wp = winperf;
+using testing::WithBase;
 
 // A sample at block time `tb` ticks (PerfFreq 10 MHz), 100ns time `t100`, object time `to`
 // (object frequency 1 MHz); `size` 0 means the type's nominal size.
@@ -31,13 +33,6 @@ RawCounter Sample(uint32_t type, uint64_t value, int64_t tb = 0, int64_t t100 = 
   raw.has_value = true;
   raw.value = value;
   raw.times = {tb, 10'000'000, t100, to, 1'000'000};
-  return raw;
-}
-
-RawCounter WithBase(RawCounter raw, uint64_t base, uint32_t base_size = 4) {
-  raw.has_base = true;
-  raw.base = base;
-  raw.base_size = base_size;
   return raw;
 }
 

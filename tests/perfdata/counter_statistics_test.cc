@@ -7,11 +7,13 @@
 #include <vector>
 
 #include "perfdata/winperf.h"
+#include "tests/perfdata/raw_counter_test_util.h"
 
 namespace perfhive {
 namespace {
 
 namespace wp = winperf;
+using testing::WithBase;
 
 // A sample at `seconds` on a 10 MHz block clock (the 100 ns clock reads the same).
 RawCounter At(uint32_t type, uint64_t value, int64_t seconds, uint32_t size = 8) {
@@ -21,13 +23,6 @@ RawCounter At(uint32_t type, uint64_t value, int64_t seconds, uint32_t size = 8)
   raw.has_value = true;
   raw.value = value;
   raw.times = {seconds * 10'000'000, 10'000'000, seconds * 10'000'000, 0, 0};
-  return raw;
-}
-
-RawCounter WithBase(RawCounter raw, uint64_t base) {
-  raw.has_base = true;
-  raw.base = base;
-  raw.base_size = 4;
   return raw;
 }
 

@@ -200,11 +200,11 @@ TEST(EmptyAnswersTest, SuggestionsComeInTheLanguageThePathIsWrittenIn) {
 // A real capture: the Exchange server's "RAS Port" has an instance list that is empty in both
 // samples (zenoss-windowsmonitor, s-exch2007-64).
 TEST(EmptyAnswersTest, ARealObjectWithAnEmptyInstanceListHadNoInstances) {
-  constexpr char kZenoss[] = "realdata/zenoss-windowsmonitor";
-  PERFHIVE_SKIP_WITHOUT_SHARED_FIXTURE(kZenoss);
+  constexpr char kExchangeCapture[] = "realdata/zenoss-windowsmonitor";
+  PERFHIVE_SKIP_WITHOUT_SHARED_FIXTURE(kExchangeCapture);
   auto read = [&](const std::string& name) {
     return std::make_shared<const std::vector<uint8_t>>(
-        ::perfhive::testing::ReadSharedFixture(std::filesystem::path(kZenoss) / name));
+        ::perfhive::testing::ReadSharedFixture(std::filesystem::path(kExchangeCapture) / name));
   };
   Result<TitleDatabase> titles = LoadTitleDatabase(*read("s-exch2007-64.counters"));
   ASSERT_TRUE(titles.ok()) << titles.error();

@@ -28,12 +28,11 @@ namespace {
 using testing::MakeAppend;
 using testing::TempDir;
 
-std::unique_ptr<Store> OpenStore(const std::string& dir) {
+// A store whose groups close after 10 snapshots.
+std::unique_ptr<Store> OpenTenSnapshotGroupStore(const std::string& dir) {
   StoreOptions options;
   options.group_size = 10;
-  Result<std::unique_ptr<Store>> store = Store::Open(dir, options);
-  EXPECT_TRUE(store.ok()) << store.error();
-  return store.ok() ? std::move(*store) : nullptr;
+  return testing::OpenStore(dir, options);
 }
 
 // A pass that takes no group as idle: those whose stream started another.
@@ -78,7 +77,7 @@ std::vector<SnapshotInfo> ExpectEveryReadExact(Store& store, size_t count) {
 
 TEST(StoreCompactionTest, ClosedGroupsBecomeBlocksThatReadBackExactly) {
   TempDir dir;
-  auto store = OpenStore(dir.path());
+  auto store = OpenTenSnapshotGroupStore(dir.path());
   ASSERT_NE(store, nullptr);
   AppendSamples(*store, 0, 35);
   const CompactionResult compacted_groups = CompactClosed(*store);
@@ -103,7 +102,7 @@ TEST(StoreCompactionTest, ClosedGroupsBecomeBlocksThatReadBackExactly) {
   }
   // The same appends as frames only take more, and the host's count is the database's.
   TempDir frames_dir;
-  auto frames = OpenStore(frames_dir.path());
+  auto frames = OpenTenSnapshotGroupStore(frames_dir.path());
   ASSERT_NE(frames, nullptr);
   AppendSamples(*frames, 0, 35);
   Result<StoreTotals> compacted = store->Totals();
@@ -114,7 +113,7 @@ TEST(StoreCompactionTest, ClosedGroupsBecomeBlocksThatReadBackExactly) {
   EXPECT_EQ(not_compacted->stored_bytes - compacted->stored_bytes, compacted_groups.bytes_saved);
   // Appends go on after a reopen, and the next pass takes the groups they close.
   store.reset();
-  store = OpenStore(dir.path());
+  store = OpenTenSnapshotGroupStore(dir.path());
   ASSERT_NE(store, nullptr);
   AppendSamples(*store, 35, 45);
   EXPECT_EQ(CompactClosed(*store).groups, 1);
@@ -123,7 +122,7 @@ TEST(StoreCompactionTest, ClosedGroupsBecomeBlocksThatReadBackExactly) {
 
 TEST(StoreCompactionTest, PartialReadsOfBlocksHoldTheWantedObjectsAsStored) {
   TempDir dir;
-  auto store = OpenStore(dir.path());
+  auto store = OpenTenSnapshotGroupStore(dir.path());
   ASSERT_NE(store, nullptr);
   AppendSamples(*store, 0, 25);
   ASSERT_GE(CompactClosed(*store).groups, 1);
@@ -148,12 +147,12 @@ TEST(StoreCompactionTest, PartialReadsOfBlocksHoldTheWantedObjectsAsStored) {
 TEST(StoreCompactionTest, AVersionFourStoreReadsAndItsClosedGroupsAreCompactedAfterOpen) {
   TempDir dir;
   {
-    auto store = OpenStore(dir.path());
+    auto store = OpenTenSnapshotGroupStore(dir.path());
     ASSERT_NE(store, nullptr);
     AppendSamples(*store, 0, 25);
   }
   ASSERT_TRUE(testing::RewindSchema(dir.path(), 4));
-  auto store = OpenStore(dir.path());
+  auto store = OpenTenSnapshotGroupStore(dir.path());
   ASSERT_NE(store, nullptr);
   ExpectEveryReadExact(*store, 25);
   // Groups closed before the upgrade are compacted by the first passes, as are those closed
@@ -179,7 +178,7 @@ TEST(StoreCompactionTest, AVersionFourStoreReadsAndItsClosedGroupsAreCompactedAf
 // so the data directory did not shrink until later appends reused them.
 TEST(StoreCompactionTest, APassGivesThePagesItFreedBackToTheFileSystem) {
   TempDir dir;
-  auto store = OpenStore(dir.path());
+  auto store = OpenTenSnapshotGroupStore(dir.path());
   ASSERT_NE(store, nullptr);
   for (uint64_t t = 0; t < 59; ++t) {
     Result<AppendResult> appended =
@@ -199,7 +198,7 @@ TEST(StoreCompactionTest, APassGivesThePagesItFreedBackToTheFileSystem) {
 // Regression: a host that stopped sending kept its last group as frames for good.
 TEST(StoreCompactionTest, AnIdleGroupIsCompactedAndItsStreamGoesOnInANewGroup) {
   TempDir dir;
-  auto store = OpenStore(dir.path());
+  auto store = OpenTenSnapshotGroupStore(dir.path());
   ASSERT_NE(store, nullptr);
   // Groups of web01's samples: 0-2 and 3-12 (a delta too large starts a group early), then 13-19
   // open.
@@ -225,7 +224,7 @@ TEST(StoreCompactionTest, AnIdleGroupIsCompactedAndItsStreamGoesOnInANewGroup) {
   EXPECT_EQ(listed[20].block_index, -1);
   EXPECT_EQ(listed[21].keyframe_id, listed[20].id);
   store.reset();
-  store = OpenStore(dir.path());
+  store = OpenTenSnapshotGroupStore(dir.path());
   ASSERT_NE(store, nullptr);
   AppendSamples(*store, 22, 24);
   listed = ExpectEveryReadExact(*store, 24);
@@ -235,7 +234,7 @@ TEST(StoreCompactionTest, AnIdleGroupIsCompactedAndItsStreamGoesOnInANewGroup) {
   ASSERT_TRUE(pass.ok()) << pass.error();
   EXPECT_EQ(pass->snapshots, 4);
   store.reset();
-  store = OpenStore(dir.path());
+  store = OpenTenSnapshotGroupStore(dir.path());
   ASSERT_NE(store, nullptr);
   AppendSamples(*store, 24, 26);
   listed = ExpectEveryReadExact(*store, 26);
@@ -247,7 +246,7 @@ TEST(StoreCompactionTest, AnIdleGroupIsCompactedAndItsStreamGoesOnInANewGroup) {
 // found no frames ("snapshot N has no frame").
 TEST(StoreCompactionTest, SnapshotsListedBeforeAPassStillReadAfterIt) {
   TempDir dir;
-  auto store = OpenStore(dir.path());
+  auto store = OpenTenSnapshotGroupStore(dir.path());
   ASSERT_NE(store, nullptr);
   AppendSamples(*store, 0, 23);  // groups 0-2, 3-12 and 13-22
   Result<std::vector<SnapshotInfo>> listed = store->ListSnapshots("web01", 0, INT64_MAX);
@@ -273,7 +272,7 @@ TEST(StoreCompactionTest, SnapshotsListedBeforeAPassStillReadAfterIt) {
 // stream adds to it) lose nothing and count what the database holds.
 TEST(StoreCompactionTest, PassesRacingAppendsLoseNothing) {
   TempDir dir;
-  auto store = OpenStore(dir.path());
+  auto store = OpenTenSnapshotGroupStore(dir.path());
   ASSERT_NE(store, nullptr);
   std::atomic<bool> appending = true;
   CompactionResult total;

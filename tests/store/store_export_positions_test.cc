@@ -11,15 +11,10 @@ namespace perfhive {
 namespace {
 
 using testing::MakeAppend;
+using testing::OpenStore;
 using testing::SampleNs;
 using testing::SmallSnapshot;
 using testing::TempDir;
-
-std::unique_ptr<Store> OpenStore(const std::string& dir) {
-  Result<std::unique_ptr<Store>> store = Store::Open(dir);
-  EXPECT_TRUE(store.ok()) << store.error();
-  return store.ok() ? std::move(*store) : nullptr;
-}
 
 void AddHosts(Store& store) {
   ASSERT_TRUE(store.Append(MakeAppend("web01", "boot-1", 1, SmallSnapshot(1))).ok());

@@ -24,15 +24,10 @@ namespace {
 
 using ::testing::HasSubstr;
 using testing::MakeAppend;
+using testing::OpenStore;
 using testing::SampleNs;
 using testing::SmallSnapshot;
 using testing::TempDir;
-
-std::unique_ptr<Store> OpenStore(const std::string& dir, const StoreOptions& options = {}) {
-  Result<std::unique_ptr<Store>> store = Store::Open(dir, options);
-  EXPECT_TRUE(store.ok()) << store.error();
-  return store.ok() ? std::move(*store) : nullptr;
-}
 
 TEST(StoreTest, AppendThenReadBackExactly) {
   TempDir dir;

@@ -3,11 +3,13 @@
 #ifndef PERFHIVE_TESTS_STORE_STORE_TEST_UTIL_H_
 #define PERFHIVE_TESTS_STORE_STORE_TEST_UTIL_H_
 
+#include <gtest/gtest.h>
 #include <sqlite3.h>
 #include <unistd.h>
 
 #include <cstdint>
 #include <filesystem>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -48,6 +50,13 @@ inline std::vector<uint8_t> SmallSnapshot(int second, uint64_t seed = 0, int pro
     for (uint32_t c = 0; c < 4; ++c) process.SetValue(i, c, seed * 1000 + p * 10 + c);
   }
   return builder.Build();
+}
+
+// Opens a store in `dir`; a failure fails the test and returns null.
+inline std::unique_ptr<Store> OpenStore(const std::string& dir, const StoreOptions& options = {}) {
+  Result<std::unique_ptr<Store>> store = Store::Open(dir, options);
+  EXPECT_TRUE(store.ok()) << store.error();
+  return store.ok() ? std::move(*store) : nullptr;
 }
 
 // Unix nanoseconds of 2025-03-01 10:00:`second` UTC (1740823200 is 2025-03-01T10:00:00Z).
