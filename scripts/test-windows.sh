@@ -7,7 +7,16 @@
 # and installed, upgraded and removed by msiexec. Installs MinGW-w64 and Wine when missing. The
 # Wine prefix lives in the build directory (build/mingw; PERFHIVE_WINDOWS_BUILD_DIR and
 # PERFHIVE_LINUX_BUILD_DIR name others, relative to the repository).
+#
+# Usage: scripts/test-windows.sh          all of it
+#        scripts/test-windows.sh build    only the builds, up to the MSIs (scripts/test.sh runs
+#                                         this in the background, then all of it: no test runs
+#                                         twice, and the builds are then up to date)
 set -euo pipefail
+case ${1:-} in
+  "" | build) ;;
+  *) echo "usage: $0 [build]" >&2; exit 2 ;;
+esac
 cd "$(dirname "$0")/.."
 source scripts/stages.sh
 # scripts/test.sh sets PERFHIVE_COMPILER_LAUNCHER (ccache) for its builds; this one uses it too.
@@ -30,9 +39,13 @@ stage "gRPC, Protobuf and zstd for MinGW-w64 (from Debian's source packages, cac
 deps=$(scripts/build-windows-deps.sh)
 echo "   $deps"
 
+# Line tables, not full debug information, as in scripts/test.sh's builds: a crash's stack still
+# reads as functions and lines from the debug file beside the MSI, and each file compiles in two
+# thirds of the time.
 stage "Windows cross build (MinGW-w64, -Werror)"
 cmake -S . -B "$build" -G Ninja -DCMAKE_TOOLCHAIN_FILE=cmake/mingw-w64-x86_64.cmake \
-  -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPERFHIVE_WERROR=ON -DPERFHIVE_WINDOWS_DEPS="$deps" \
+  -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O2 -g1 -DNDEBUG" \
+  -DPERFHIVE_WERROR=ON -DPERFHIVE_WINDOWS_DEPS="$deps" \
   "${launcher[@]}" >/dev/null
 cmake --build "$build" -j "$(nproc)"
 
@@ -43,6 +56,10 @@ IFS=. read -r major minor patch <<<"$version"
 next="$major.$minor.$((patch + 1))"
 scripts/build-msi.sh --exe "$build/agent/perfhive-agent.exe" --version "$next" \
   --output-dir "$build/msi-upgrade"
+if [[ ${1:-} == build ]]; then
+  print_stage_times "scripts/test-windows.sh build"
+  exit 0
+fi
 
 # One persistent wineserver for all tests (each test .exe then starts in ~0.1 s, not ~2.7 s),
 # with Wine's helper services started here, just before CTest: started by a test, they would

@@ -43,9 +43,9 @@ run_ctest() {
 
 # Builds that wait for no test run in the background at the lowest CPU priority, soaking up the
 # cores the tests leave idle (end-to-end tests mostly wait on their processes): the Windows
-# libraries from the start, the sanitizer build while the normal build's tests run. A test never
-# waits for them, and they take what it does not use. `await NAME` waits for one and stops the
-# script, showing the end of its log, if it failed.
+# libraries and cross build from the start, the sanitizer build while the normal build's tests
+# run. A test never waits for them, and they take what it does not use. `await NAME` waits for
+# one and stops the script, showing the end of its log, if it failed.
 declare -A background_pids background_logs
 background() {
   local name=$1
@@ -77,8 +77,9 @@ await() {
 # already waited for, which is every job once the script succeeded (CI saw exit 1 after all passed).
 trap 'kill "${background_pids[@]}" 2>/dev/null || true; rm -rf "$PERFHIVE_JUNIT_DIR"' EXIT
 
-# gRPC and the rest for MinGW-w64: the longest build, and cached (scripts/build-windows-deps.sh).
-background windows-libraries scripts/build-windows-deps.sh
+# gRPC and the rest for MinGW-w64 (the longest build, and cached: scripts/build-windows-deps.sh),
+# then the Windows cross build and the MSIs: its tests run last, under Wine.
+background windows-build scripts/test-windows.sh build
 
 # Both builds keep line tables (stack traces, sanitizer reports), not full debug information: the
 # packages made from build/release are stripped anyway, and full information took a third of each
@@ -111,8 +112,8 @@ run_ctest --test-dir build/sanitize --output-on-failure -j "$jobs" --label-exclu
 stage "sanitizer build: fuzz targets"
 run_ctest --test-dir build/sanitize --output-on-failure -j "$jobs" --label-regex fuzz
 
-stage "gRPC and the rest for MinGW-w64: what is left of it"
-await windows-libraries
+stage "Windows libraries, cross build and MSIs: what is left of them"
+await windows-build
 # scripts/test-windows.sh marks its own stages with lines "== <name>"; they are timed as one here.
 stage "Windows build (MinGW-w64), tests under Wine (scripts/test-windows.sh)"
 scripts/test-windows.sh
