@@ -36,6 +36,9 @@ void AddIngest(MetricsText& page, const IngestCounters& ingest) {
        "Times a stream was read no further while the snapshots being made durable held more than "
        "max_ingest_bytes_in_flight.",
        ingest.reads_held_for_memory},
+      {"perfhive_ingest_reads_held_for_replies_total",
+       "Times a stream was read no further while its replies waited for its client to read them.",
+       ingest.reads_held_for_replies},
       {"perfhive_ingest_raw_bytes_total", "Raw snapshot bytes made durable.",
        ingest.raw_bytes_stored},
       {"perfhive_ingest_wire_bytes_total", "Snapshot payload bytes received on the wire.",

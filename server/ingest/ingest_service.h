@@ -61,6 +61,8 @@ struct IngestCounters {
   std::atomic<uint64_t> snapshots_delayed{0};      // held back by the rate limit
   // Reads of a stream put off while the streams' bytes in flight were over the budget.
   std::atomic<uint64_t> reads_held_for_memory{0};
+  // Reads of a stream put off while its replies waited to be written: its client reads none.
+  std::atomic<uint64_t> reads_held_for_replies{0};
   std::atomic<uint64_t> bytes_in_flight{0};       // raw bytes being made durable now
   std::atomic<uint64_t> bytes_in_flight_peak{0};  // the most at once since the server started
   std::atomic<uint64_t> raw_bytes_stored{0};

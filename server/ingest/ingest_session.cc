@@ -29,6 +29,9 @@ std::span<const uint8_t> BytesOf(const std::string& bytes) {
 constexpr size_t kMaxDescriptionBytes = 256;  // OS, OS version, agent version
 constexpr size_t kMaxHealthMessageBytes = 4096;
 constexpr size_t kMaxIdentifierBytes = 128;  // instance ids, query names
+// Replies waiting to be written past which a stream is read no further (MayRead). Acks of the
+// appends in flight (at most max_in_flight) may still join them: the queue stays bounded.
+constexpr size_t kMaxQueuedReplies = 64;
 
 // Identifiers (an instance id, a query) are printable ASCII of a bounded length: they are keys,
 // and they are shown.
@@ -604,6 +607,7 @@ void IngestSession::Advance(std::unique_lock<std::mutex>& lock) {
   if (read_wanted_ && !reads_over_ && MayRead()) {
     read_wanted_ = false;
     held_for_memory_ = false;
+    held_for_replies_ = false;
     StartRead(&incoming_);
   }
   // A read may still be outstanding when the stream ends early: Finish completes it (not ok).
@@ -618,6 +622,15 @@ void IngestSession::Advance(std::unique_lock<std::mutex>& lock) {
 }
 
 bool IngestSession::MayRead() {
+  // Replies are part of flow control: a client that sends and never reads fills this queue to
+  // the bound, then the stream is read no further, and HTTP/2's windows stop the client.
+  if (outgoing_.size() >= kMaxQueuedReplies) {
+    if (!held_for_replies_) {
+      held_for_replies_ = true;
+      service_.counters().reads_held_for_replies++;
+    }
+    return false;
+  }
   if (in_flight_ >= service_.limits().max_in_flight) return false;
   if (in_flight_ == 0) return true;
   if (service_.counters().bytes_in_flight.load() < service_.limits().max_bytes_in_flight) {

@@ -111,7 +111,8 @@ class IngestSession final
   int in_flight_ = 0;             // appends handed to the store, or a snapshot waiting for the rate
   bool read_wanted_ = false;      // a read is due once in_flight_ is under the limit
   bool held_for_memory_ = false;  // the due read waits for the bytes in flight (counted once)
-  bool reads_over_ = false;       // the agent closed its side, or the stream is ending
+  bool held_for_replies_ = false;  // the due read waits for replies to be written (counted once)
+  bool reads_over_ = false;        // the agent closed its side, or the stream is ending
   std::optional<grpc::Status> finish_with_;
   bool finished_ = false;
   std::string plan_sent_;  // the revision of the plan sent last

@@ -4,6 +4,10 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <atomic>
+#include <chrono>
+#include <thread>
+
 #include "tests/server/server_fixture.h"
 
 namespace perfhive::testing {
@@ -409,6 +413,48 @@ TEST(IngestSessionTest, ARenewalTheServerDidNotAskForEndsTheStream) {
     EXPECT_EQ(status.error_code(), grpc::StatusCode::FAILED_PRECONDITION) << after_hello;
     EXPECT_THAT(status.error_message(), HasSubstr("did not ask for")) << after_hello;
   }
+}
+
+// Issue 34: a client that sent Hello and then messages that each earn a reply, and never read
+// one, grew the server without bound (32 to 91 MB for 2 MB sent): the replies waiting to be
+// written were not part of the flow control. Now the stream is read no further once they queue
+// up, and the client is stopped by HTTP/2's windows.
+TEST(IngestSessionTest, AClientThatReadsNoReplyIsReadNoFurtherOnceTheyQueueUp) {
+  // No rate limit: it would slow the reads down anyway.
+  TestServer server(TokenTable::AllowAll(), IngestLimits{.max_snapshots_per_second = 1'000'000});
+  TitleBytes titles = SmallTitles();
+  // A client whose receive window stays at HTTP/2's 64 KiB: the replies it does not read fill it
+  // within seconds, not the megabytes gRPC's probing would otherwise grow it to.
+  grpc::ChannelArguments small_window;
+  small_window.SetInt(GRPC_ARG_HTTP2_BDP_PROBE, 0);
+  small_window.SetInt(GRPC_ARG_HTTP2_STREAM_LOOKAHEAD_BYTES, 65'535);
+  IngestClient client(server.address(), "", small_window);
+  ASSERT_TRUE(client.Hello("web01", "run-1", {titles}));
+  ASSERT_TRUE(client.Titles(titles));
+  v1::AgentMessage corrupt = IngestClient::SnapshotMessage("run-1", 1, SmallSnapshot(1), &titles);
+  corrupt.mutable_snapshot()->mutable_sha256()->at(0) ^= 1;  // each refused: one reply each
+  constexpr int kMessages = 100'000;
+  std::atomic<int> sent{0};
+  std::thread sender([&] {
+    for (int i = 0; i < kMessages && client.Send(corrupt); ++i) sent++;
+  });
+  // The refusals stop growing once the server reads no further (a second without one more).
+  const IngestCounters& counters = server.ingest().counters();
+  uint64_t refused = 0;
+  int quiet = 0;
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  while (quiet < 5 && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    uint64_t now = counters.snapshots_refused.load();
+    quiet = now == refused ? quiet + 1 : 0;
+    refused = now;
+  }
+  EXPECT_EQ(quiet, 5) << "the server read on (" << refused << " refused) while no reply was read";
+  EXPECT_GT(counters.reads_held_for_replies.load(), 0u);
+  EXPECT_GT(refused, 0u);
+  EXPECT_LT(sent.load(), kMessages);
+  client.Cancel();
+  sender.join();
 }
 
 }  // namespace

@@ -83,14 +83,17 @@ inline Sha256Digest DigestOf(const TitleBytes& titles) {
 // One Ingest stream, driven message by message.
 class IngestClient {
  public:
-  IngestClient(const std::string& address, const std::string& token = "") {
-    channel_ = grpc::CreateChannel(address, grpc::InsecureChannelCredentials());
+  IngestClient(const std::string& address, const std::string& token = "",
+               const grpc::ChannelArguments& arguments = {}) {
+    channel_ = grpc::CreateCustomChannel(address, grpc::InsecureChannelCredentials(), arguments);
     stub_ = perfhive::v1::Ingest::NewStub(channel_);
     if (!token.empty()) context_.AddMetadata("authorization", "Bearer " + token);
     stream_ = stub_->Stream(&context_);
   }
 
   bool Send(const perfhive::v1::AgentMessage& message) { return stream_->Write(message); }
+  // Ends the stream from this side: a Send blocked by flow control returns false.
+  void Cancel() { context_.TryCancel(); }
   // The next message from the server; false when the stream ended.
   bool Receive(perfhive::v1::ServerMessage* message) { return stream_->Read(message); }
   grpc::Status Finish() {
