@@ -29,18 +29,43 @@ std::string Quoted(std::string_view value) {
 void ServerLog::WarnOncePerBurst(std::string_view event, const std::string& key,
                                  const Fields& fields) {
   uint64_t repeated = 0;
+  uint64_t forgotten = 0;
+  bool suppressed = false;
   {
     std::lock_guard lock(mutex_);
     auto now = std::chrono::steady_clock::now();
-    auto [it, first] = bursts_.try_emplace(std::string(event) + "/" + key, Burst{now, 0});
+    std::string burst_key = std::string(event) + "/" + key;
+    if (bursts_.size() >= kMaxBurstKeys && !bursts_.contains(burst_key)) {
+      forgotten = ForgetEndedBursts(now);
+      // Every key still in its window: this one joins its event's shared burst.
+      if (bursts_.size() >= kMaxBurstKeys) {
+        burst_key = std::string(event) + "/(keys over the limit)";
+      }
+    }
+    auto [it, first] = bursts_.try_emplace(burst_key, Burst{now, 0});
     if (!first && now - it->second.started < burst_window_) {
       ++it->second.suppressed;
-      return;
+      suppressed = true;
+    } else {
+      repeated = it->second.suppressed;
+      it->second = Burst{now, 0};
     }
-    repeated = it->second.suppressed;
-    it->second = Burst{now, 0};
   }
+  if (forgotten > 0) {
+    Write("warn", "bursts_forgotten", {{"keys_over", std::to_string(kMaxBurstKeys)}}, forgotten);
+  }
+  if (suppressed) return;
   Write("warn", event, fields, repeated);
+}
+
+uint64_t ServerLog::ForgetEndedBursts(std::chrono::steady_clock::time_point now) {
+  uint64_t unreported = 0;
+  std::erase_if(bursts_, [&](const auto& entry) {
+    if (now - entry.second.started < burst_window_) return false;
+    unreported += entry.second.suppressed;
+    return true;
+  });
+  return unreported;
 }
 
 void ServerLog::Write(std::string_view level, std::string_view event, const Fields& fields,

@@ -42,12 +42,25 @@ class ServerLog {
   void Error(std::string_view event, const Fields& fields) { Write("error", event, fields, 0); }
 
   // Logs the first `event` for `key` in each burst window; the ones in between are counted and
-  // reported as `repeated=N` on the next line that is written.
+  // reported as `repeated=N` on the next line that is written for that key. At most
+  // kMaxBurstKeys keys are followed at once (keys are often a client's address and port, one per
+  // connection): past that, the ones whose window has ended are forgotten, their uncounted
+  // repeats written in one `event=bursts_forgotten` line, and while every key is in its window a
+  // new key shares one burst with the others of its event.
   void WarnOncePerBurst(std::string_view event, const std::string& key, const Fields& fields);
+
+  static constexpr size_t kMaxBurstKeys = 1024;
+  // Keys followed now (for tests).
+  size_t burst_keys() {
+    std::lock_guard lock(mutex_);
+    return bursts_.size();
+  }
 
  private:
   void Write(std::string_view level, std::string_view event, const Fields& fields,
              uint64_t repeated);
+  // Forgets the bursts whose window has ended; returns the repeats they had not reported.
+  uint64_t ForgetEndedBursts(std::chrono::steady_clock::time_point now);
 
   struct Burst {
     std::chrono::steady_clock::time_point started;

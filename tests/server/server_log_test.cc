@@ -71,5 +71,30 @@ TEST_F(ServerLogTest, AHugeValueIsCutWithItsSizeNoted) {
   EXPECT_THAT(text, HasSubstr(" ... (8388608 bytes in all)\"\n"));
 }
 
+// Issue 34: the once-per-burst map was keyed by a client's address and port and never pruned, so
+// every connection that failed to authenticate left an entry for the server's lifetime.
+TEST(ServerLogBurstTest, KeysWhoseWindowEndedAreForgottenAndNewOnesShareABurstPastTheLimit) {
+  std::FILE* file = std::tmpfile();
+  {
+    ServerLog ended(std::chrono::seconds(0), file);  // every window has ended at once
+    for (int i = 0; i < 3000; ++i) {
+      ended.WarnOncePerBurst("unauthenticated", "ipv4:10.0.0.1:" + std::to_string(i), {});
+    }
+    EXPECT_LE(ended.burst_keys(), ServerLog::kMaxBurstKeys);
+  }
+  ServerLog in_window(std::chrono::seconds(3600), file);  // no window ends during the test
+  for (int i = 0; i < 3000; ++i) {
+    in_window.WarnOncePerBurst("unauthenticated", "ipv4:10.0.0.2:" + std::to_string(i), {});
+  }
+  EXPECT_EQ(in_window.burst_keys(), ServerLog::kMaxBurstKeys + 1);
+  std::fflush(file);
+  std::rewind(file);
+  int lines = 0;
+  for (int c; (c = std::fgetc(file)) != EOF;) lines += c == '\n';
+  // 3,000 from the first log, whose windows all ended; 1,024 keys and one shared burst after.
+  EXPECT_EQ(lines, 3000 + static_cast<int>(ServerLog::kMaxBurstKeys) + 1);
+  std::fclose(file);
+}
+
 }  // namespace
 }  // namespace perfhive
