@@ -9,7 +9,6 @@
 #include <utility>
 
 #include "perfdata/case_folding.h"
-#include "perfdata/display_text.h"
 #include "port/env.h"
 #include "port/sha256.h"
 #include "server/http/console_assets.h"
@@ -22,10 +21,26 @@ constexpr std::string_view kContentSecurityPolicy =
     "default-src 'self'; img-src 'self' data: blob:; style-src 'self' 'unsafe-inline'; "
     "frame-ancestors 'none'; form-action 'self'; base-uri 'none'";
 
-void AddPageHeaders(HttpReply& reply) {
-  reply.headers.emplace_back("Content-Security-Policy", std::string(kContentSecurityPolicy));
+// Every other answer (JSON, CSV, errors) is data: a browser that renders one runs nothing in it
+// and loads nothing for it.
+constexpr std::string_view kDataSecurityPolicy = "default-src 'none'; frame-ancestors 'none'";
+
+// A year, as the HSTS preload list asks; the console is only ever served over HTTPS when it has
+// a certificate (--insecure serves loopback alone, over HTTP).
+constexpr std::string_view kStrictTransportSecurity = "max-age=31536000";
+
+void AddSecurityHeaders(HttpReply& reply, bool tls) {
+  bool has_policy = std::any_of(reply.headers.begin(), reply.headers.end(), [](const auto& header) {
+    return header.first == "Content-Security-Policy";
+  });
+  if (!has_policy) {
+    reply.headers.emplace_back("Content-Security-Policy", std::string(kDataSecurityPolicy));
+  }
   reply.headers.emplace_back("X-Content-Type-Options", "nosniff");
   reply.headers.emplace_back("Referrer-Policy", "no-referrer");
+  if (tls) {
+    reply.headers.emplace_back("Strict-Transport-Security", std::string(kStrictTransportSecurity));
+  }
 }
 
 HttpReply SeeOther(std::string location) {
@@ -166,6 +181,12 @@ Result<Principal> ConsoleServer::Reader(const HttpRequest& request) const {
 }
 
 HttpReply ConsoleServer::Handle(const HttpRequest& request) {
+  HttpReply reply = Route(request);
+  AddSecurityHeaders(reply, request.tls);
+  return reply;
+}
+
+HttpReply ConsoleServer::Route(const HttpRequest& request) {
   const std::string& path = request.path;
   if (!login_required_ && !IsLoopbackHost(request.Header("Host"))) {
     HttpReply refused;
@@ -210,12 +231,13 @@ HttpReply ConsoleServer::Handle(const HttpRequest& request) {
     reply.content_type = std::string(file.content_type);
     reply.body = std::string(file.bytes);
     reply.headers.emplace_back("Cache-Control", "no-cache");
-    AddPageHeaders(reply);
+    reply.headers.emplace_back("Content-Security-Policy", std::string(kContentSecurityPolicy));
     return reply;
   }
+  // The path is not repeated: an answer never carries text a link's author chose.
   HttpReply missing;
   missing.status = 404;
-  missing.body = "no page " + EscapeForDisplay(path) + " here\n";
+  missing.body = "no such page here\n";
   return missing;
 }
 

@@ -33,7 +33,9 @@ class ConsoleServer {
   uint16_t port() const { return server_->port(); }
   void Stop() { server_->Stop(); }
 
-  // Answers one request (the HTTP server's handler; public for tests).
+  // Answers one request (the HTTP server's handler; public for tests). Every answer tells the
+  // browser not to guess its type, not to be framed, run no script unless it is the console's
+  // own page, and send no referrer; over TLS, to use only HTTPS for this host from then on.
   HttpReply Handle(const HttpRequest& request);
 
  private:
@@ -43,6 +45,8 @@ class ConsoleServer {
   Result<Principal> Reader(const HttpRequest& request) const;
   HttpReply Login(const HttpRequest& request) const;
   HttpReply Logout(const HttpRequest& request) const;
+  // Handle's answer before the headers every answer carries.
+  HttpReply Route(const HttpRequest& request);
 
   HttpApi api_;
   const TokenTable& tokens_;

@@ -335,6 +335,32 @@ TEST_F(ConsoleTest, ThePageAndChartJsAreServedFromTheBinary) {
   EXPECT_EQ(missing->status, 404);
 }
 
+// Issue 34: JSON answers had neither a Content-Security-Policy nor nosniff, the 404 page repeated
+// the path it was asked for, and HTTPS answers had no HSTS.
+TEST_F(ConsoleTest, EveryAnswerIsTypedFramelessAndHttpsOnlyAndA404RepeatsNothing) {
+  auto client = Client(console_port_);
+  httplib::Result data = client->Get("/api/v1/hosts", Bearer(kConsoleReaderSecret));
+  httplib::Result refused = client->Get("/api/v1/hosts");
+  httplib::Result missing = client->Get("/%3Cscript%3Ealert(1)%3C%2Fscript%3E");
+  httplib::Result page = client->Get("/");
+  for (const httplib::Result* answer : {&data, &refused, &missing, &page}) {
+    ASSERT_TRUE(*answer);
+    const httplib::Response& response = **answer;
+    SCOPED_TRACE(std::to_string(response.status) + " " + response.get_header_value("Content-Type"));
+    EXPECT_EQ(response.get_header_value("X-Content-Type-Options"), "nosniff");
+    EXPECT_THAT(response.get_header_value("Content-Security-Policy"),
+                HasSubstr("frame-ancestors 'none'"));
+    EXPECT_THAT(response.get_header_value("Strict-Transport-Security"), HasSubstr("max-age="));
+    EXPECT_EQ(response.get_header_value_count("Content-Security-Policy"), 1u);
+  }
+  EXPECT_EQ(data->status, 200);
+  EXPECT_THAT(data->get_header_value("Content-Security-Policy"), HasSubstr("default-src 'none'"));
+  EXPECT_EQ(refused->status, 401);
+  EXPECT_EQ(missing->status, 404);
+  EXPECT_THAT(missing->body, AllOf(Not(HasSubstr("script")), Not(HasSubstr("alert"))));
+  EXPECT_THAT(page->get_header_value("Content-Security-Policy"), HasSubstr("default-src 'self'"));
+}
+
 // Proves: the CSV download is typeperf's layout with a column per series.
 TEST_F(ConsoleTest, CsvDownloadIsTypeperfsLayout) {
   httplib::Result csv =
