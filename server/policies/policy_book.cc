@@ -88,6 +88,17 @@ Result<PolicyBook::Policy> ParsePolicy(std::string_view origin, const toml::tabl
   if (Status valid = CheckPlan(policy.plan); !valid.ok()) {
     return valid.Prefixed(where + "policy \"" + policy.plan.policy + "\": ");
   }
+  // Each poller a policy gives targets may write as every target: a pattern would give that to
+  // any host enrolled later under a matching name.
+  if (!policy.plan.targets.empty()) {
+    for (const std::string& pattern : policy.hosts) {
+      if (pattern.find('*') == std::string::npos) continue;
+      return Status::InvalidArgument(
+          where + "policy \"" + policy.plan.policy +
+          "\" has targets, so its hosts name each poller " +
+          "exactly (each may write as every target), not by a pattern: \"" + pattern + "\"");
+    }
+  }
   policy.plan.revision = PlanRevision(policy.plan);
   return policy;
 }

@@ -32,7 +32,7 @@ int main(int argc, char** argv) {
   perfhive::PlanToProto(poller, &message);
   corpus.Write("poller_plan", std::string(1, '\0') + message.SerializeAsString());
   corpus.Write("poller_policies", std::string(1, '\1') +
-                                      "[[policy]]\nname = \"pollers\"\nhosts = [\"poll*\"]\n"
+                                      "[[policy]]\nname = \"pollers\"\nhosts = [\"poll01\"]\n"
                                       "targets = ['\\\\db01', '\\\\10.0.0.7:445=DB02']\n");
   corpus.Write("policies", std::string(1, '\1') +
                                "[[policy]]\nname = \"web\"\nhosts = [\"web*\", \"shop01\"]\n"

@@ -123,6 +123,11 @@ TEST(PolicyBookTest, EveryMistakeIsNamedWithItsLine) {
       {"[[policy]]\nname = \"a\"\nhosts = [\"*\"]\ntargets = ['\\\\db*']\n", "targets: \\\\db*: "},
       {"[[policy]]\nname = \"a\"\nhosts = [\"*\"]\ntargets = ['\\\\db01', '\\\\10.0.0.7=DB01']\n",
        "targets: two are named DB01"},
+      // Issue 34: a poller's grant followed the pattern, so any host enrolled later as "poll..."
+      // could write as db01.
+      {"[[policy]]\nname = \"a\"\nhosts = [\"poll01\", \"poll*\"]\ntargets = ['\\\\db01']\n",
+       "p.toml:1: policy \"a\" has targets, so its hosts name each poller exactly (each may write "
+       "as every target), not by a pattern: \"poll*\""},
   };
   for (const Case& c : cases) {
     Result<PolicyBook> book = PolicyBook::Parse(c.text, "p.toml");
@@ -135,7 +140,7 @@ TEST(PolicyBookTest, EveryMistakeIsNamedWithItsLine) {
 // those (by the name they are filed under, case ignored), and only while the plan says so.
 TEST(PolicyBookTest, APollersPlanNamesTheHostsItMayPoll) {
   Result<PolicyBook> book = PolicyBook::Parse(
-      "[[policy]]\nname = \"pollers\"\nhosts = [\"poll*\"]\n"
+      "[[policy]]\nname = \"pollers\"\nhosts = [\"poller1\", \"poller2\"]\n"
       "targets = ['\\\\db01', '\\\\10.0.0.7:4455=DB02']\n"
       "[[policy]]\nname = \"rest\"\nhosts = [\"*\"]\ninterval = \"1m\"\n",
       "p.toml");
@@ -158,7 +163,7 @@ TEST(PolicyBookTest, APollersPlanNamesTheHostsItMayPoll) {
 
   // The targets are part of the content: another list is another revision.
   Result<PolicyBook> other = PolicyBook::Parse(
-      "[[policy]]\nname = \"pollers\"\nhosts = [\"poll*\"]\ntargets = ['\\\\db01']\n", "p.toml");
+      "[[policy]]\nname = \"pollers\"\nhosts = [\"poller1\"]\ntargets = ['\\\\db01']\n", "p.toml");
   ASSERT_TRUE(other.ok()) << other.error();
   EXPECT_NE(other->PlanFor("POLLER1").revision, plan.revision);
 }
