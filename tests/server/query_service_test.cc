@@ -9,11 +9,14 @@
 #include <gtest/gtest.h>
 #include <sqlite3.h>
 
+#include <chrono>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "perfdata/title_database.h"
+#include "server/enrollment/enrollment_registry.h"
 #include "server/enrollment/token_table.h"
 #include "store/sample_loader.h"
 #include "tests/store/store_test_util.h"
@@ -200,6 +203,39 @@ TEST_F(QueryLimitsTest, LatestReadsAreNotEstimated) {
   Result<std::vector<v1::ReadResponse>> answered = service_->Answer(request);
   ASSERT_TRUE(answered.ok()) << answered.error();
   EXPECT_EQ(answered->front().series_size(), 1);
+}
+
+// Issue 34: a reader (perfhive login --enroll) enrolled under the name of a revoked host made
+// `perfhive hosts` show that host enrolled: the hosts' list took the newest credential of either
+// kind. A host's state comes from hosts' credentials alone.
+TEST_F(QueryLimitsTest, AReadersCredentialNeverShowsAsAHostsState) {
+  Add(0);
+  TempDir registry_dir;
+  Result<std::unique_ptr<EnrollmentRegistry>> registry =
+      EnrollmentRegistry::Open(registry_dir.path());
+  ASSERT_TRUE(registry.ok()) << registry.error();
+  auto now = std::chrono::system_clock::now();
+  CredentialInfo host{.serial = "0a01",
+                      .host = "web01",
+                      .token_id = "hosttoken",
+                      .issued = now - std::chrono::hours(1),
+                      .expires = now + std::chrono::hours(24),
+                      .revoked = std::nullopt};
+  ASSERT_TRUE((*registry)->RecordCredential(host).ok());
+  ASSERT_TRUE((*registry)->RevokeHost("web01", now).ok());
+  CredentialInfo reader{.serial = "0a02",
+                        .host = "WEB01",
+                        .token_id = "readtoken",
+                        .issued = now,
+                        .expires = now + std::chrono::hours(24),
+                        .revoked = std::nullopt,
+                        .read = true};
+  ASSERT_TRUE((*registry)->RecordCredential(reader).ok());
+  service_->set_enrollment(registry->get(), nullptr);
+  Result<v1::ListHostsResponse> hosts = service_->Hosts(v1::ListHostsRequest());
+  ASSERT_TRUE(hosts.ok()) << hosts.error();
+  ASSERT_EQ(hosts->hosts_size(), 1);
+  EXPECT_EQ(hosts->hosts(0).credential(), "revoked");
 }
 
 }  // namespace
