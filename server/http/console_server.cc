@@ -180,6 +180,18 @@ Result<Principal> ConsoleServer::Reader(const HttpRequest& request) const {
   return principal;
 }
 
+bool IsCrossSitePost(const HttpRequest& request) {
+  const std::string& origin = request.Header("Origin");
+  const std::string& site = request.Header("Sec-Fetch-Site");
+  if (!origin.empty() && origin != "null") {
+    return origin != (request.tls ? "https://" : "http://") + request.Header("Host");
+  }
+  // "null": the console's own pages say Referrer-Policy: no-referrer, under which a browser
+  // sends its forms' Origin as null; their Sec-Fetch-Site still says same-origin.
+  if (!site.empty()) return site != "same-origin" && site != "none";
+  return origin == "null";
+}
+
 HttpReply ConsoleServer::Handle(const HttpRequest& request) {
   HttpReply reply = Route(request);
   AddSecurityHeaders(reply, request.tls);
@@ -194,6 +206,12 @@ HttpReply ConsoleServer::Route(const HttpRequest& request) {
     refused.body =
         "this console serves requests addressed to localhost, 127.0.0.1 or [::1] "
         "only (--insecure: nobody logs in); the request named another host\n";
+    return refused;
+  }
+  if (request.method == "POST" && IsCrossSitePost(request)) {
+    HttpReply refused;
+    refused.status = 403;
+    refused.body = "a form of another site's page is not taken here (cross-site request)\n";
     return refused;
   }
   if (path == "/login" && request.method == "POST") return Login(request);

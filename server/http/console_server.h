@@ -67,6 +67,13 @@ std::string_view CookieValue(std::string_view cookie_header, std::string_view na
 // name, and is refused.
 bool IsLoopbackHost(std::string_view host);
 
+// Whether a POST may come from a page of another site (cross-site request forgery): browsers
+// name the page's origin in Origin, or its relation in Sec-Fetch-Site, on every POST. An Origin
+// must be this console's own (`https://` or `http://` and the Host header); where it is "null"
+// (a page with no-referrer, a sandbox) or absent, Sec-Fetch-Site must say same-origin or none
+// (typed by the user). A client that sends neither is no browser, and no other site's page.
+bool IsCrossSitePost(const HttpRequest& request);
+
 }  // namespace perfhive
 
 #endif  // PERFHIVE_SERVER_HTTP_CONSOLE_SERVER_H_

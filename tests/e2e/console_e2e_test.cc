@@ -309,6 +309,21 @@ TEST_F(ConsoleTest, LoginKeepsTheTokenInAnHttpOnlyCookie) {
   ASSERT_TRUE(away);
   EXPECT_EQ(away->get_header_value("Location"), "/");
 
+  // Issue 34, 9: another site's page cannot post the login form (with its author's own token)
+  // nor the logout; the console's own page can.
+  for (const char* target : {"/login", "/logout"}) {
+    httplib::Result forged = client->Post(target, {{"Origin", "https://evil.example"}},
+                                          httplib::Params{{"token", kConsoleReaderSecret}});
+    ASSERT_TRUE(forged);
+    EXPECT_EQ(forged->status, 403) << target;
+    EXPECT_TRUE(forged->get_header_value("Set-Cookie").empty()) << target;
+  }
+  httplib::Result own =
+      client->Post("/login", {{"Origin", "https://127.0.0.1:" + std::to_string(console_port_)}},
+                   httplib::Params{{"token", kConsoleReaderSecret}});
+  ASSERT_TRUE(own);
+  EXPECT_EQ(own->status, 303);
+
   httplib::Result out = client->Post("/logout", {{"Cookie", session}}, "", "text/plain");
   ASSERT_TRUE(out);
   EXPECT_THAT(out->get_header_value("Set-Cookie"), HasSubstr("Max-Age=0"));
