@@ -43,6 +43,12 @@ echo "   $deps"
 # reads as functions and lines from the debug file beside the MSI, and each file compiles in two
 # thirds of the time.
 stage "Windows cross build (MinGW-w64, -Werror)"
+# CMake keeps the paths it found in its cache: a build folder configured against an earlier prefix
+# of the libraries (another recipe) would go on compiling and linking with that one.
+if [[ -f $build/CMakeCache.txt ]] &&
+  ! grep -qxF "PERFHIVE_WINDOWS_DEPS:UNINITIALIZED=$deps" "$build/CMakeCache.txt"; then
+  rm -f "$build/CMakeCache.txt"
+fi
 cmake -S . -B "$build" -G Ninja -DCMAKE_TOOLCHAIN_FILE=cmake/mingw-w64-x86_64.cmake \
   -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O2 -g1 -DNDEBUG" \
   -DPERFHIVE_WERROR=ON -DPERFHIVE_WINDOWS_DEPS="$deps" \
