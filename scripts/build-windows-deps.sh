@@ -213,13 +213,16 @@ build_lane() {
 main() {
   ensure_deb_src
   local spec name lane_a=() lane_b=() last=""
+  local configure_bound=" zlib libzstd c-ares openssl "
   for spec in "${packages[@]}"; do
     name=${spec%%=*}
-    case $name in
-      zlib | libzstd | c-ares | openssl) lane_a+=("$spec") ;;
-      grpc) last=$spec ;;
-      *) lane_b+=("$spec") ;;
-    esac
+    if [[ $name == grpc ]]; then
+      last=$spec
+    elif [[ $configure_bound == *" $name "* ]]; then
+      lane_a+=("$spec")
+    else
+      lane_b+=("$spec")
+    fi
   done
   build_lane "${lane_a[@]}" &
   local lane_a_pid=$!
