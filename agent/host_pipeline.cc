@@ -198,8 +198,7 @@ Result<std::string> HostPipeline::MakeRenewalRequest() {
   return MakeRequestForKey((*credential)->key_pem, credential_.credential_host);
 }
 
-Result<std::shared_ptr<grpc::ChannelCredentials>> HostPipeline::AdoptCertificate(
-    const std::string& certificate_pem) {
+Result<RenewedCredentials> HostPipeline::AdoptCertificate(const std::string& certificate_pem) {
   Result<CertificateSubject> subject = DescribeCertificate(certificate_pem);
   if (!subject.ok()) return subject.status();
   if (FoldCase(subject->common_name) != FoldCase(credential_.credential_host)) {
@@ -216,7 +215,9 @@ Result<std::shared_ptr<grpc::ChannelCredentials>> HostPipeline::AdoptCertificate
   if (Status saved = SaveCredential(env_, credential_.credential_dir, renewed); !saved.ok()) {
     return saved;
   }
-  return options_.credentials_for(renewed);
+  Result<std::shared_ptr<grpc::ChannelCredentials>> credentials = options_.credentials_for(renewed);
+  if (!credentials.ok()) return credentials.status();
+  return RenewedCredentials{.credentials = *credentials, .expires = renewed.expires};
 }
 
 std::string HostPipeline::Summary() const {

@@ -106,8 +106,7 @@ class HostPipeline : public ShipperDelegate {
   // ShipperDelegate, on the shipper's threads.
   void OnPlan(const v1::CollectionPlan& plan) override;
   Result<std::string> MakeRenewalRequest() override;
-  Result<std::shared_ptr<grpc::ChannelCredentials>> AdoptCertificate(
-      const std::string& certificate_pem) override;
+  Result<RenewedCredentials> AdoptCertificate(const std::string& certificate_pem) override;
 
   // On the io thread: puts `plan` in force (or says why not) and reports to the server.
   void ApplyPlan(const Result<CollectionPlan>& plan);

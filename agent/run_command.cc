@@ -196,12 +196,13 @@ Result<ServerConnection> WithEnrolledCredential(const AgentConfig& config,
   Result<std::shared_ptr<grpc::ChannelCredentials>> credentials =
       MakeChannelCredentials(env, with_host, &*credential);
   if (!credentials.ok()) return credentials.status();
-  return ServerConnection{.server = plain.server,
-                          .credentials = *credentials,
-                          .token = plain.token,
-                          .credential_dir = dir,
-                          .credential_host = host_name,
-                          .renewable = std::make_shared<StreamCredentials>(*credentials)};
+  return ServerConnection{
+      .server = plain.server,
+      .credentials = *credentials,
+      .token = plain.token,
+      .credential_dir = dir,
+      .credential_host = host_name,
+      .renewable = std::make_shared<StreamCredentials>(*credentials, credential->expires)};
 }
 
 // The name a poller enrolls as: --poller-name, else this machine's name.

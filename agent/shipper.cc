@@ -4,6 +4,7 @@
 #include <random>
 
 #include "agent/snapshot_frame.h"
+#include "perfdata/time_text.h"
 #include "wire/title_digest.h"
 
 namespace perfhive {
@@ -167,7 +168,7 @@ void Shipper::AdoptRenewed(const v1::RenewedCertificate& renewed) {
     log_.Error("the server did not renew the certificate: " + renewed.error());
     return;
   }
-  Result<std::shared_ptr<grpc::ChannelCredentials>> credentials =
+  Result<RenewedCredentials> credentials =
       options_.delegate->AdoptCertificate(renewed.certificate_pem());
   if (!credentials.ok()) {
     log_.Error("cannot keep the renewed certificate: " + credentials.error());
@@ -178,7 +179,7 @@ void Shipper::AdoptRenewed(const v1::RenewedCertificate& renewed) {
     return;
   }
   log_.Info("renewed the certificate; reconnecting with it");
-  options_.renewable->Replace(*credentials);
+  options_.renewable->Replace(credentials->credentials, credentials->expires);
   // This stream's next one, at once, uses it (what it left unanswered is sent again there); the
   // other streams of the credential (a poller's other hosts) from their next connection.
   std::lock_guard lock(mutex_);
@@ -280,9 +281,24 @@ bool Shipper::RunStream(v1::Ingest::Stub& stub) {
   if (!stopping_) {
     std::string why = status.ok() ? "the server ended the stream" : Describe(status);
     if (!welcomed && status.ok()) why = "the server did not answer Hello with Welcome";
+    if (!welcomed) why += ExpiredCertificateNote();
     log_.Warning("stream to " + options_.server + " ended: " + why);
   }
   return welcomed;
+}
+
+// The server refuses an expired certificate in the TLS handshake, before it can say why: the
+// stream then ends as "Socket closed" or the like, which this note explains.
+std::string Shipper::ExpiredCertificateNote() const {
+  if (options_.renewable == nullptr) return "";
+  std::chrono::system_clock::time_point expires = options_.renewable->expires();
+  if (expires > std::chrono::system_clock::now()) return "";
+  int64_t unix_nanos =
+      std::chrono::duration_cast<std::chrono::nanoseconds>(expires.time_since_epoch()).count();
+  return "; the certificate of " + options_.owner.host.name + " expired at " +
+         FormatRfc3339(unix_nanos, 0) +
+         " and the server refuses it: enroll again with a new token (perfhive-agent run --enroll "
+         "TOKEN, docs/enrollment.md)";
 }
 
 void Shipper::ReadAnswers(Stream& stream) {

@@ -39,27 +39,41 @@
 namespace perfhive {
 
 // The channel credentials of the streams of one enrolled credential: a host's, or every host an
-// agentless poller polls with its one certificate. A renewed certificate replaces them here, and
-// each stream uses them from its next connection on.
+// agentless poller polls with its one certificate, and when that certificate expires. A renewed
+// certificate replaces them here, and each stream uses them from its next connection on.
 class StreamCredentials {
  public:
-  explicit StreamCredentials(std::shared_ptr<grpc::ChannelCredentials> credentials)
-      : credentials_(std::move(credentials)) {}
+  StreamCredentials(std::shared_ptr<grpc::ChannelCredentials> credentials,
+                    std::chrono::system_clock::time_point expires)
+      : credentials_(std::move(credentials)), expires_(expires) {}
   // The credentials now and their version (one more at every Replace).
   std::pair<std::shared_ptr<grpc::ChannelCredentials>, uint64_t> Get() const {
     std::lock_guard lock(mutex_);
     return {credentials_, version_};
   }
-  void Replace(std::shared_ptr<grpc::ChannelCredentials> credentials) {
+  std::chrono::system_clock::time_point expires() const {
+    std::lock_guard lock(mutex_);
+    return expires_;
+  }
+  void Replace(std::shared_ptr<grpc::ChannelCredentials> credentials,
+               std::chrono::system_clock::time_point expires) {
     std::lock_guard lock(mutex_);
     credentials_ = std::move(credentials);
+    expires_ = expires;
     ++version_;
   }
 
  private:
   mutable std::mutex mutex_;
   std::shared_ptr<grpc::ChannelCredentials> credentials_;
+  std::chrono::system_clock::time_point expires_;
   uint64_t version_ = 0;
+};
+
+// A renewed certificate, kept: the credentials that present it and when it expires.
+struct RenewedCredentials {
+  std::shared_ptr<grpc::ChannelCredentials> credentials;
+  std::chrono::system_clock::time_point expires;
 };
 
 // The rest of the agent, as the stream needs it. Called on the shipper's threads.
@@ -71,8 +85,7 @@ class ShipperDelegate {
   // The server asks to renew the host's certificate: a certificate request (PEM) for its key.
   virtual Result<std::string> MakeRenewalRequest() = 0;
   // The renewed certificate (PEM): kept, and the credentials for the next streams returned.
-  virtual Result<std::shared_ptr<grpc::ChannelCredentials>> AdoptCertificate(
-      const std::string& certificate_pem) = 0;
+  virtual Result<RenewedCredentials> AdoptCertificate(const std::string& certificate_pem) = 0;
 };
 
 struct ShipperOptions {
@@ -135,6 +148,8 @@ class Shipper {
   void Run();
   // One stream from Hello to its end; true when the server welcomed it.
   bool RunStream(v1::Ingest::Stub& stub);
+  // Why an unwelcomed stream failed when the certificate it presented has expired; empty else.
+  std::string ExpiredCertificateNote() const;
   void ReadAnswers(grpc::ClientReaderWriter<v1::AgentMessage, v1::ServerMessage>& stream);
   // Sends the title databases `record` refers to that this stream has not seen.
   bool SendTitlesFor(const SnapshotRecord& record,

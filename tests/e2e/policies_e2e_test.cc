@@ -11,6 +11,7 @@
 #include <chrono>
 #include <csignal>
 #include <nlohmann/json.hpp>
+#include <sstream>
 #include <thread>
 
 #include "tests/e2e/e2e_cluster.h"
@@ -223,6 +224,66 @@ TEST_F(PoliciesTest, ACertificateIsRenewedOnTheStreamBeforeItExpires) {
   stored = Stored("RENEW1").size();
   StartAgent("RENEW1", {"--interval", "500ms"});
   EXPECT_TRUE(WaitUntil([&] { return Stored("RENEW1").size() >= stored + 3; })) << AgentLog();
+}
+
+// Proves (issue 34, 1): a revocation wins over a renewal that is due and in flight. Under a
+// 10 s lifetime the first renewal is due after about 7 s; the host is revoked the moment its agent
+// asks for it. Whichever lands first, no certificate of the host is left valid, and the agent
+// stores nothing more.
+TEST_F(PoliciesTest, ARevocationDuringADueRenewalLeavesNoValidCertificate) {
+  ASSERT_NO_FATAL_FAILURE(StartServer({"--certificate-lifetime", "10s"}));
+  std::string token = CreateToken("race*");
+  StartAgent("RACE1", {"--enroll", token, "--interval", "500ms"});
+  ASSERT_TRUE(WaitUntil([&] {
+    return AgentLog().find("renewing the certificate of RACE1") != std::string::npos;
+  })) << AgentLog();
+  CommandResult revoked =
+      RunCommand(*scratch_, {ServerBinary(), "hosts", "revoke", "RACE1", "--data", Data()});
+  ASSERT_EQ(revoked.exit_code, 0) << revoked.err;
+  ASSERT_TRUE(WaitUntil([&] { return AgentLog().find("was revoked") != std::string::npos; }))
+      << AgentLog();
+
+  CommandResult listed = RunCommand(*scratch_, {ServerBinary(), "hosts", "list", "--data", Data()});
+  ASSERT_EQ(listed.exit_code, 0) << listed.err;
+  std::istringstream lines(listed.out);
+  std::string line;
+  int race_lines = 0;
+  while (std::getline(lines, line)) {
+    if (line.rfind("RACE1 ", 0) != 0) continue;
+    ++race_lines;
+    EXPECT_THAT(line, HasSubstr("revoked")) << listed.out;
+  }
+  EXPECT_GE(race_lines, 1) << listed.out;
+  size_t stored = Stored("RACE1").size();
+  std::this_thread::sleep_for(std::chrono::seconds(2));
+  EXPECT_EQ(Stored("RACE1").size(), stored) << AgentLog();
+  EXPECT_EQ(Host("RACE1").value("credential", ""), "revoked");
+}
+
+// Regression (issue 34, 10): an agent whose certificate expired while the server was away is
+// refused in the TLS handshake when it comes back, where the server can say nothing, and it
+// logged only "Socket closed". It now names the expired certificate and what to do.
+TEST_F(PoliciesTest, AnAgentRefusedForItsExpiredCertificateSaysSo) {
+  ASSERT_NO_FATAL_FAILURE(StartServer({"--certificate-lifetime", "10s"}));
+  std::string token = CreateToken("expiry*");
+  StartAgent("EXPIRY1", {"--enroll", token, "--interval", "500ms"});
+  ASSERT_TRUE(WaitUntil([&] { return AgentLog().find("enrolled EXPIRY1") != std::string::npos; }))
+      << AgentLog();
+  auto enrolled = std::chrono::steady_clock::now();
+  // Away before the renewal is due (two thirds of 10 s), back once the certificate has ended.
+  ASSERT_EQ(server_->Stop(), 0);
+  std::this_thread::sleep_until(enrolled + std::chrono::seconds(11));
+  size_t away = AgentLog().size();
+  ASSERT_TRUE(server_->Start());
+  auto after_return = [&] { return AgentLog().substr(away); };
+  EXPECT_TRUE(WaitUntil(
+      [&] {
+        return after_return().find("the certificate of EXPIRY1 expired at") != std::string::npos;
+      },
+      std::chrono::seconds(90)))
+      << AgentLog();
+  EXPECT_THAT(after_return(), HasSubstr("enroll again with a new token"));
+  EXPECT_THAT(after_return(), Not(HasSubstr("renewed the certificate")));
 }
 
 // Proves: the plan in force is kept in the spool folder, so that an agent restarted while the
