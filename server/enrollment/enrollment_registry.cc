@@ -1,9 +1,7 @@
 #include "server/enrollment/enrollment_registry.h"
 
 #include <openssl/crypto.h>
-#include <openssl/rand.h>
 
-#include <array>
 #include <cstdint>
 #include <filesystem>
 #include <span>
@@ -14,6 +12,7 @@
 #include "perfdata/host_name.h"
 #include "perfdata/name_pattern.h"
 #include "perfdata/time_text.h"
+#include "pki/random_hex.h"
 #include "port/sha256.h"
 #include "store/sqlite.h"
 
@@ -140,14 +139,6 @@ bool IsHex(std::string_view text) {
     }
   }
   return true;
-}
-
-Result<std::string> RandomHex(size_t bytes) {
-  std::array<uint8_t, 32> random{};
-  if (bytes > random.size() || RAND_bytes(random.data(), static_cast<int>(bytes)) != 1) {
-    return Status::Internal("enrollment: the random number generator failed");
-  }
-  return ToHex(std::span<const uint8_t>(random.data(), bytes));
 }
 
 // The id and secret of "phe1_<id>_<secret>", taken in either case. Nothing of the text is
