@@ -4,13 +4,11 @@
 #include <chrono>
 #include <nlohmann/json.hpp>
 #include <optional>
-#include <span>
 #include <string>
 #include <utility>
 
 #include "perfdata/case_folding.h"
 #include "port/env.h"
-#include "port/sha256.h"
 #include "server/http/console_assets.h"
 
 namespace perfhive {
@@ -66,24 +64,6 @@ std::string QueryParameterText(std::string_view text) {
     }
   }
   return out;
-}
-
-// The bytes of an even-length hexadecimal text, or nothing when it is not one.
-std::optional<std::string> FromHex(std::string_view hex) {
-  auto digit = [](char c) -> int {
-    if (c >= '0' && c <= '9') return c - '0';
-    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-    return -1;
-  };
-  if (hex.size() % 2 != 0) return std::nullopt;
-  std::string bytes;
-  for (size_t i = 0; i < hex.size(); i += 2) {
-    int high = digit(hex[i]), low = digit(hex[i + 1]);
-    if (high < 0 || low < 0) return std::nullopt;
-    bytes += static_cast<char>(high * 16 + low);
-  }
-  return bytes;
 }
 
 // Where a login goes next: a path of this server only, never another site.
@@ -160,20 +140,26 @@ Result<std::unique_ptr<ConsoleServer>> ConsoleServer::Start(const std::string& a
   return console;
 }
 
-Result<Principal> ConsoleServer::Reader(const HttpRequest& request) const {
+Result<Principal> ConsoleServer::Reader(const HttpRequest& request) {
   std::string authorization = request.Header("Authorization");
+  std::string_view session;
   if (authorization.empty()) {
-    std::string_view cookie = CookieValue(request.Header("Cookie"), kSessionCookie);
-    if (!cookie.empty()) {
-      std::optional<std::string> token = FromHex(cookie);
+    session = CookieValue(request.Header("Cookie"), kSessionCookie);
+    if (!session.empty()) {
+      std::optional<std::string> token = sessions_.Token(session, ConsoleSessions::Clock::now());
       if (!token) {
-        return Status(StatusCode::kUnauthenticated, "the session cookie is damaged: log in again");
+        return Status(StatusCode::kUnauthenticated,
+                      "this console session has ended (logged out, unused for 12 hours, a week "
+                      "old, or the server restarted): log in again");
       }
       authorization = "Bearer " + *token;
     }
   }
   Result<Principal> principal = tokens_.Authenticate(authorization);
-  if (!principal.ok()) return principal.status();
+  if (!principal.ok()) {
+    if (!session.empty()) sessions_.Close(session);
+    return principal.status();
+  }
   if (!principal->read) {
     return Status::PermissionDenied("token \"" + principal->name + "\" may not read");
   }
@@ -259,7 +245,7 @@ HttpReply ConsoleServer::Route(const HttpRequest& request) {
   return missing;
 }
 
-HttpReply ConsoleServer::Login(const HttpRequest& request) const {
+HttpReply ConsoleServer::Login(const HttpRequest& request) {
   std::string token = request.Param("token");
   std::string next = LocalTarget(request.Param("next"));
   Result<Principal> principal = tokens_.Authenticate("Bearer " + token);
@@ -269,18 +255,24 @@ HttpReply ConsoleServer::Login(const HttpRequest& request) const {
   } else if (!principal->read) {
     refused = Status::PermissionDenied("token \"" + principal->name + "\" may not read");
   }
-  if (!refused.ok()) return SeeOther("/?login_error=" + QueryParameterText(refused.message()));
+  Result<std::string> session =
+      refused.ok() ? sessions_.Open(token, ConsoleSessions::Clock::now()) : refused;
+  if (!session.ok()) {
+    return SeeOther("/?login_error=" + QueryParameterText(session.status().message()));
+  }
   HttpReply reply = SeeOther(next);
-  // HTTP-only: the page's scripts never see the token; SameSite=Strict: no other site's page can
-  // make the browser send it; Secure whenever the console is served over TLS.
-  auto bytes = std::span(reinterpret_cast<const uint8_t*>(token.data()), token.size());
-  reply.headers.emplace_back("Set-Cookie", std::string(kSessionCookie) + "=" + ToHex(bytes) +
+  // The cookie holds the session's ID, never the token. HTTP-only: the page's scripts never see
+  // it; SameSite=Strict: no other site's page can make the browser send it; Secure whenever the
+  // console is served over TLS.
+  reply.headers.emplace_back("Set-Cookie", std::string(kSessionCookie) + "=" + *session +
                                                "; Path=/; HttpOnly; SameSite=Strict" +
                                                (request.tls ? "; Secure" : ""));
   return reply;
 }
 
-HttpReply ConsoleServer::Logout(const HttpRequest& request) const {
+HttpReply ConsoleServer::Logout(const HttpRequest& request) {
+  std::string_view session = CookieValue(request.Header("Cookie"), kSessionCookie);
+  if (!session.empty()) sessions_.Close(session);
   HttpReply reply = SeeOther("/");
   reply.headers.emplace_back("Set-Cookie", std::string(kSessionCookie) +
                                                "=; Path=/; Max-Age=0; HttpOnly; SameSite=Strict" +

@@ -1,8 +1,9 @@
 // ConsoleServer: perfhive-server's HTTP endpoint (--http-listen): the web console's page
-// (server/console/, built into the binary), its JSON API (HttpApi) and the login that keeps a read
-// token in an HTTP-only cookie. Readers are the same as gRPC's: a token that may read, given once
-// in the login form or on every call as "Authorization: Bearer"; with --insecure (loopback only)
-// everyone may read and there is nothing to log in to. docs/http_api.md describes it.
+// (server/console/, built into the binary), its JSON API (HttpApi) and the login, which opens a
+// session (ConsoleSessions) whose opaque ID an HTTP-only cookie keeps. Readers are the same as
+// gRPC's: a token that may read, given once in the login form or on every call as "Authorization:
+// Bearer"; with --insecure (loopback only) everyone may read and there is nothing to log in to.
+// docs/http_api.md describes it.
 
 #ifndef PERFHIVE_SERVER_HTTP_CONSOLE_SERVER_H_
 #define PERFHIVE_SERVER_HTTP_CONSOLE_SERVER_H_
@@ -15,6 +16,7 @@
 #include "base/status.h"
 #include "export/http_server.h"
 #include "server/enrollment/token_table.h"
+#include "server/http/console_sessions.h"
 #include "server/http_api.h"
 #include "server/query_service.h"
 
@@ -41,21 +43,21 @@ class ConsoleServer {
  private:
   ConsoleServer(QueryService& query, const TokenTable& tokens, bool login_required)
       : api_(query), tokens_(tokens), login_required_(login_required) {}
-  // The reader of a request: its bearer token, else its session cookie.
-  Result<Principal> Reader(const HttpRequest& request) const;
-  HttpReply Login(const HttpRequest& request) const;
-  HttpReply Logout(const HttpRequest& request) const;
+  // The reader of a request: its bearer token, else its session cookie's.
+  Result<Principal> Reader(const HttpRequest& request);
+  HttpReply Login(const HttpRequest& request);
+  HttpReply Logout(const HttpRequest& request);
   // Handle's answer before the headers every answer carries.
   HttpReply Route(const HttpRequest& request);
 
   HttpApi api_;
   const TokenTable& tokens_;
+  ConsoleSessions sessions_;
   bool login_required_;
   std::unique_ptr<HttpServer> server_;
 };
 
-// The cookie that keeps a logged-in reader's token, in hexadecimal (a token may hold characters
-// a cookie may not).
+// The cookie that keeps a logged-in reader's session ID.
 inline constexpr std::string_view kSessionCookie = "perfhive_session";
 
 // The value of cookie `name` in a Cookie header ("a=1; b=2"), as it is; empty if absent.

@@ -324,9 +324,23 @@ TEST_F(ConsoleTest, LoginKeepsTheTokenInAnHttpOnlyCookie) {
   ASSERT_TRUE(own);
   EXPECT_EQ(own->status, 303);
 
+  // Issue 34, 9: the cookie holds an opaque session ID, not the token (which it held in
+  // hexadecimal), and logging out ends that session for every copy of the cookie.
+  std::string hex_token;
+  for (unsigned char c : std::string(kConsoleReaderSecret)) {
+    static constexpr char kDigits[] = "0123456789abcdef";
+    hex_token += kDigits[c >> 4];
+    hex_token += kDigits[c & 15];
+  }
+  EXPECT_THAT(session, Not(HasSubstr(hex_token)));
+  EXPECT_THAT(session, Not(HasSubstr(kConsoleReaderSecret)));
   httplib::Result out = client->Post("/logout", {{"Cookie", session}}, "", "text/plain");
   ASSERT_TRUE(out);
   EXPECT_THAT(out->get_header_value("Set-Cookie"), HasSubstr("Max-Age=0"));
+  httplib::Result copied = client->Get("/api/v1/hosts", {{"Cookie", session}});
+  ASSERT_TRUE(copied);
+  EXPECT_EQ(copied->status, 401);
+  EXPECT_THAT(copied->body, HasSubstr("log in again"));
 }
 
 // Proves: the page and its chart library come from the server itself, compressed on request,
