@@ -31,6 +31,7 @@ test_packages=(
   samba libnss-wrapper libtdb-dev            # msrrp e2e tests: a private smbd with test data
   dpkg-dev help2man lintian iproute2         # the Debian packages (scripts/test-packages.sh)
   chromium chromium-driver python3-selenium  # browser tests of the web console
+  python3-grpcio python3-protobuf            # tests/e2e/hostile: attacks spoken in gRPC from Python
   ccache                                     # scripts/test.sh: a compiler cache kept across clones
   clang-format git curl                      # scripts/check-format.sh; side-by-side.sh
 )
