@@ -11,10 +11,8 @@ test time) and raw sockets for HTTP. Each attack is judged by
 - the registry's rows afterwards (`perfhive-server hosts list`, `enroll list`, `perfhive hosts`).
 
 Usage: hostile_clients_test.py --server PERFHIVE_SERVER --cli PERFHIVE [--protoc PROTOC]
-           [--proto-dir DIR] [--http-bounds] [unittest arguments]
+           [--proto-dir DIR] [unittest arguments]
 
---http-bounds (or HOSTILE_HTTP_BOUNDS=1) also runs the two console attacks whose fix is still to
-come (header lines without bound, slow clients); they are skipped, saying so, without it.
 HOSTILE_LATENCY_BOUND_SECONDS and HOSTILE_RSS_BOUND_MIB change the bounds (5 s, 64 MiB).
 Exit 77 when Debian's grpc or protobuf modules are missing (CTest counts that as a skip).
 """
@@ -48,12 +46,8 @@ RSS_BOUND_MIB = float(os.environ.get("HOSTILE_RSS_BOUND_MIB", "64"))
 
 BINARIES = {}
 PROTOS = None
-HTTP_BOUNDS = os.environ.get("HOSTILE_HTTP_BOUNDS", "") not in ("", "0")
 MEASURED = []  # (test, summary) for the report at the end
 
-_HTTP_BOUNDS_REASON = ("the console's bounds on header lines and slow clients are not in this "
-                       "server yet: run with --http-bounds (or HOSTILE_HTTP_BOUNDS=1) to attack "
-                       "them")
 
 
 class AttackCase(unittest.TestCase):
@@ -544,24 +538,17 @@ class InsecureConsoleAttacks(AttackCase):
         self.judge(watch)
 
 class HeaderLinesAttack(InsecureConsoleAttacks):
-    """Issue 34, 4, on a console of its own (its memory is the measure). Off without
-    --http-bounds: the fix is not in this server yet."""
+    """Issue 34, 4, on a console of its own (its memory is the measure)."""
 
     server_name = "header-lines"
-
-    @classmethod
-    def setUpClass(cls):
-        if not HTTP_BOUNDS:
-            raise unittest.SkipTest(_HTTP_BOUNDS_REASON)
-        super().setUpClass()
 
     test_insecure_console_refuses_a_foreign_host_header = None
 
     def test_header_lines_without_bound_are_refused(self):
         """Issue 34, 4: a request's header lines were kept without bound (each line under the
         8 KiB line limit, as many lines as the client sends). Four clients each sending a
-        quarter of a million short header lines are answered 431 or cut off long before the
-        end, and the server's memory stays bounded."""
+        quarter of a million short header lines are answered 431 or cut off (never 200), and the
+        server's memory stays bounded."""
         lines, per_send = 250000, 2000
         chunk = b"X-Hostile: y\r\n" * per_send
         outcomes = [None] * 4
@@ -597,8 +584,10 @@ class HeaderLinesAttack(InsecureConsoleAttacks):
         self.judge(watch)
         for outcome in outcomes:
             self.assertIsNotNone(outcome)
-            kind, taken, status = outcome
-            self.assertLess(taken, lines, "all %d header lines were taken: %s" % (lines, outcome))
+            kind, _, status = outcome
+            # How many lines a client got out says little: loopback's socket buffers hold
+            # megabytes, and the server reads on for a moment after refusing, so that the client
+            # sees the answer rather than a reset. What the server answered says it all.
             if kind == "answered":
                 self.assertEqual(status, 431, outcome)
             else:
@@ -606,8 +595,7 @@ class HeaderLinesAttack(InsecureConsoleAttacks):
         self.assertEqual(self.get()[0], 200)
 
 class SlowClientsAttack(HeaderLinesAttack):
-    """Issue 34, 5, on a console of its own (its connections are the measure). Off without
-    --http-bounds: the fix is not in this server yet."""
+    """Issue 34, 5, on a console of its own (its connections are the measure)."""
 
     server_name = "slow-clients"
     test_header_lines_without_bound_are_refused = None
@@ -681,17 +669,15 @@ class SlowClientsAttack(HeaderLinesAttack):
 
 
 def main():
-    global PROTOS, HTTP_BOUNDS
+    global PROTOS
     here = os.path.dirname(os.path.abspath(__file__))
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--server", required=True)
     parser.add_argument("--cli", required=True)
     parser.add_argument("--proto-dir", default=os.path.join(here, "..", "..", "..", "proto"))
     parser.add_argument("--protoc", default="protoc")
-    parser.add_argument("--http-bounds", action="store_true")
     args, rest = parser.parse_known_args()
     BINARIES.update(server=args.server, cli=args.cli)
-    HTTP_BOUNDS = HTTP_BOUNDS or args.http_bounds
     generated = tempfile.mkdtemp(prefix="perfhive-hostile-protos-")
     PROTOS = harness.Protos(os.path.abspath(args.proto_dir), generated, args.protoc)
     started = time.monotonic()
