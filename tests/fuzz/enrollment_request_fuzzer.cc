@@ -54,8 +54,8 @@ struct Fixture {
     ca = std::make_unique<perfhive::CertificateAuthority>(std::move(made).value());
     null_output = std::fopen("/dev/null", "w");
     log = std::make_unique<perfhive::ServerLog>(std::chrono::seconds(10), null_output);
-    service = std::make_unique<perfhive::EnrollmentService>(*ca, *registry, *log,
-                                                            std::chrono::hours(1));
+    service =
+        std::make_unique<perfhive::EnrollmentService>(*ca, *registry, *log, std::chrono::hours(1));
     auto created = registry->CreateToken({.host_patterns = {"web*", "poll*"}},
                                          std::chrono::system_clock::now());
     if (!created.ok()) Fail("no token");

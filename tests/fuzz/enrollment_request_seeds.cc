@@ -32,11 +32,12 @@ bool WriteRequest(const perfhive::testing::SeedCorpus& corpus, const std::string
 int main(int argc, char** argv) {
   perfhive::testing::SeedCorpus corpus;
   if (!corpus.Open(argc, argv)) return 2;
-  bool written = WriteRequest(corpus, "host", "seed-token", "web01", {}, false) &&
-                 WriteRequest(corpus, "poller", "seed-token", "poll01", {"web02", "web03"}, false) &&
-                 WriteRequest(corpus, "host_not_allowed", "seed-token", "db01", {}, false) &&
-                 WriteRequest(corpus, "target_not_allowed", "seed-token", "poll02", {"db02"}, false) &&
-                 WriteRequest(corpus, "unknown_token", "phe1_0123456789_abcdef", "web04", {}, false) &&
-                 WriteRequest(corpus, "damaged_request", "seed-token", "web05", {}, true);
+  bool written =
+      WriteRequest(corpus, "host", "seed-token", "web01", {}, false) &&
+      WriteRequest(corpus, "poller", "seed-token", "poll01", {"web02", "web03"}, false) &&
+      WriteRequest(corpus, "host_not_allowed", "seed-token", "db01", {}, false) &&
+      WriteRequest(corpus, "target_not_allowed", "seed-token", "poll02", {"db02"}, false) &&
+      WriteRequest(corpus, "unknown_token", "phe1_0123456789_abcdef", "web04", {}, false) &&
+      WriteRequest(corpus, "damaged_request", "seed-token", "web05", {}, true);
   return written ? 0 : 1;
 }

@@ -15,7 +15,8 @@ namespace {
 using SessionClock = ConsoleSessions::Clock;
 constexpr char kSessionToken[] = "reader-secret-0123456789";
 
-std::string OpenOrFail(ConsoleSessions& sessions, const std::string& token, SessionClock::time_point now) {
+std::string OpenOrFail(ConsoleSessions& sessions, const std::string& token,
+                       SessionClock::time_point now) {
   Result<std::string> id = sessions.Open(token, now);
   EXPECT_TRUE(id.ok()) << id.status().message();
   return id.ok() ? *id : "";
@@ -60,7 +61,8 @@ TEST(ConsoleSessionsTest, ASessionEndsWhenUnusedForTheIdleTimeAndAtItsLifetimeEv
   // `busy` is used every hour for the whole week; `idle` never again.
   while (at + std::chrono::hours(1) < login + ConsoleSessions::kLifetime) {
     at += std::chrono::hours(1);
-    ASSERT_EQ(sessions.Token(busy, at), kSessionToken) << "after " << std::chrono::duration_cast<std::chrono::hours>(at - login).count() << " h";
+    ASSERT_EQ(sessions.Token(busy, at), kSessionToken)
+        << "after " << std::chrono::duration_cast<std::chrono::hours>(at - login).count() << " h";
   }
   EXPECT_EQ(sessions.Token(idle, login + ConsoleSessions::kIdle), std::nullopt);
   EXPECT_EQ(sessions.Token(busy, login + ConsoleSessions::kLifetime), std::nullopt);
