@@ -47,8 +47,9 @@ run_ctest() {
 # run. A test never waits for them, and they take what it does not use. The Windows chain is the
 # longest and ends in steps that use one core (configure scripts, links, the MSIs, the tests under
 # Wine), so it goes before the sanitizer build (nice 10 against 19: about nine tenths of what the
-# two are left): a cold run then ends on the Linux side's two-core steps, not on a core left
-# idle. `await NAME` waits for one and stops the script, showing the end of its log, if it failed.
+# two are left), so that less of it is left for the end. (Measured cold, it still ends last: while
+# a stage awaits the sanitizer build, that build has the normal priority; docs/testing.md.)
+# `await NAME` waits for one and stops the script, showing the end of its log, if it failed.
 declare -A background_pids background_logs
 background() {
   local name=$1 niceness=$2
