@@ -8,8 +8,11 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <cstdio>
 #include <map>
 #include <mutex>
+#include <string>
+#include <vector>
 
 #include "export/http_client.h"
 #include "export/http_server.h"
@@ -53,9 +56,16 @@ ComputedSample CpuSample(const std::string& instance, int64_t t, double percent)
   return Computed("Processor", "% Processor Time", wp::k100NsecTimerInv, instance, t, percent);
 }
 
+// What the writer acknowledged per host, and what it logged (refusals name the receiver's
+// reason), shown when the test fails.
 struct Delivered {
   std::mutex mutex;
   std::map<std::string, uint64_t> position;
+  std::vector<std::string> log;
+  ~Delivered() {
+    if (!::testing::Test::HasFailure()) return;
+    for (const std::string& line : log) std::fprintf(stderr, "writer: %s\n", line.c_str());
+  }
 };
 
 RemoteWriterOptions WriterOptions(const std::string& url, Delivered& delivered) {
@@ -69,13 +79,17 @@ RemoteWriterOptions WriterOptions(const std::string& url, Delivered& delivered) 
     std::lock_guard lock(delivered.mutex);
     delivered.position[host] = position;
   };
+  options.log = [&delivered](const std::string& line) {
+    std::lock_guard lock(delivered.mutex);
+    delivered.log.push_back(line);
+  };
   return options;
 }
 
 TEST(PrometheusReceiverTest, StoresTheValuesAndTimesPushed) {
   SKIP_WITHOUT_PROMETHEUS();
   TempDir dir;
-  Prometheus prometheus(dir.path(), FreePort());
+  Prometheus prometheus(dir.path());
   ASSERT_TRUE(prometheus.WaitReady());
   Delivered delivered;
   RemoteWriter writer(WriterOptions(prometheus.WriteUrl(), delivered));
@@ -162,7 +176,7 @@ TEST(PrometheusReceiverTest, BacklogOfferedWhileTheReceiverIsDownArrivesWhenItIs
 TEST(PrometheusReceiverTest, ResentSamplesInFrontOfNewOnesDoNotKeepTheNewOnesOut) {
   SKIP_WITHOUT_PROMETHEUS();
   TempDir dir;
-  Prometheus prometheus(dir.path(), FreePort());
+  Prometheus prometheus(dir.path());
   ASSERT_TRUE(prometheus.WaitReady());
   const int64_t t0 = RecentStart();
   auto batch = [&](int step) {

@@ -251,7 +251,7 @@ std::optional<double> PageValue(const std::string& page, const std::string& seri
 TEST(PrometheusExportE2eTest, PrometheusHoldsPerfhiveQueryValuesAcrossAKillNineAndRestart) {
   SKIP_WITHOUT_PROMETHEUS();
   TempDir dir;
-  Prometheus prometheus(dir.path() / "prometheus", testing::FreePort());
+  Prometheus prometheus(dir.path() / "prometheus");
   ASSERT_TRUE(prometheus.WaitReady());
   ServerUnderTest server(dir.path(), {"--remote-write", prometheus.WriteUrl()});
   ASSERT_TRUE(server.Start());
@@ -287,7 +287,7 @@ TEST(PrometheusExportE2eTest, PrometheusHoldsPerfhiveQueryValuesAcrossAKillNineA
 TEST(PrometheusExportE2eTest, BacklogArrivesWhenPrometheusIsBack) {
   SKIP_WITHOUT_PROMETHEUS();
   TempDir dir;
-  Prometheus prometheus(dir.path() / "prometheus", testing::FreePort());
+  Prometheus prometheus(dir.path() / "prometheus");
   ASSERT_TRUE(prometheus.WaitReady());
   ServerUnderTest server(dir.path(), {"--remote-write", prometheus.WriteUrl()});
   ASSERT_TRUE(server.Start());

@@ -101,22 +101,33 @@ inline std::pair<std::optional<int>, std::string> PromtoolCheckMetrics(
   return {exit_code, ReadWholeFile(out)};
 }
 
-// One Prometheus on 127.0.0.1:`port`, storing under `dir` (kept across Stop and Start).
+// One Prometheus on 127.0.0.1, storing under `dir` (kept across Stop and Start). Started on a
+// port the kernel chooses (read back from its log) unless the test must know the port first;
+// either way WaitReady checks that the server answering there is this one, by its storage path,
+// so two tests whose ports collide fail saying so instead of writing into each other's store.
 class Prometheus {
  public:
-  Prometheus(const std::filesystem::path& dir, uint16_t port) : dir_(dir), port_(port) {
+  explicit Prometheus(const std::filesystem::path& dir, uint16_t port = 0)
+      : dir_(dir), port_(port) {
     std::filesystem::create_directories(dir / "data");
     std::ofstream(dir / "prometheus.yml") << "global: {scrape_interval: 15s}\n";
     log_ = (dir / "prometheus.log").string();
     Start();
   }
-  ~Prometheus() { Stop(); }
+  ~Prometheus() {
+    Stop();
+    if (::testing::Test::HasFailure()) {
+      std::string log = ReadWholeFile(log_);
+      if (log.size() > 8000) log = "..." + log.substr(log.size() - 8000);
+      std::fprintf(stderr, "the log of prometheus (%s):\n%s\n", log_.c_str(), log.c_str());
+    }
+  }
 
   void Start() {
     if (process_) return;
     process_.emplace(std::vector<std::string>{kPrometheusBinary,
                                               "--config.file=" + (dir_ / "prometheus.yml").string(),
-                                              "--storage.tsdb.path=" + (dir_ / "data").string(),
+                                              "--storage.tsdb.path=" + StoragePath(),
                                               "--web.listen-address=" + Address(),
                                               "--web.enable-remote-write-receiver"},
                      log_, log_);
@@ -133,13 +144,25 @@ class Prometheus {
   std::string WriteUrl() const { return "http://" + Address() + "/api/v1/write"; }
 
   bool WaitReady() {
+    if (port_ == 0) {
+      std::optional<std::string> port = WaitForMatch(
+          log_, R"(msg="Listening on" address=127\.0\.0\.1:([0-9]+))", std::chrono::seconds(30));
+      if (!port) {
+        ADD_FAILURE() << "prometheus never said where it listens; its log:\n"
+                      << ReadWholeFile(log_);
+        return false;
+      }
+      port_ = static_cast<uint16_t>(std::stoi(*port));
+    }
     HttpClient client({});
-    for (int i = 0; i < 300; ++i) {
+    for (int i = 0; i < 300 && process_ && process_->running(); ++i) {
       Result<HttpResponse> ready = client.Get("http://" + Address() + "/-/ready");
-      if (ready.ok() && ready->status == 200) return true;
+      if (ready.ok() && ready->status == 200) return IsThisOne(client);
       std::this_thread::sleep_for(std::chrono::milliseconds(100));
     }
-    ADD_FAILURE() << "prometheus not ready; its log:\n" << ReadWholeFile(log_);
+    ADD_FAILURE() << "prometheus on " << Address() << " not ready"
+                  << (process_ && !process_->running() ? " (it exited)" : "") << "; its log:\n"
+                  << ReadWholeFile(log_);
     return false;
   }
 
@@ -174,6 +197,24 @@ class Prometheus {
     char text[32];
     std::snprintf(text, sizeof text, "%.3f", static_cast<double>(ms) / 1000);
     return text;
+  }
+
+  std::string StoragePath() const { return (dir_ / "data").string(); }
+
+  // Whether the Prometheus answering on Address() stores under this one's folder.
+  bool IsThisOne(HttpClient& client) {
+    Result<HttpResponse> flags = client.Get("http://" + Address() + "/api/v1/status/flags");
+    std::string path;
+    if (flags.ok() && flags->status == 200) {
+      nlohmann::json json = nlohmann::json::parse(flags->body, nullptr, false);
+      if (json.is_object() && json["data"]["storage.tsdb.path"].is_string()) {
+        path = json["data"]["storage.tsdb.path"].get<std::string>();
+      }
+    }
+    if (path == StoragePath()) return true;
+    ADD_FAILURE() << "the prometheus answering on " << Address() << " stores under '" << path
+                  << "', not this test's " << StoragePath() << ": another test took the same port";
+    return false;
   }
 
   std::vector<PromSeries> Get(const std::string& path) {
