@@ -72,14 +72,26 @@ Result<QueryAnswer> ReadEngine::Read(const ReadRequest& request) {
   Result<std::vector<std::string>> hosts = reader_.HostNames();
   if (!hosts.ok()) return hosts.status();
   std::vector<std::string> matched;
+  size_t of_machines = 0;  // hosts the paths' machines match, before the selector
   for (const std::string& host : *hosts) {
-    if (std::any_of(paths.begin(), paths.end(),
-                    [&](const CounterPath& path) { return MachineMatches(path, host); })) {
+    if (!std::any_of(paths.begin(), paths.end(),
+                     [&](const CounterPath& path) { return MachineMatches(path, host); })) {
+      continue;
+    }
+    ++of_machines;
+    if (request.hosts.selects_everything() ||
+        request.hosts.Matches(
+            host, labels_ && request.hosts.needs_labels() ? labels_(host) : HostLabels{})) {
       matched.push_back(host);
     }
   }
-  if (matched.empty()) {
+  if (of_machines == 0) {
     return Status::NotFound("no host matches the paths' machines" + KnownHosts(*hosts));
+  }
+  if (matched.empty()) {
+    return Status::NotFound("none of the " + std::to_string(of_machines) +
+                            " hosts the paths' machines match is selected by \"" +
+                            request.hosts.text() + "\" (`perfhive hosts` shows their labels)");
   }
   const QueryOptions options = OptionsOf(request, max_bytes_);
   // Only the objects the paths name are restored.

@@ -14,11 +14,13 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "base/status.h"
 #include "perfdata/calculator.h"
 #include "perfdata/counter_path.h"
+#include "query/host_selector.h"
 #include "query/sample_reader.h"
 #include "query/series.h"
 #include "query/series_query.h"
@@ -28,6 +30,7 @@ namespace perfhive::query {
 // What a reader asks for.
 struct ReadRequest {
   std::vector<std::string> paths;  // PDH counter paths, wildcards allowed; no machine: every host
+  HostSelector hosts;              // and of those hosts, the ones it selects by label
   int64_t from_ns = 0;             // 0: from the first sample
   int64_t to_ns = INT64_MAX;       // to the newest
   std::optional<int64_t> step_ns;  // values between step boundaries rather than every sample
@@ -51,6 +54,9 @@ class ReadEngine {
   // The most bytes of samples a read may restore (QueryOptions::max_bytes), estimated before it
   // loads them; reads of the latest values are bounded already.
   void set_max_bytes(uint64_t bytes) { max_bytes_ = bytes; }
+  // Where hosts' labels come from, for requests that select hosts by label; without it every
+  // host has none.
+  void set_host_labels(HostLabelsLookup labels) { labels_ = std::move(labels); }
 
   // The series of every host the paths select, points in [from_ns, to_ns], and the warnings.
   // Errors: kInvalidArgument for a bad path or range, kNotFound when no host matches,
@@ -74,6 +80,7 @@ class ReadEngine {
                          const std::vector<bool>& selected, std::vector<std::string>& warnings);
 
   SampleReader& reader_;
+  HostLabelsLookup labels_;
   uint64_t max_bytes_ = QueryOptions{}.max_bytes;
 };
 

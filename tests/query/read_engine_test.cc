@@ -150,6 +150,31 @@ TEST(ReadEngineTest, AMachineWildcardReadsTheHostsItMatchesAndNoOther) {
   EXPECT_THAT(answer->warnings, IsEmpty());
 }
 
+TEST(ReadEngineTest, AHostSelectorReadsOnlyTheHostsWhoseLabelsItSelects) {
+  MemorySampleReader reader;
+  AddProcessorHost(reader, "WEB01", 3);
+  AddProcessorHost(reader, "WEB02", 3);
+  AddProcessorHost(reader, "DB01", 3);
+  ReadEngine engine(reader);
+  std::map<std::string, HostLabels> labels = {{"WEB01", {{"role", "web"}, {"site", "ams"}}},
+                                              {"WEB02", {{"role", "web"}, {"site", "fra"}}},
+                                              {"DB01", {{"role", "sql"}, {"site", "ams"}}}};
+  engine.set_host_labels([&](const std::string& host) { return labels[host]; });
+  ReadRequest request = Read({"\\\\*\\Processor(0)\\% Processor Time"});
+  request.hosts = *HostSelector::Parse("site=ams");
+  Result<QueryAnswer> answer = engine.Read(request);
+  ASSERT_TRUE(answer.ok()) << answer.error();
+  EXPECT_EQ(reader.loaded(), (std::set<std::string>{"WEB01", "DB01"}));
+  ASSERT_EQ(answer->series.size(), 2u);
+
+  request.hosts = *HostSelector::Parse("site=nowhere");
+  answer = engine.Read(request);
+  ASSERT_FALSE(answer.ok());
+  EXPECT_EQ(answer.status().code(), StatusCode::kNotFound);
+  EXPECT_THAT(answer.error(), HasSubstr("none of the 3 hosts"));
+  EXPECT_THAT(answer.error(), HasSubstr("site=nowhere"));
+}
+
 TEST(ReadEngineTest, NoMatchingHostIsNotFoundNamingTheKnownHosts) {
   MemorySampleReader reader;
   AddProcessorHost(reader, "WEB01", 2);

@@ -23,7 +23,7 @@ constexpr char kZenoss[] = "realdata/zenoss-windowsmonitor";
 
 std::shared_ptr<const std::vector<uint8_t>> ReadFixture(const std::string& name) {
   return std::make_shared<const std::vector<uint8_t>>(
-      testing::ReadSharedFixture(std::filesystem::path(kZenoss) / name));
+      perfhive::testing::ReadSharedFixture(std::filesystem::path(kZenoss) / name));
 }
 
 TEST(RealDataTest, ProcessorTimeOfARealHostIsTheCalculatorsValue) {
