@@ -22,12 +22,17 @@ std::span<const HostSample> InRange(const std::vector<HostSample>& samples, int6
   return {first, last};
 }
 
+// Statistics are computed for the answer, or to rank it.
+bool NeedsStatistics(const ReadRequest& request) {
+  return request.statistics || request.ranking.has_value();
+}
+
 QueryOptions OptionsOf(const ReadRequest& request, uint64_t max_bytes) {
   QueryOptions options;
   options.format = request.format;
   if (request.max_points != 0) options.max_points = request.max_points;
   options.newest_series = request.latest_only;
-  options.keep_raw = request.raw || request.statistics;
+  options.keep_raw = request.raw || NeedsStatistics(request);
   if (request.step_ns) {
     options.step_ns = *request.step_ns;
     if (request.from_ns != 0) options.first_boundary_ns = request.from_ns;
@@ -69,6 +74,19 @@ Result<QueryAnswer> ReadEngine::Read(const ReadRequest& request) {
   const int64_t from = request.from_ns;
   const int64_t to = request.to_ns;
   if (to < from) return Status::InvalidArgument("the range ends before it begins");
+  std::optional<Aggregator> aggregator;
+  if (request.aggregation) {
+    if (!request.step_ns || request.latest_only) {
+      return Status::InvalidArgument(
+          "aggregates combine the series step by step: give a step (--step 1m, step=1m)");
+    }
+    if (from == 0) {
+      return Status::InvalidArgument(
+          "aggregates align every host's steps to the range's start: give one (--since 1h, "
+          "--from, from=)");
+    }
+    aggregator.emplace(*request.aggregation, labels_, from, *request.step_ns);
+  }
   Result<std::vector<std::string>> hosts = reader_.HostNames();
   if (!hosts.ok()) return hosts.status();
   std::vector<std::string> matched;
@@ -130,14 +148,32 @@ Result<QueryAnswer> ReadEngine::Read(const ReadRequest& request) {
     if (host.status.ok()) {
       ExplainUnselected(name, in_range, paths, request, selected, host.answer.warnings);
     }
+    if (aggregator) {
+      // Folded in as each host is computed: the read never holds every host's series.
+      for (Series& series : host.answer.series) {
+        TrimToRange(series, from, to, false, false, options.format);
+        aggregator->Add(series);
+      }
+      host.answer.series.clear();
+    }
   });
   QueryAnswer answer;
   for (HostAnswer& host : per_host) {
     if (!host.status.ok()) return host.status;
     if (Status s = AppendAnswer(std::move(host.answer), options, answer); !s.ok()) return s;
   }
-  for (Series& series : answer.series) {
-    TrimToRange(series, from, to, request.latest_only, request.statistics, options.format);
+  if (aggregator) {
+    answer.series = aggregator->Finish(NeedsStatistics(request));
+  } else {
+    for (Series& series : answer.series) {
+      TrimToRange(series, from, to, request.latest_only, NeedsStatistics(request), options.format);
+    }
+  }
+  if (request.ranking) {
+    RankSeries(answer.series, *request.ranking);
+    if (!request.statistics) {
+      for (Series& series : answer.series) series.stats.reset();
+    }
   }
   return answer;
 }

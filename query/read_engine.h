@@ -20,7 +20,9 @@
 #include "base/status.h"
 #include "perfdata/calculator.h"
 #include "perfdata/counter_path.h"
+#include "query/aggregation.h"
 #include "query/host_selector.h"
+#include "query/ranking.h"
 #include "query/sample_reader.h"
 #include "query/series.h"
 #include "query/series_query.h"
@@ -39,6 +41,11 @@ struct ReadRequest {
   bool latest_only = false;  // the newest point of each series only (the newest two samples)
   FormatOptions format;      // scale factor, cap at 100
   size_t max_points = 0;     // 0: QueryOptions' default
+  // The series combined by group, step by step (needs a step and the range's start): the answer
+  // holds the groups' series rather than the hosts'.
+  std::optional<Aggregation> aggregation;
+  // Only the top or bottom N series (or groups) by a statistic over the range.
+  std::optional<Ranking> ranking;
 };
 
 class ReadEngine {
@@ -58,7 +65,8 @@ class ReadEngine {
   // host has none.
   void set_host_labels(HostLabelsLookup labels) { labels_ = std::move(labels); }
 
-  // The series of every host the paths select, points in [from_ns, to_ns], and the warnings.
+  // The series of every host the paths select (or their groups' aggregates), points in
+  // [from_ns, to_ns], ranked when asked, and the warnings.
   // Errors: kInvalidArgument for a bad path or range, kNotFound when no host matches,
   // kResourceExhausted over a limit (saying how to narrow the read), kUnavailable when the
   // samples cannot be read now.

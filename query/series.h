@@ -41,6 +41,15 @@ struct SeriesStatistics {
   double p50 = 0, p90 = 0, p95 = 0, p99 = 0;  // meaningful when summary.count > 0
 };
 
+// What an aggregated series combines (query/aggregation.h).
+struct SeriesAggregate {
+  std::string function;  // "avg", "p95", ...
+  std::string by;        // the grouping: "counter", "host", "instance", "process", a label key
+  std::string group;     // the group's value: a host, a label's value, an instance or process name
+  uint32_t members = 0;  // series in the group
+  std::vector<uint32_t> contributors;  // for each point, the members with a value at its step
+};
+
 struct Series {
   std::string host;
   uint32_t object_index = 0;
@@ -58,6 +67,7 @@ struct Series {
   std::vector<RawSample> raw;
   std::vector<Point> points;
   std::optional<SeriesStatistics> stats;
+  std::optional<SeriesAggregate> aggregate;  // set on the series of an aggregated read
 
   const std::string& path() const { return paths.back(); }
 };

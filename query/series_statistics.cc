@@ -9,13 +9,34 @@
 namespace perfhive::query {
 namespace {
 
-// The value ranked ceil(p/100 · n) among n sorted values (nearest rank, from 1).
+void SetPercentiles(const std::vector<double>& sorted, SeriesStatistics& stats) {
+  stats.p50 = NearestRank(sorted, 50);
+  stats.p90 = NearestRank(sorted, 90);
+  stats.p95 = NearestRank(sorted, 95);
+  stats.p99 = NearestRank(sorted, 99);
+}
+
+}  // namespace
+
 double NearestRank(const std::vector<double>& sorted, double p) {
   size_t rank = static_cast<size_t>(std::ceil(p / 100.0 * static_cast<double>(sorted.size())));
   return sorted[std::clamp<size_t>(rank, 1, sorted.size()) - 1];
 }
 
-}  // namespace
+SeriesStatistics StatisticsOfValues(std::vector<double> values) {
+  SeriesStatistics stats;
+  if (values.empty()) return stats;
+  std::sort(values.begin(), values.end());
+  double sum = 0;
+  for (double value : values) sum += value;
+  stats.summary.status = PdhStatus::kValidData;
+  stats.summary.count = static_cast<uint32_t>(values.size());
+  stats.summary.min = values.front();
+  stats.summary.max = values.back();
+  stats.summary.mean = sum / static_cast<double>(values.size());
+  SetPercentiles(values, stats);
+  return stats;
+}
 
 SeriesStatistics ComputeSeriesStatistics(const Series& series, const FormatOptions& format) {
   std::vector<RawCounter> raw;
@@ -33,10 +54,7 @@ SeriesStatistics ComputeSeriesStatistics(const Series& series, const FormatOptio
   }
   if (values.empty()) return stats;
   std::sort(values.begin(), values.end());
-  stats.p50 = NearestRank(values, 50);
-  stats.p90 = NearestRank(values, 90);
-  stats.p95 = NearestRank(values, 95);
-  stats.p99 = NearestRank(values, 99);
+  SetPercentiles(values, stats);
   return stats;
 }
 

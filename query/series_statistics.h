@@ -5,11 +5,20 @@
 #define PERFHIVE_QUERY_SERIES_STATISTICS_H_
 
 #include <cstdint>
+#include <vector>
 
 #include "perfdata/calculator.h"
 #include "query/series.h"
 
 namespace perfhive::query {
+
+// The value ranked ceil(p/100 · n) among the n `sorted` values (nearest rank, from 1); not
+// empty.
+double NearestRank(const std::vector<double>& sorted, double p);
+
+// count/min/max/mean over the values (all valid) and their nearest-rank percentiles: the
+// statistics of a series computed from other series' values, as an aggregate's.
+SeriesStatistics StatisticsOfValues(std::vector<double> values);
 
 // count/min/max/mean over the series' raw samples (ComputeCounterStatistics) and the
 // nearest-rank percentiles of the same valid values: the value ranked ceil(p/100 · count).

@@ -37,7 +37,7 @@ class DecodedKinex01Test : public ::testing::Test {
   }
 
   static std::vector<uint8_t> Read(const std::string& name) {
-    return testing::ReadSharedFixture(std::filesystem::path(kZenoss) / name);
+    return perfhive::testing::ReadSharedFixture(std::filesystem::path(kZenoss) / name);
   }
 
   // The newer sample against the older, keeping what `paths` select.

@@ -10,6 +10,7 @@
 #include <mutex>
 #include <set>
 
+#include "tests/query/memory_sample_reader.h"
 #include "tests/query/query_test_hosts.h"
 
 namespace perfhive::query {
@@ -19,90 +20,6 @@ using namespace testing;  // NOLINT: the test hosts
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using ::testing::IsEmpty;
-
-// Hosts' samples in memory, counting what the engine asks for.
-class MemorySampleReader final : public SampleReader {
- public:
-  void Add(const std::string& host, HostSample sample) { hosts_[host].push_back(sample); }
-
-  Result<std::vector<std::string>> HostNames() override {
-    std::vector<std::string> names;
-    for (const auto& [name, samples] : hosts_) names.push_back(name);
-    return names;
-  }
-  Result<std::unique_ptr<Listing>> List(const std::string& host, int64_t from_ns,
-                                        int64_t to_ns) override {
-    auto listing = std::make_unique<IndexListing>();
-    const std::vector<HostSample>& samples = hosts_.at(host);
-    for (size_t i = 0; i < samples.size(); ++i) {
-      if (samples[i].time_ns < from_ns) listing->before = i;  // the newest before the range
-      if (samples[i].time_ns >= from_ns && samples[i].time_ns <= to_ns) listing->in.push_back(i);
-    }
-    if (listing->before != SIZE_MAX) listing->in.insert(listing->in.begin(), listing->before);
-    return std::unique_ptr<Listing>(std::move(listing));
-  }
-  Result<std::vector<QueryInRange>> Probe(const std::string& host, const Listing& listed,
-                                          int64_t from_ns, const ObjectNameFilter*) override {
-    std::map<std::string, QueryInRange> by_query;
-    for (size_t i : static_cast<const IndexListing&>(listed).in) {
-      const HostSample& sample = hosts_.at(host)[i];
-      if (sample.time_ns < from_ns) continue;
-      QueryInRange& query = by_query[sample.query];
-      ++query.newest.samples;
-      query.raw_bytes += static_cast<int64_t>(sample.bytes->size());
-      query.newest.sample = sample;
-      query.newest_raw_size = static_cast<int64_t>(sample.bytes->size());
-    }
-    std::vector<QueryInRange> queries;
-    for (auto& [name, query] : by_query) queries.push_back(std::move(query));
-    return queries;
-  }
-  Result<HostSamples> Load(const std::string& host, const Listing& listed,
-                           const ObjectNameFilter*) override {
-    Loaded(host);
-    HostSamples samples{host, {}};
-    for (size_t i : static_cast<const IndexListing&>(listed).in) {
-      samples.samples.push_back(hosts_.at(host)[i]);
-    }
-    return samples;
-  }
-  Result<HostSamples> LoadRange(const std::string& host, int64_t from_ns, int64_t to_ns,
-                                const ObjectNameFilter* objects) override {
-    Result<std::unique_ptr<Listing>> listed = List(host, from_ns, to_ns);
-    return Load(host, **listed, objects);
-  }
-  Result<HostSamples> LoadLatest(const std::string& host, const ObjectNameFilter*) override {
-    Loaded(host);
-    const std::vector<HostSample>& samples = hosts_.at(host);
-    return HostSamples{host, {samples.end() - std::min<size_t>(2, samples.size()), samples.end()}};
-  }
-  Result<HostSample> WholeSampleIn(const std::string& host, int64_t, int64_t) override {
-    return hosts_.at(host).back();
-  }
-  std::optional<int64_t> NearestSampleTime(const std::string& host, int64_t, int64_t) override {
-    return hosts_.at(host).back().time_ns;
-  }
-
-  std::set<std::string> loaded() {
-    std::lock_guard lock(mutex_);
-    return loaded_;
-  }
-
- private:
-  struct IndexListing final : Listing {
-    size_t size() const override { return in.size(); }
-    size_t before = SIZE_MAX;
-    std::vector<size_t> in;
-  };
-  void Loaded(const std::string& host) {
-    std::lock_guard lock(mutex_);  // the engine loads hosts in parallel
-    loaded_.insert(host);
-  }
-
-  std::map<std::string, std::vector<HostSample>> hosts_;
-  std::mutex mutex_;
-  std::set<std::string> loaded_;
-};
 
 // `host`'s processors at `seconds` seconds, idle 75% (CPU 0) and 50% (CPU 1) of each second.
 void AddProcessorHost(MemorySampleReader& reader, const std::string& host, int seconds) {
