@@ -171,7 +171,20 @@ int main(int argc, char** argv) {
   query_cmd->add_flag("--stats", query.statistics,
                       "Statistics per series: count, min, max, mean, p50, p90, p95, p99");
   query_cmd->add_flag("--raw", query.raw, "Also the raw values");
-  query_cmd->add_option("--top", query.top, "Only the N series with the highest mean");
+  query_cmd->add_option("--select", query.fleet.select,
+                        "Only hosts with these labels: role=web,site=ams* (host=NAME too)");
+  query_cmd->add_option("--aggregate", query.fleet.aggregates,
+                        "Combine series per step: avg, sum, min, max, count, p50, p90, p95, p99 "
+                        "(avg,p95); needs --step");
+  query_cmd->add_option("--group-by", query.fleet.group_by,
+                        "Groups to aggregate: counter (default), host, instance, process, or a "
+                        "label (role)");
+  query_cmd->add_option("--top", query.fleet.top,
+                        "Only the N series (or groups) with the highest --rank-by");
+  query_cmd->add_option("--bottom", query.fleet.bottom,
+                        "Only the N series (or groups) with the lowest --rank-by");
+  query_cmd->add_option("--rank-by", query.fleet.rank_by,
+                        "mean (default), min, max, last, p50, p90, p95 or p99 over the range");
   query_cmd->add_option("--max-points", query.max_points,
                         "Refuse answers larger than N points (default: the server's, 2,000,000)");
   query_cmd
@@ -185,6 +198,8 @@ int main(int argc, char** argv) {
   perfhive::cli::WatchOptions watch;
   CLI::App* watch_cmd = app.add_subcommand("watch", "Live values as samples arrive, like typeperf");
   watch_cmd->add_option("PATH", watch.paths, "PDH counter paths, wildcards allowed")->required();
+  watch_cmd->add_option("--select", watch.select,
+                        "Only hosts with these labels: role=web,site=ams* (host=NAME too)");
   watch_cmd->add_option("--interval", watch.interval, "How often to ask (1s)")
       ->capture_default_str();
   watch_cmd->add_option("--count", watch.count, "Stop after N new samples (typeperf -sc)");

@@ -68,18 +68,6 @@ Result<query::QueryAnswer> Read(const ServerConnection& server, const v1::ReadRe
   return answer;
 }
 
-double MeanOfValidPoints(const query::Series& series) {
-  double sum = 0;
-  int count = 0;
-  for (const query::Point& point : series.points) {
-    if (IsSuccess(point.value.status)) {
-      sum += point.value.value;
-      ++count;
-    }
-  }
-  return count == 0 ? -1 : sum / count;
-}
-
 void Render(const query::QueryAnswer& answer, QueryFormat format, bool raw, size_t width,
             std::ostream& out) {
   query::RenderOptions options{.raw = raw, .width = width};
@@ -158,6 +146,20 @@ Result<v1::DetailLevel> DetailOf(const std::string& text) {
   return static_cast<v1::DetailLevel>(*level);
 }
 
+// A server older than the fleet's parameters ignores them and answers every host's series: say
+// so rather than show an answer to another question.
+Status CheckFleetAnswer(const query::FleetParameters& fleet, const query::QueryAnswer& answer) {
+  const size_t ranked = std::max(fleet.top, fleet.bottom);
+  const bool aggregated = std::all_of(answer.series.begin(), answer.series.end(),
+                                      [](const query::Series& s) { return s.aggregate; });
+  if ((!fleet.aggregates.empty() && !aggregated) || (ranked > 0 && answer.series.size() > ranked)) {
+    return Status::Error(
+        "the server does not know aggregates, rankings or host selectors: upgrade perfhive-server "
+        "to this perfhive's version");
+  }
+  return Status();
+}
+
 }  // namespace
 
 Status RunQuery(const ServerConnection& server, const QueryOptions& options, std::ostream& out) {
@@ -186,22 +188,23 @@ Status RunQuery(const ServerConnection& server, const QueryOptions& options, std
       return Status::InvalidArgument("--step: expected a span, e.g. 1m");
     request.set_step_nanos(*step);
   }
-  request.set_statistics(options.statistics || options.top > 0);
+  request.set_statistics(options.statistics);
   request.set_raw(options.raw);
   request.set_scale_factor(options.scale);
   request.set_max_points(options.max_points);
+  const query::FleetParameters& fleet = options.fleet;
+  // Checked here too, so a mistake is named before the server is asked.
+  query::ReadRequest checked;
+  if (Status status = query::ApplyFleetParameters(fleet, checked); !status.ok()) return status;
+  request.set_host_selector(fleet.select);
+  request.set_aggregates(fleet.aggregates);
+  request.set_group_by(fleet.group_by);
+  request.set_top(static_cast<uint32_t>(fleet.top));
+  request.set_bottom(static_cast<uint32_t>(fleet.bottom));
+  request.set_rank_by(fleet.rank_by);
   Result<query::QueryAnswer> answer = Read(server, request, std::chrono::minutes(10));
   if (!answer.ok()) return answer.status();
-  if (options.top > 0) {
-    std::stable_sort(answer->series.begin(), answer->series.end(),
-                     [](const query::Series& a, const query::Series& b) {
-                       return MeanOfValidPoints(a) > MeanOfValidPoints(b);
-                     });
-    if (answer->series.size() > options.top) answer->series.resize(options.top);
-    if (!options.statistics) {
-      for (query::Series& series : answer->series) series.stats.reset();
-    }
-  }
+  if (Status status = CheckFleetAnswer(fleet, *answer); !status.ok()) return status;
   // The server says why each path selected nothing on each host, one line each.
   if (answer->series.empty()) {
     if (answer->warnings.empty()) {  // a server from before it said why
@@ -235,6 +238,11 @@ Status RunWatch(const ServerConnection& server, const WatchOptions& options, std
   v1::ReadRequest request;
   for (const std::string& path : options.paths) request.add_paths(path);
   request.set_latest_only(true);
+  if (Result<query::HostSelector> selector = query::HostSelector::Parse(options.select);
+      !selector.ok()) {
+    return selector.status();
+  }
+  request.set_host_selector(options.select);
   int64_t last_shown = 0;
   int rounds = 0;
   bool header_written = false;

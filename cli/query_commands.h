@@ -14,6 +14,7 @@
 #include "base/status.h"
 #include "cli/server_connection.h"
 #include "cli/stored_snapshot_commands.h"
+#include "query/fleet_parameters.h"
 
 namespace perfhive::cli {
 
@@ -27,7 +28,7 @@ struct QueryOptions {
   std::string step;   // a span; empty: every sample
   bool statistics = false;
   bool raw = false;
-  size_t top = 0;  // keep the N series with the highest mean (0: all)
+  query::FleetParameters fleet;  // hosts by label, aggregates, top or bottom N
   int scale = 0;
   uint64_t max_points = 0;  // the answer's size limit; 0: the server's default
   QueryFormat format = QueryFormat::kTable;
@@ -37,6 +38,7 @@ Status RunQuery(const ServerConnection& server, const QueryOptions& options, std
 
 struct WatchOptions {
   std::vector<std::string> paths;
+  std::string select;  // a host selector
   std::string interval = "1s";
   int count = 0;  // stop after this many rounds with new values (0: until interrupted)
   QueryFormat format = QueryFormat::kTable;

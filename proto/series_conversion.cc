@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "query/fleet_parameters.h"
+
 namespace perfhive {
 
 void SeriesToProto(const query::Series& series, bool with_raw, perfhive::v1::Series* out) {
@@ -64,6 +66,15 @@ void SeriesToProto(const query::Series& series, bool with_raw, perfhive::v1::Ser
     stats->set_p90(series.stats->p90);
     stats->set_p95(series.stats->p95);
     stats->set_p99(series.stats->p99);
+  }
+  if (series.aggregate) {
+    perfhive::v1::Aggregate* aggregate = out->mutable_aggregate();
+    aggregate->set_function(series.aggregate->function);
+    aggregate->set_by(series.aggregate->by);
+    aggregate->set_group(series.aggregate->group);
+    aggregate->set_members(series.aggregate->members);
+    aggregate->mutable_contributors()->Add(series.aggregate->contributors.begin(),
+                                           series.aggregate->contributors.end());
   }
 }
 
@@ -131,11 +142,27 @@ Result<query::Series> SeriesFromProto(const perfhive::v1::Series& in) {
     converted.p99 = stats.p99();
     series.stats = converted;
   }
+  if (in.has_aggregate()) {
+    const perfhive::v1::Aggregate& aggregate = in.aggregate();
+    if (aggregate.contributors_size() != count) {
+      return Status::DataLoss("aggregate " + series.path() +
+                              ": contributors for a different number of points");
+    }
+    series.aggregate =
+        query::SeriesAggregate{aggregate.function(),
+                               aggregate.by(),
+                               aggregate.group(),
+                               aggregate.members(),
+                               {aggregate.contributors().begin(), aggregate.contributors().end()}};
+  }
   return series;
 }
 
-query::ReadRequest ReadRequestFromProto(const perfhive::v1::ReadRequest& in) {
+Result<query::ReadRequest> ReadRequestFromProto(const perfhive::v1::ReadRequest& in) {
   query::ReadRequest request;
+  query::FleetParameters fleet{in.host_selector(), in.aggregates(), in.group_by(),
+                               in.top(),           in.bottom(),     in.rank_by()};
+  if (Status status = query::ApplyFleetParameters(fleet, request); !status.ok()) return status;
   request.paths.assign(in.paths().begin(), in.paths().end());
   request.from_ns = in.from_unix_nanos();
   request.to_ns = in.to_unix_nanos() == 0 ? INT64_MAX : in.to_unix_nanos();

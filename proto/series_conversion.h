@@ -19,8 +19,8 @@ void SeriesToProto(const query::Series& series, bool with_raw, perfhive::v1::Ser
 Result<query::Series> SeriesFromProto(const perfhive::v1::Series& series);
 
 // A Read request as the query engine takes it: 0 for `to` reads to the newest sample, 0 for
-// `step` reads every sample.
-query::ReadRequest ReadRequestFromProto(const perfhive::v1::ReadRequest& request);
+// `step` reads every sample. kInvalidArgument for fleet parameters that do not parse.
+Result<query::ReadRequest> ReadRequestFromProto(const perfhive::v1::ReadRequest& request);
 
 }  // namespace perfhive
 

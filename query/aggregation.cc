@@ -13,10 +13,10 @@ struct FunctionName {
   std::string_view name;
 };
 constexpr FunctionName kFunctions[] = {
-    {AggregateFunction::kAvg, "avg"},   {AggregateFunction::kSum, "sum"},
-    {AggregateFunction::kMin, "min"},   {AggregateFunction::kMax, "max"},
+    {AggregateFunction::kAvg, "avg"},     {AggregateFunction::kSum, "sum"},
+    {AggregateFunction::kMin, "min"},     {AggregateFunction::kMax, "max"},
     {AggregateFunction::kCount, "count"}, {AggregateFunction::kP50, "p50"},
-    {AggregateFunction::kP90, "p90"},   {AggregateFunction::kP95, "p95"},
+    {AggregateFunction::kP90, "p90"},     {AggregateFunction::kP95, "p95"},
     {AggregateFunction::kP99, "p99"},
 };
 
@@ -43,8 +43,7 @@ double Combine(AggregateFunction function, const std::vector<double>& sorted) {
     case AggregateFunction::kSum: {
       double sum = 0;
       for (double value : sorted) sum += value;
-      return function == AggregateFunction::kSum ? sum
-                                                 : sum / static_cast<double>(sorted.size());
+      return function == AggregateFunction::kSum ? sum : sum / static_cast<double>(sorted.size());
     }
     case AggregateFunction::kMin:
       return sorted.front();
@@ -104,8 +103,9 @@ Result<std::vector<AggregateFunction>> ParseAggregateFunctions(std::string_view 
     text.remove_prefix(comma + 1);
   }
   if (functions.empty()) {
-    return Status::InvalidArgument("no aggregate named: use avg, sum, min, max, count, p50, p90, "
-                                   "p95 or p99 (several with commas: avg,p95)");
+    return Status::InvalidArgument(
+        "no aggregate named: use avg, sum, min, max, count, p50, p90, "
+        "p95 or p99 (several with commas: avg,p95)");
   }
   return functions;
 }
@@ -135,8 +135,8 @@ Result<GroupBy> ParseGroupBy(std::string_view text) {
   return by;
 }
 
-Aggregator::Aggregator(Aggregation aggregation, HostLabelsLookup labels,
-                       int64_t first_boundary_ns, int64_t step_ns)
+Aggregator::Aggregator(Aggregation aggregation, HostLabelsLookup labels, int64_t first_boundary_ns,
+                       int64_t step_ns)
     : aggregation_(std::move(aggregation)),
       labels_(std::move(labels)),
       first_boundary_ns_(first_boundary_ns),
@@ -197,8 +197,8 @@ std::vector<Series> Aggregator::Finish(bool statistics) {
       Series& series = out.emplace_back(group.shape);
       series.paths = {AggregatePath(name, group.shape, aggregation_.by, std::get<2>(key))};
       series.path_instances = {InstancePathName{"", series.instance, 0}};
-      SeriesAggregate aggregate{std::string(name), by, std::get<2>(key),
-                                static_cast<uint32_t>(group.members), {}};
+      SeriesAggregate aggregate{
+          std::string(name), by, std::get<2>(key), static_cast<uint32_t>(group.members), {}};
       std::vector<double> combined;
       for (const auto& [time, values] : group.values) {
         if (values.empty()) continue;

@@ -227,6 +227,29 @@ void SeriesJson(std::ostream& out, const Series& series, const RenderOptions& op
       });
     }
   }
+  if (series.aggregate) {
+    const SeriesAggregate& aggregate = *series.aggregate;
+    out << ",";
+    Key(out, "aggregate");
+    out << "{";
+    Key(out, "function");
+    String(out, aggregate.function);
+    out << ",";
+    Key(out, "by");
+    String(out, aggregate.by);
+    out << ",";
+    Key(out, "group");
+    String(out, aggregate.group);
+    out << ",";
+    Key(out, "members");
+    out << aggregate.members << ",";
+    Key(out, "contributors");
+    out << "[";
+    for (size_t k = 0; k < aggregate.contributors.size(); ++k) {
+      out << (k == 0 ? "" : ",") << aggregate.contributors[k];
+    }
+    out << "]}";
+  }
   if (series.stats) {
     out << ",";
     Key(out, "statistics");

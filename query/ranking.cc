@@ -67,7 +67,8 @@ std::optional<double> RankValue(const Series& series, RankStatistic statistic) {
 void RankSeries(std::vector<Series>& series, const Ranking& ranking) {
   std::vector<std::pair<double, size_t>> ranked;  // value, position
   for (size_t i = 0; i < series.size(); ++i) {
-    if (std::optional<double> value = RankValue(series[i], ranking.by)) ranked.emplace_back(*value, i);
+    if (std::optional<double> value = RankValue(series[i], ranking.by))
+      ranked.emplace_back(*value, i);
   }
   std::stable_sort(ranked.begin(), ranked.end(), [&](const auto& a, const auto& b) {
     return ranking.highest ? a.first > b.first : a.first < b.first;

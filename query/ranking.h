@@ -21,8 +21,8 @@ std::string_view RankStatisticName(RankStatistic statistic);
 
 struct Ranking {
   RankStatistic by = RankStatistic::kMean;
-  size_t count = 0;      // the series kept
-  bool highest = true;   // the top N; false: the bottom N
+  size_t count = 0;     // the series kept
+  bool highest = true;  // the top N; false: the bottom N
 };
 
 // The statistic of `series`: its last valid point's value for kLast, else from its statistics

@@ -34,7 +34,8 @@ void RenderCsv(const QueryAnswer& answer, std::ostream& out);
 // "point_paths"][,"raw"[,"bases"]][,"statistics"]}. The points are columns: "times" in Unix
 // milliseconds, "values" null unless the status is a success, "statuses" PDH status codes.
 // "paths" and "point_paths" appear when the instance's path changed, "raw" and "bases" with
-// options.raw.
+// options.raw. An aggregated series adds "aggregate": {"function","by","group","members",
+// "contributors"} (contributors per point).
 void RenderJson(const QueryAnswer& answer, const RenderOptions& options, std::ostream& out);
 
 }  // namespace perfhive::query

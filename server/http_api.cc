@@ -11,6 +11,7 @@
 #include "perfdata/pdh_status.h"
 #include "perfdata/time_text.h"
 #include "proto/source_kind.h"
+#include "query/fleet_parameters.h"
 #include "query/renderers.h"
 
 namespace perfhive {
@@ -176,6 +177,17 @@ Result<query::ReadRequest> ReadRequestFromParams(const HttpRequest& request, int
   Result<uint64_t> max_points = UnsignedParam(request, "max_points", 0);
   if (!max_points.ok()) return max_points.status();
   read.max_points = *max_points;
+  query::FleetParameters fleet;
+  fleet.select = request.Param("select");
+  fleet.aggregates = request.Param("aggregate");
+  fleet.group_by = request.Param("group_by");
+  fleet.rank_by = request.Param("rank_by");
+  for (auto [name, count] : {std::pair{"top", &fleet.top}, std::pair{"bottom", &fleet.bottom}}) {
+    Result<uint64_t> value = UnsignedParam(request, name, 0);
+    if (!value.ok()) return value.status();
+    *count = *value;
+  }
+  if (Status status = query::ApplyFleetParameters(fleet, read); !status.ok()) return status;
   return read;
 }
 

@@ -135,7 +135,9 @@ Status MoveInto(Result<Message> answer, Message* response) {
 }  // namespace
 
 Result<std::vector<v1::ReadResponse>> QueryService::Answer(const v1::ReadRequest& request) {
-  Result<query::QueryAnswer> answer = engine_.Read(ReadRequestFromProto(request));
+  Result<query::ReadRequest> read = ReadRequestFromProto(request);
+  if (!read.ok()) return read.status();
+  Result<query::QueryAnswer> answer = engine_.Read(*read);
   if (!answer.ok()) return answer.status();
   std::vector<v1::ReadResponse> responses(1);
   size_t points_in_response = 0;

@@ -91,11 +91,20 @@ class ConsoleTest : public ::testing::Test {
     return json::parse(result->body, nullptr, /*allow_exceptions=*/false);
   }
   // The CLI's answer to `perfhive query PATH --format json` as the reader.
-  static json CliQuery(const std::string& path) {
-    CommandResult answer =
-        RunCommand(*scratch_, {CliBinary(), "query", path, "--server", server_->address(), "--ca",
-                               *scratch_ / "ca.pem", "--token-file", *scratch_ / "reader.token",
-                               "--format", "json"});
+  static json CliQuery(const std::string& path, const std::vector<std::string>& options = {}) {
+    std::vector<std::string> argv = {CliBinary(),
+                                     "query",
+                                     path,
+                                     "--server",
+                                     server_->address(),
+                                     "--ca",
+                                     *scratch_ / "ca.pem",
+                                     "--token-file",
+                                     *scratch_ / "reader.token",
+                                     "--format",
+                                     "json"};
+    argv.insert(argv.end(), options.begin(), options.end());
+    CommandResult answer = RunCommand(*scratch_, argv);
     EXPECT_EQ(answer.exit_code, 0) << answer.err;
     return json::parse(answer.out, nullptr, false);
   }
@@ -144,6 +153,47 @@ TEST_F(ConsoleTest, ReadGivesTheValuesTheCliGives) {
   }
   EXPECT_DOUBLE_EQ(last["0"], 25);
   EXPECT_DOUBLE_EQ(last["1"], 50);
+}
+
+// Proves: the fleet's questions get the same answer from the API and the CLI: aggregates of a
+// group with their contributors, and a ranking; WINA's two processors (25% and 50% busy) give an
+// average of 37.5 and a maximum of 50 at every step, and the busiest is processor 1.
+TEST_F(ConsoleTest, AggregatesAndRankingsGiveTheValuesTheCliGives) {
+  const std::string path = "\\\\*\\Processor(*)\\% Processor Time";
+  const std::string range = "from=2026-11-22T10:00:00Z&to=2026-11-22T10:00:10Z&step=1s";
+  json api = ReaderGet("/api/v1/read?path=" + Encoded(path) + "&" + range +
+                       "&select=host%3DWINA&aggregate=avg,max,count&group_by=host");
+  json cli = CliQuery(
+      path, {"--from", "2026-11-22T10:00:00Z", "--to", "2026-11-22T10:00:10Z", "--step", "1s",
+             "--select", "host=WINA", "--aggregate", "avg,max,count", "--group-by", "host"});
+  ASSERT_EQ(api["series"].size(), 3u) << api.dump();
+  EXPECT_EQ(api["series"], cli["series"]);
+  std::map<std::string, json> by_function;
+  for (const json& series : api["series"]) {
+    by_function[series["aggregate"]["function"].get<std::string>()] = series;
+  }
+  const json& avg = by_function["avg"];
+  EXPECT_EQ(avg["path"], "avg(\\\\WINA\\Processor(*)\\% Processor Time)");
+  EXPECT_EQ(avg["aggregate"]["group"], "WINA");
+  EXPECT_EQ(avg["aggregate"]["members"], 2);
+  ASSERT_EQ(avg["values"].size(), 3u) << avg.dump();  // steps 1, 2, 3 of the samples 0 to 3
+  for (size_t k = 0; k < 3; ++k) {
+    EXPECT_DOUBLE_EQ(avg["values"][k].get<double>(), 37.5);
+    EXPECT_DOUBLE_EQ(by_function["max"]["values"][k].get<double>(), 50);
+    EXPECT_DOUBLE_EQ(by_function["count"]["values"][k].get<double>(), 2);
+    EXPECT_EQ(avg["aggregate"]["contributors"][k], 2);
+  }
+
+  json top = ReaderGet("/api/v1/read?path=" + Encoded("\\\\WINA\\Processor(*)\\% Processor Time") +
+                       "&top=1&rank_by=mean");
+  json cli_top =
+      CliQuery("\\\\WINA\\Processor(*)\\% Processor Time", {"--top", "1", "--rank-by", "mean"});
+  ASSERT_EQ(top["series"].size(), 1u) << top.dump();
+  EXPECT_EQ(top["series"][0]["instance"], "1");
+  EXPECT_EQ(top["series"], cli_top["series"]);
+  // Mistakes are named, from either side.
+  json refused = ReaderGet("/api/v1/read?path=" + Encoded(path) + "&aggregate=median", 400);
+  EXPECT_THAT(refused.dump(), HasSubstr("median"));
 }
 
 // Proves: latest=1 gives one point per series, and a process is followed by PID as the CLI

@@ -35,8 +35,8 @@ void AddLoadedHost(MemorySampleReader& reader, const std::string& host, int seco
   for (int s = 0; s < seconds; ++s) {
     for (int cpu = 0; cpu < 2; ++cpu) {
       if (s > 0) {
-        idle[cpu] += static_cast<uint64_t>(std::llround((100 - busy(s, cpu)) / 100.0 *
-                                                        static_cast<double>(kTicksPerSecond)));
+        idle[cpu] += static_cast<uint64_t>(
+            std::llround((100 - busy(s, cpu)) / 100.0 * static_cast<double>(kTicksPerSecond)));
       }
     }
     if (!taken(s)) continue;
@@ -61,13 +61,15 @@ struct Fleet {
       {"SQL01", {{"role", "sql"}, {"site", "ams"}}},
   };
   Fleet() {
-    AddLoadedHost(reader, "WEB01", 12, [](int s, int cpu) { return 10 + s + 5 * cpu; },
-                  EverySecond);
-    AddLoadedHost(reader, "WEB02", 12, [](int s, int cpu) { return 50 - 2 * s + cpu; },
-                  EverySecond);
-    AddLoadedHost(reader, "WEB03", 12, [](int s, int) { return 30.0 + (s % 3) * 10; },
-                  [](int s) { return s < 5 || s > 7; });
-    AddLoadedHost(reader, "SQL01", 12, [](int s, int) { return 90.0 - s; }, EverySecond);
+    AddLoadedHost(
+        reader, "WEB01", 12, [](int s, int cpu) { return 10 + s + 5 * cpu; }, EverySecond);
+    AddLoadedHost(
+        reader, "WEB02", 12, [](int s, int cpu) { return 50 - 2 * s + cpu; }, EverySecond);
+    AddLoadedHost(
+        reader, "WEB03", 12, [](int s, int) { return 30.0 + (s % 3) * 10; },
+        [](int s) { return s < 5 || s > 7; });
+    AddLoadedHost(
+        reader, "SQL01", 12, [](int s, int) { return 90.0 - s; }, EverySecond);
   }
   ReadEngine Engine() {
     ReadEngine engine(reader);
@@ -121,11 +123,12 @@ TEST(AggregationTest, AGroupsStepsAreItsMembersValuesCombinedAndSayHowManyThereW
   const std::string path = "\\\\*\\Processor(*)\\% Processor Time";
   Result<QueryAnswer> members = engine.Read(FleetRead(path));
   ASSERT_TRUE(members.ok()) << members.error();
-  auto by_hand = GroupsByHand(*members, [&](const Series& s) { return fleet.labels[s.host]["role"]; });
+  auto by_hand =
+      GroupsByHand(*members, [&](const Series& s) { return fleet.labels[s.host]["role"]; });
 
   ReadRequest request = FleetRead(path);
-  request.aggregation = Aggregation{*ParseGroupBy("role"), *ParseAggregateFunctions(
-                                                               "avg,sum,min,max,count,p50,p95")};
+  request.aggregation =
+      Aggregation{*ParseGroupBy("role"), *ParseAggregateFunctions("avg,sum,min,max,count,p50,p95")};
   Result<QueryAnswer> answer = engine.Read(request);
   ASSERT_TRUE(answer.ok()) << answer.error();
   ASSERT_EQ(answer->series.size(), 2u * 7u);  // sql and web, seven functions each
@@ -146,16 +149,16 @@ TEST(AggregationTest, AGroupsStepsAreItsMembersValuesCombinedAndSayHowManyThereW
         const Point& point = series->points[k];
         EXPECT_EQ(point.time_ns, time);
         EXPECT_EQ(series->aggregate->contributors[k], values.size());
-        double expected = function == "avg"   ? Mean(values)
-                          : function == "sum" ? Mean(values) * static_cast<double>(values.size())
-                          : function == "min" ? values.front()
-                          : function == "max" ? values.back()
-                          : function == "count"
-                              ? static_cast<double>(values.size())
-                              : values[static_cast<size_t>(std::ceil(
-                                           (function == "p50" ? 0.5 : 0.95) *
-                                           static_cast<double>(values.size()))) -
-                                       1];
+        double expected =
+            function == "avg"   ? Mean(values)
+            : function == "sum" ? Mean(values) * static_cast<double>(values.size())
+            : function == "min" ? values.front()
+            : function == "max" ? values.back()
+            : function == "count"
+                ? static_cast<double>(values.size())
+                : values[static_cast<size_t>(std::ceil((function == "p50" ? 0.5 : 0.95) *
+                                                       static_cast<double>(values.size()))) -
+                         1];
         EXPECT_NEAR(point.value.value, expected, 1e-9) << function << " " << role << " step " << k;
         ++k;
       }
@@ -172,7 +175,8 @@ TEST(AggregationTest, AHostMissingStepsIsCountedMissingNotZero) {
   Fleet fleet;
   ReadEngine engine = fleet.Engine();
   ReadRequest request = FleetRead("\\\\web*\\Processor(0)\\% Processor Time");
-  request.aggregation = Aggregation{GroupBy{}, {AggregateFunction::kMin, AggregateFunction::kCount}};
+  request.aggregation =
+      Aggregation{GroupBy{}, {AggregateFunction::kMin, AggregateFunction::kCount}};
   Result<QueryAnswer> answer = engine.Read(request);
   ASSERT_TRUE(answer.ok()) << answer.error();
   const Series* count = Find(*answer, "count", "");
