@@ -185,6 +185,9 @@ int main(int argc, char** argv) {
                         "Only the N series (or groups) with the lowest --rank-by");
   query_cmd->add_option("--rank-by", query.fleet.rank_by,
                         "mean (default), min, max, last, p50, p90, p95 or p99 over the range");
+  query_cmd->add_option("--compare", query.fleet.compare,
+                        "Beside the same window this much earlier (1d, 1w): means, difference, "
+                        "ratio");
   query_cmd->add_option("--max-points", query.max_points,
                         "Refuse answers larger than N points (default: the server's, 2,000,000)");
   query_cmd

@@ -152,7 +152,10 @@ Status CheckFleetAnswer(const query::FleetParameters& fleet, const query::QueryA
   const size_t ranked = std::max(fleet.top, fleet.bottom);
   const bool aggregated = std::all_of(answer.series.begin(), answer.series.end(),
                                       [](const query::Series& s) { return s.aggregate; });
-  if ((!fleet.aggregates.empty() && !aggregated) || (ranked > 0 && answer.series.size() > ranked)) {
+  const bool compared = std::any_of(answer.series.begin(), answer.series.end(),
+                                    [](const query::Series& s) { return s.baseline; });
+  if ((!fleet.aggregates.empty() && !aggregated) || (ranked > 0 && answer.series.size() > ranked) ||
+      (!fleet.compare.empty() && !compared && answer.warnings.empty())) {
     return Status::Error(
         "the server does not know aggregates, rankings or host selectors: upgrade perfhive-server "
         "to this perfhive's version");
@@ -202,6 +205,7 @@ Status RunQuery(const ServerConnection& server, const QueryOptions& options, std
   request.set_top(static_cast<uint32_t>(fleet.top));
   request.set_bottom(static_cast<uint32_t>(fleet.bottom));
   request.set_rank_by(fleet.rank_by);
+  request.set_compare(fleet.compare);
   Result<query::QueryAnswer> answer = Read(server, request, std::chrono::minutes(10));
   if (!answer.ok()) return answer.status();
   if (Status status = CheckFleetAnswer(fleet, *answer); !status.ok()) return status;

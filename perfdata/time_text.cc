@@ -173,9 +173,11 @@ Result<int64_t> ParseSpan(std::string_view text) {
   if (unit == "m") scale = 60 * kNanosPerSecond;
   if (unit == "h") scale = 3600 * kNanosPerSecond;
   if (unit == "d") scale = 86400 * kNanosPerSecond;
+  if (unit == "w") scale = 7 * 86400 * kNanosPerSecond;
   if (error != std::errc() || end == text.data() || count < 0 || scale == 0) {
-    return Status::InvalidArgument("bad span \"" + std::string(text) +
-                                   "\": expected a number and a unit (ms, s, m, h, d), e.g. 10m");
+    return Status::InvalidArgument(
+        "bad span \"" + std::string(text) +
+        "\": expected a number and a unit (ms, s, m, h, d, w), e.g. 10m");
   }
   if (count > INT64_MAX / scale) {
     return Status::InvalidArgument("span \"" + std::string(text) + "\" is too long");

@@ -25,7 +25,7 @@ std::string FormatSystemTime(const SystemTime& time);
 // "2026-11-22 10:00:01Z" (a space for the T). Errors point at what is wrong.
 Result<int64_t> ParseRfc3339(std::string_view text);
 
-// "90s", "10m", "2h", "1d", "500ms" as nanoseconds.
+// "90s", "10m", "2h", "1d", "1w", "500ms" as nanoseconds.
 Result<int64_t> ParseSpan(std::string_view text);
 
 }  // namespace perfhive

@@ -6,6 +6,59 @@
 
 namespace perfhive {
 
+namespace {
+
+// Points as columns: times as deltas, values, statuses, and the raw and path indexes when kept.
+void WritePoints(const std::vector<query::Point>& points, bool with_raw,
+                 perfhive::v1::PointColumns* columns) {
+  const int count = static_cast<int>(points.size());
+  columns->mutable_time_deltas()->Reserve(count);
+  columns->mutable_values()->Reserve(count);
+  columns->mutable_statuses()->Reserve(count);
+  if (with_raw) columns->mutable_raw()->Reserve(count);
+  const bool one_path = std::all_of(points.begin(), points.end(),
+                                    [](const query::Point& point) { return point.path == 0; });
+  if (!one_path) columns->mutable_paths()->Reserve(count);
+  int64_t previous_ns = 0;
+  for (const query::Point& point : points) {
+    columns->add_time_deltas(point.time_ns - previous_ns);
+    previous_ns = point.time_ns;
+    columns->add_values(point.value.value);
+    columns->add_statuses(static_cast<uint32_t>(point.value.status));
+    if (with_raw) columns->add_raw(point.raw);
+    if (!one_path) columns->add_paths(point.path);
+  }
+}
+
+// The points of `columns`, raw and path indexes kept when below `raw_count` and `path_count`.
+// DATA_LOSS (naming `what`) when the columns differ in length.
+Result<std::vector<query::Point>> ReadPoints(const perfhive::v1::PointColumns& columns,
+                                             size_t raw_count, size_t path_count,
+                                             const std::string& what) {
+  const int count = columns.time_deltas_size();
+  if (columns.values_size() != count || columns.statuses_size() != count ||
+      (columns.raw_size() != 0 && columns.raw_size() != count) ||
+      (columns.paths_size() != 0 && columns.paths_size() != count)) {
+    return Status::DataLoss(what + ": point columns of different lengths");
+  }
+  std::vector<query::Point> points(static_cast<size_t>(count));
+  int64_t time_ns = 0;
+  for (int k = 0; k < count; ++k) {
+    query::Point& point = points[static_cast<size_t>(k)];
+    time_ns += columns.time_deltas(k);
+    point.time_ns = time_ns;
+    point.value.value = columns.values(k);
+    point.value.status = static_cast<PdhStatus>(columns.statuses(k));
+    const uint32_t raw = columns.raw_size() != 0 ? columns.raw(k) : 0;
+    const uint32_t path = columns.paths_size() != 0 ? columns.paths(k) : 0;
+    point.raw = raw < raw_count ? raw : 0;
+    point.path = path < path_count ? path : 0;
+  }
+  return points;
+}
+
+}  // namespace
+
 void SeriesToProto(const query::Series& series, bool with_raw, perfhive::v1::Series* out) {
   out->set_host(series.host);
   out->set_object_index(series.object_index);
@@ -35,24 +88,7 @@ void SeriesToProto(const query::Series& series, bool with_raw, perfhive::v1::Ser
       sample->set_selected(raw.selected);
     }
   }
-  perfhive::v1::PointColumns* points = out->mutable_points();
-  const int count = static_cast<int>(series.points.size());
-  points->mutable_time_deltas()->Reserve(count);
-  points->mutable_values()->Reserve(count);
-  points->mutable_statuses()->Reserve(count);
-  if (with_raw) points->mutable_raw()->Reserve(count);
-  const bool one_path = std::all_of(series.points.begin(), series.points.end(),
-                                    [](const query::Point& point) { return point.path == 0; });
-  if (!one_path) points->mutable_paths()->Reserve(count);
-  int64_t previous_ns = 0;
-  for (const query::Point& point : series.points) {
-    points->add_time_deltas(point.time_ns - previous_ns);
-    previous_ns = point.time_ns;
-    points->add_values(point.value.value);
-    points->add_statuses(static_cast<uint32_t>(point.value.status));
-    if (with_raw) points->add_raw(point.raw);
-    if (!one_path) points->add_paths(point.path);
-  }
+  WritePoints(series.points, with_raw, out->mutable_points());
   if (series.stats) {
     perfhive::v1::SeriesStatistics* stats = out->mutable_statistics();
     const CounterStatistics& summary = series.stats->summary;
@@ -75,6 +111,15 @@ void SeriesToProto(const query::Series& series, bool with_raw, perfhive::v1::Ser
     aggregate->set_members(series.aggregate->members);
     aggregate->mutable_contributors()->Add(series.aggregate->contributors.begin(),
                                            series.aggregate->contributors.end());
+  }
+  if (series.baseline) {
+    perfhive::v1::Baseline* baseline = out->mutable_baseline();
+    baseline->set_offset_nanos(series.baseline->offset_ns);
+    WritePoints(series.baseline->points, false, baseline->mutable_points());
+    baseline->set_has_mean(series.baseline->mean.has_value());
+    baseline->set_mean(series.baseline->mean.value_or(0));
+    baseline->set_has_current_mean(series.baseline->current_mean.has_value());
+    baseline->set_current_mean(series.baseline->current_mean.value_or(0));
   }
 }
 
@@ -106,27 +151,11 @@ Result<query::Series> SeriesFromProto(const perfhive::v1::Series& in) {
     raw.raw.base = sample.base();
     series.raw.push_back(raw);
   }
-  const perfhive::v1::PointColumns& points = in.points();
-  const int count = points.time_deltas_size();
-  if (points.values_size() != count || points.statuses_size() != count ||
-      (points.raw_size() != 0 && points.raw_size() != count) ||
-      (points.paths_size() != 0 && points.paths_size() != count)) {
-    return Status::DataLoss("series " + in.identity_key() + " of host " + in.host() +
-                            ": point columns of different lengths");
-  }
-  series.points.resize(static_cast<size_t>(count));
-  int64_t time_ns = 0;
-  for (int k = 0; k < count; ++k) {
-    query::Point& point = series.points[static_cast<size_t>(k)];
-    time_ns += points.time_deltas(k);
-    point.time_ns = time_ns;
-    point.value.value = points.values(k);
-    point.value.status = static_cast<PdhStatus>(points.statuses(k));
-    const uint32_t raw = points.raw_size() != 0 ? points.raw(k) : 0;
-    const uint32_t path = points.paths_size() != 0 ? points.paths(k) : 0;
-    point.raw = raw < series.raw.size() ? raw : 0;
-    point.path = path < series.paths.size() ? path : 0;
-  }
+  Result<std::vector<query::Point>> points =
+      ReadPoints(in.points(), series.raw.size(), series.paths.size(),
+                 "series " + in.identity_key() + " of host " + in.host());
+  if (!points.ok()) return points.status();
+  series.points = std::move(points).value();
   if (in.has_statistics()) {
     const perfhive::v1::SeriesStatistics& stats = in.statistics();
     query::SeriesStatistics converted;
@@ -144,7 +173,7 @@ Result<query::Series> SeriesFromProto(const perfhive::v1::Series& in) {
   }
   if (in.has_aggregate()) {
     const perfhive::v1::Aggregate& aggregate = in.aggregate();
-    if (aggregate.contributors_size() != count) {
+    if (static_cast<size_t>(aggregate.contributors_size()) != series.points.size()) {
       return Status::DataLoss("aggregate " + series.path() +
                               ": contributors for a different number of points");
     }
@@ -155,13 +184,23 @@ Result<query::Series> SeriesFromProto(const perfhive::v1::Series& in) {
                                aggregate.members(),
                                {aggregate.contributors().begin(), aggregate.contributors().end()}};
   }
+  if (in.has_baseline()) {
+    const perfhive::v1::Baseline& baseline = in.baseline();
+    Result<std::vector<query::Point>> earlier =
+        ReadPoints(baseline.points(), 0, 0, "baseline of " + series.path());
+    if (!earlier.ok()) return earlier.status();
+    series.baseline = query::SeriesBaseline{baseline.offset_nanos(), std::move(earlier).value(),
+                                            std::nullopt, std::nullopt};
+    if (baseline.has_mean()) series.baseline->mean = baseline.mean();
+    if (baseline.has_current_mean()) series.baseline->current_mean = baseline.current_mean();
+  }
   return series;
 }
 
 Result<query::ReadRequest> ReadRequestFromProto(const perfhive::v1::ReadRequest& in) {
   query::ReadRequest request;
-  query::FleetParameters fleet{in.host_selector(), in.aggregates(), in.group_by(),
-                               in.top(),           in.bottom(),     in.rank_by()};
+  query::FleetParameters fleet{in.host_selector(), in.aggregates(), in.group_by(), in.top(),
+                               in.bottom(),        in.rank_by(),    in.compare()};
   if (Status status = query::ApplyFleetParameters(fleet, request); !status.ok()) return status;
   request.paths.assign(in.paths().begin(), in.paths().end());
   request.from_ns = in.from_unix_nanos();

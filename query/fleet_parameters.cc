@@ -1,5 +1,7 @@
 #include "query/fleet_parameters.h"
 
+#include "perfdata/time_text.h"
+
 namespace perfhive::query {
 
 Status ApplyFleetParameters(const FleetParameters& parameters, ReadRequest& request) {
@@ -35,6 +37,14 @@ Status ApplyFleetParameters(const FleetParameters& parameters, ReadRequest& requ
   } else if (!parameters.rank_by.empty()) {
     return Status::InvalidArgument("ranking by " + parameters.rank_by +
                                    " needs how many to keep: the top or bottom N");
+  }
+  if (!parameters.compare.empty()) {
+    Result<int64_t> span = ParseSpan(parameters.compare);
+    if (!span.ok() || *span == 0) {
+      return Status::InvalidArgument("compare with a window how much earlier? \"" +
+                                     parameters.compare + "\" is not a span (1h, 1d, 1w)");
+    }
+    request.compare_ns = *span;
   }
   return Status();
 }

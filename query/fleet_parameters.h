@@ -21,6 +21,7 @@ struct FleetParameters {
   size_t top = 0;          // keep the N series (or groups) with the highest rank_by
   size_t bottom = 0;       // or with the lowest
   std::string rank_by;     // "mean" (the default), "min", "max", "last", "p50", ..., "p99"
+  std::string compare;     // a span ("1w"): each series beside itself that much earlier
 };
 
 // Sets the request's host selector, aggregation and ranking from `parameters`. Errors

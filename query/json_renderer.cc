@@ -114,17 +114,38 @@ void Millis(std::ostream& out, int64_t time_ns) {
   }
 }
 
-// One column of the series' points: `write` writes point k's element.
+// One column of points, after a comma: `write` writes point k's element.
 template <typename Write>
-void Column(std::ostream& out, std::string_view key, const Series& series, Write write) {
+void Column(std::ostream& out, std::string_view key, const std::vector<Point>& points,
+            Write write) {
   out << ",";
   Key(out, key);
   out << "[";
-  for (size_t p = 0; p < series.points.size(); ++p) {
+  for (size_t p = 0; p < points.size(); ++p) {
     if (p != 0) out << ",";
-    write(series.points[p]);
+    write(points[p]);
   }
   out << "]";
+}
+
+// The value of a point, null unless its status is a success.
+void PointValue(std::ostream& out, const Point& point) {
+  if (IsSuccess(point.value.status)) {
+    Number(out, point.value.value);
+  } else {
+    out << "null";
+  }
+}
+
+// A figure that may be missing, after a comma.
+void OptionalFigure(std::ostream& out, std::string_view key, const std::optional<double>& value) {
+  out << ",";
+  Key(out, key);
+  if (value) {
+    Number(out, *value);
+  } else {
+    out << "null";
+  }
 }
 
 // A JSON array of strings.
@@ -190,15 +211,9 @@ void SeriesJson(std::ostream& out, const Series& series, const RenderOptions& op
   out << ",";
   Key(out, "unit");
   String(out, UnitOf(series.counter_type, series.counter));
-  Column(out, "times", series, [&](const Point& point) { Millis(out, point.time_ns); });
-  Column(out, "values", series, [&](const Point& point) {
-    if (IsSuccess(point.value.status)) {
-      Number(out, point.value.value);
-    } else {
-      out << "null";
-    }
-  });
-  Column(out, "statuses", series,
+  Column(out, "times", series.points, [&](const Point& point) { Millis(out, point.time_ns); });
+  Column(out, "values", series.points, [&](const Point& point) { PointValue(out, point); });
+  Column(out, "statuses", series.points,
          [&](const Point& point) { out << static_cast<uint32_t>(point.value.status); });
   if (!series.points.empty()) {
     out << ",";
@@ -210,10 +225,10 @@ void SeriesJson(std::ostream& out, const Series& series, const RenderOptions& op
     out << ",";
     Key(out, "paths");
     Strings(out, series.paths);
-    Column(out, "point_paths", series, [&](const Point& point) { out << point.path; });
+    Column(out, "point_paths", series.points, [&](const Point& point) { out << point.path; });
   }
   if (options.raw) {
-    Column(out, "raw", series, [&](const Point& point) {
+    Column(out, "raw", series.points, [&](const Point& point) {
       const RawCounter& raw = series.raw[point.raw].raw;
       RawNumber(out, raw.has_value, raw.value);
     });
@@ -221,7 +236,7 @@ void SeriesJson(std::ostream& out, const Series& series, const RenderOptions& op
         std::any_of(series.points.begin(), series.points.end(),
                     [&](const Point& point) { return series.raw[point.raw].raw.has_base; });
     if (has_base) {
-      Column(out, "bases", series, [&](const Point& point) {
+      Column(out, "bases", series.points, [&](const Point& point) {
         const RawCounter& raw = series.raw[point.raw].raw;
         RawNumber(out, raw.has_base, raw.base);
       });
@@ -249,6 +264,21 @@ void SeriesJson(std::ostream& out, const Series& series, const RenderOptions& op
       out << (k == 0 ? "" : ",") << aggregate.contributors[k];
     }
     out << "]}";
+  }
+  if (series.baseline) {
+    const SeriesBaseline& baseline = *series.baseline;
+    out << ",";
+    Key(out, "baseline");
+    out << "{";
+    Key(out, "offset_ms");
+    Millis(out, baseline.offset_ns);
+    Column(out, "times", baseline.points, [&](const Point& point) { Millis(out, point.time_ns); });
+    Column(out, "values", baseline.points, [&](const Point& point) { PointValue(out, point); });
+    OptionalFigure(out, "mean", baseline.mean);
+    OptionalFigure(out, "current_mean", baseline.current_mean);
+    OptionalFigure(out, "difference", baseline.difference());
+    OptionalFigure(out, "ratio", baseline.ratio());
+    out << "}";
   }
   if (series.stats) {
     out << ",";

@@ -4,6 +4,8 @@
 #include <atomic>
 #include <utility>
 
+#include "perfdata/time_text.h"
+#include "query/baseline.h"
 #include "query/bounded_parallel.h"
 #include "query/empty_answers.h"
 #include "query/series_statistics.h"
@@ -22,17 +24,17 @@ std::span<const HostSample> InRange(const std::vector<HostSample>& samples, int6
   return {first, last};
 }
 
-// Statistics are computed for the answer, or to rank it.
+// Statistics are computed for the answer, or to rank or compare it by.
 bool NeedsStatistics(const ReadRequest& request) {
-  return request.statistics || request.ranking.has_value();
+  return request.statistics || request.ranking.has_value() || request.compare_ns.has_value();
 }
 
-QueryOptions OptionsOf(const ReadRequest& request, uint64_t max_bytes) {
+QueryOptions OptionsOf(const ReadRequest& request, bool statistics, uint64_t max_bytes) {
   QueryOptions options;
   options.format = request.format;
   if (request.max_points != 0) options.max_points = request.max_points;
   options.newest_series = request.latest_only;
-  options.keep_raw = request.raw || NeedsStatistics(request);
+  options.keep_raw = request.raw || statistics;
   if (request.step_ns) {
     options.step_ns = *request.step_ns;
     if (request.from_ns != 0) options.first_boundary_ns = request.from_ns;
@@ -64,6 +66,42 @@ void TrimToRange(Series& series, int64_t from_ns, int64_t to_ns, bool latest_onl
 }
 
 Result<QueryAnswer> ReadEngine::Read(const ReadRequest& request) {
+  if (request.compare_ns &&
+      (*request.compare_ns <= 0 || request.from_ns == 0 || request.latest_only)) {
+    return Status::InvalidArgument(
+        "a comparison shifts the range back by a span (1w): give the range's start (--since 1h, "
+        "--from, from=) and a span greater than zero");
+  }
+  Result<QueryAnswer> answer = ReadWindow(request, NeedsStatistics(request));
+  if (!answer.ok()) return answer;
+  if (request.compare_ns) {
+    // The same read of the window that much earlier, ending where this one's points end.
+    ReadRequest earlier = request;
+    const int64_t offset = *request.compare_ns;
+    int64_t end = request.from_ns;
+    for (const Series& series : answer->series) {
+      if (!series.points.empty()) end = std::max(end, series.points.back().time_ns);
+    }
+    earlier.from_ns = request.from_ns - offset;
+    earlier.to_ns = std::min(request.to_ns, end) - offset;
+    Result<QueryAnswer> then = ReadWindow(earlier, true);
+    if (then.ok()) {
+      AttachBaselines(answer->series, then->series, offset);
+      answer->warnings.insert(answer->warnings.end(), then->warnings.begin(), then->warnings.end());
+    } else {
+      answer->warnings.push_back("nothing to compare with in the window " +
+                                 FormatRfc3339(earlier.from_ns) + " to " +
+                                 FormatRfc3339(earlier.to_ns) + ": " + then.error());
+    }
+  }
+  if (request.ranking) RankSeries(answer->series, *request.ranking);
+  if (!request.statistics) {
+    for (Series& series : answer->series) series.stats.reset();
+  }
+  return answer;
+}
+
+Result<QueryAnswer> ReadEngine::ReadWindow(const ReadRequest& request, bool statistics) {
   if (request.paths.empty()) return Status::InvalidArgument("no counter path to read");
   std::vector<CounterPath> paths;
   for (const std::string& text : request.paths) {
@@ -111,7 +149,7 @@ Result<QueryAnswer> ReadEngine::Read(const ReadRequest& request) {
                             " hosts the paths' machines match is selected by \"" +
                             request.hosts.text() + "\" (`perfhive hosts` shows their labels)");
   }
-  const QueryOptions options = OptionsOf(request, max_bytes_);
+  const QueryOptions options = OptionsOf(request, statistics, max_bytes_);
   // Only the objects the paths name are restored.
   const ObjectNameFilter objects(paths);
   std::vector<std::unique_ptr<SampleReader::Listing>> listings(matched.size());
@@ -163,16 +201,10 @@ Result<QueryAnswer> ReadEngine::Read(const ReadRequest& request) {
     if (Status s = AppendAnswer(std::move(host.answer), options, answer); !s.ok()) return s;
   }
   if (aggregator) {
-    answer.series = aggregator->Finish(NeedsStatistics(request));
+    answer.series = aggregator->Finish(statistics);
   } else {
     for (Series& series : answer.series) {
-      TrimToRange(series, from, to, request.latest_only, NeedsStatistics(request), options.format);
-    }
-  }
-  if (request.ranking) {
-    RankSeries(answer.series, *request.ranking);
-    if (!request.statistics) {
-      for (Series& series : answer.series) series.stats.reset();
+      TrimToRange(series, from, to, request.latest_only, statistics, options.format);
     }
   }
   return answer;

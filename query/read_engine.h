@@ -46,6 +46,8 @@ struct ReadRequest {
   std::optional<Aggregation> aggregation;
   // Only the top or bottom N series (or groups) by a statistic over the range.
   std::optional<Ranking> ranking;
+  // Each series beside itself over the window this much earlier (needs the range's start).
+  std::optional<int64_t> compare_ns;
 };
 
 class ReadEngine {
@@ -66,13 +68,15 @@ class ReadEngine {
   void set_host_labels(HostLabelsLookup labels) { labels_ = std::move(labels); }
 
   // The series of every host the paths select (or their groups' aggregates), points in
-  // [from_ns, to_ns], ranked when asked, and the warnings.
+  // [from_ns, to_ns], with their baselines and ranked when asked, and the warnings.
   // Errors: kInvalidArgument for a bad path or range, kNotFound when no host matches,
   // kResourceExhausted over a limit (saying how to narrow the read), kUnavailable when the
   // samples cannot be read now.
   Result<QueryAnswer> Read(const ReadRequest& request);
 
  private:
+  // Read's answer for one window, with statistics when `statistics` (to rank or compare by).
+  Result<QueryAnswer> ReadWindow(const ReadRequest& request, bool statistics);
   // Lists the range of each of `hosts` and refuses a read over a limit of `options` by the
   // estimate (CheckEstimate), before any of their samples but one per query is loaded.
   // `listings` gets the listings while they stay few (kKeptListings), null for a host to list

@@ -18,7 +18,9 @@ struct RenderOptions {
 };
 
 // Aligned columns with units. One row per series and point (TIME PATH PID VALUE UNIT and the
-// status where the value is not valid); with statistics, one row per series with its figures.
+// status where the value is not valid); with statistics, one row per series with its figures;
+// compared with an earlier window, one row per series with both means, their difference and
+// ratio.
 void RenderTable(const QueryAnswer& answer, const RenderOptions& options, std::ostream& out);
 
 // typeperf's CSV: the header "(PDH-CSV 4.0) (Coordinated Universal Time)(0)" then one column
@@ -35,7 +37,8 @@ void RenderCsv(const QueryAnswer& answer, std::ostream& out);
 // milliseconds, "values" null unless the status is a success, "statuses" PDH status codes.
 // "paths" and "point_paths" appear when the instance's path changed, "raw" and "bases" with
 // options.raw. An aggregated series adds "aggregate": {"function","by","group","members",
-// "contributors"} (contributors per point).
+// "contributors"} (contributors per point); a compared one "baseline": {"offset_ms","times",
+// "values","mean","current_mean","difference","ratio"} (times moved to line up).
 void RenderJson(const QueryAnswer& answer, const RenderOptions& options, std::ostream& out);
 
 }  // namespace perfhive::query

@@ -50,6 +50,24 @@ struct SeriesAggregate {
   std::vector<uint32_t> contributors;  // for each point, the members with a value at its step
 };
 
+// The same series over an earlier window (query/baseline.h).
+struct SeriesBaseline {
+  int64_t offset_ns = 0;               // how much earlier the window is
+  std::vector<Point> points;           // its points, times moved forward by offset_ns to line up
+  std::optional<double> mean;          // over the earlier window
+  std::optional<double> current_mean;  // over this one, the same way
+
+  // current_mean − mean, and current_mean / mean (none when mean is 0).
+  std::optional<double> difference() const {
+    if (!mean || !current_mean) return std::nullopt;
+    return *current_mean - *mean;
+  }
+  std::optional<double> ratio() const {
+    if (!mean || !current_mean || *mean == 0) return std::nullopt;
+    return *current_mean / *mean;
+  }
+};
+
 struct Series {
   std::string host;
   uint32_t object_index = 0;
@@ -68,6 +86,7 @@ struct Series {
   std::vector<Point> points;
   std::optional<SeriesStatistics> stats;
   std::optional<SeriesAggregate> aggregate;  // set on the series of an aggregated read
+  std::optional<SeriesBaseline> baseline;    // set when the read compares with an earlier window
 
   const std::string& path() const { return paths.back(); }
 };

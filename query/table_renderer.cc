@@ -81,9 +81,22 @@ void PrintColumns(const std::vector<std::vector<std::string>>& rows, const std::
 void RenderTable(const QueryAnswer& answer, const RenderOptions& options, std::ostream& out) {
   const bool with_stats = std::any_of(answer.series.begin(), answer.series.end(),
                                       [](const Series& s) { return s.stats.has_value(); });
+  const bool compared = std::any_of(answer.series.begin(), answer.series.end(),
+                                    [](const Series& s) { return s.baseline.has_value(); });
   std::vector<std::vector<std::string>> rows;
   std::vector<bool> left;
-  if (with_stats) {
+  auto optional = [](const std::optional<double>& value) { return value ? Fixed(*value) : "-"; };
+  if (compared) {
+    // One row per series: its mean over the range beside the earlier window's.
+    rows.push_back({"PATH", "PID", "MEAN", "EARLIER", "DIFFERENCE", "RATIO", "UNIT"});
+    left = {true, false, false, false, false, false, true};
+    for (const Series& series : answer.series) {
+      const SeriesBaseline baseline = series.baseline.value_or(SeriesBaseline{});
+      rows.push_back({series.path(), ProcessOf(series), optional(baseline.current_mean),
+                      optional(baseline.mean), optional(baseline.difference()),
+                      optional(baseline.ratio()), UnitOf(series.counter_type, series.counter)});
+    }
+  } else if (with_stats) {
     rows.push_back(
         {"PATH", "PID", "COUNT", "MIN", "MAX", "MEAN", "P50", "P90", "P95", "P99", "UNIT"});
     left = {true, false, false, false, false, false, false, false, false, false, true};
@@ -124,7 +137,7 @@ void RenderTable(const QueryAnswer& answer, const RenderOptions& options, std::o
       }
     }
   }
-  PrintColumns(rows, left, with_stats ? 0 : 1, options.width, out);
+  PrintColumns(rows, left, with_stats || compared ? 0 : 1, options.width, out);
   // Warnings quote host and instance names.
   for (const std::string& warning : answer.warnings) {
     out << "warning: " << EscapeForDisplay(warning) << "\n";

@@ -182,6 +182,7 @@ Result<query::ReadRequest> ReadRequestFromParams(const HttpRequest& request, int
   fleet.aggregates = request.Param("aggregate");
   fleet.group_by = request.Param("group_by");
   fleet.rank_by = request.Param("rank_by");
+  fleet.compare = request.Param("compare");
   for (auto [name, count] : {std::pair{"top", &fleet.top}, std::pair{"bottom", &fleet.bottom}}) {
     Result<uint64_t> value = UnsignedParam(request, name, 0);
     if (!value.ok()) return value.status();

@@ -191,6 +191,21 @@ TEST_F(ConsoleTest, AggregatesAndRankingsGiveTheValuesTheCliGives) {
   ASSERT_EQ(top["series"].size(), 1u) << top.dump();
   EXPECT_EQ(top["series"][0]["instance"], "1");
   EXPECT_EQ(top["series"], cli_top["series"]);
+  // A window beside the one before it: WINA's loads are steady, so the means are equal.
+  const std::string wina = "\\\\WINA\\Processor(*)\\% Processor Time";
+  json compared = ReaderGet("/api/v1/read?path=" + Encoded(wina) +
+                            "&from=2026-11-22T10:00:02Z&to=2026-11-22T10:00:03Z&compare=1s");
+  json cli_compared = CliQuery(
+      wina, {"--from", "2026-11-22T10:00:02Z", "--to", "2026-11-22T10:00:03Z", "--compare", "1s"});
+  ASSERT_EQ(compared["series"].size(), 2u) << compared.dump();
+  EXPECT_EQ(compared["series"], cli_compared["series"]);
+  for (const json& series : compared["series"]) {
+    const json& baseline = series["baseline"];
+    EXPECT_EQ(baseline["offset_ms"], 1000);
+    EXPECT_DOUBLE_EQ(baseline["mean"].get<double>(), series["instance"] == "0" ? 25 : 50);
+    EXPECT_DOUBLE_EQ(baseline["ratio"].get<double>(), 1);
+    EXPECT_DOUBLE_EQ(baseline["difference"].get<double>(), 0);
+  }
   // Mistakes are named, from either side.
   json refused = ReaderGet("/api/v1/read?path=" + Encoded(path) + "&aggregate=median", 400);
   EXPECT_THAT(refused.dump(), HasSubstr("median"));

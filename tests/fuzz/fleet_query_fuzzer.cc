@@ -1,9 +1,10 @@
 // Feeds arbitrary fleet parameters (host selector, aggregates, grouping, ranking, step) to the
 // query engine over a small in-memory fleet of labelled hosts, as the API and the CLI pass them:
 // one parameter a line, "select", "aggregate", "group_by", "rank_by", "top", "bottom", "step"
-// (seconds) in that order. A refusal must be an InvalidArgument or NotFound with a message; an
-// answer must hold what was asked: at most N ranked series, every aggregate point combining at
-// most its group's members, a count equal to its contributors. Nothing may crash or hang.
+// (seconds), "compare" in that order. A refusal must be an InvalidArgument or NotFound with a
+// message; an answer must hold what was asked: at most N ranked series, every aggregate point
+// combining at most its group's members, a count equal to its contributors. Nothing may crash or
+// hang.
 
 #include <cstddef>
 #include <cstdint>
@@ -20,7 +21,7 @@
 
 namespace {
 
-using namespace perfhive::query;          // NOLINT
+using namespace perfhive::query;           // NOLINT
 using namespace perfhive::query::testing;  // NOLINT
 
 MemorySampleReader& Fleet() {
@@ -31,12 +32,14 @@ MemorySampleReader& Fleet() {
       uint64_t idle[2] = {0, 0};
       load += 15;
       for (int s = 0; s < 6; ++s) {
-        for (uint64_t& cpu : idle) cpu += static_cast<uint64_t>(kTicksPerSecond) * (100 - load) / 100;
+        for (uint64_t& cpu : idle)
+          cpu += static_cast<uint64_t>(kTicksPerSecond) * (100 - load) / 100;
         if (host[0] == 'S' && s == 3) continue;  // a missed sample
         perfhive::SnapshotBuilder builder = HostAt(s);
         AddProcessors(builder, {idle[0], idle[1]}, {0, 0});
-        AddProcesses(builder, s, {{"svchost", 10, 1, static_cast<uint64_t>(s) * 1000},
-                                  {"svchost", 20, 2, static_cast<uint64_t>(s) * 3000}});
+        AddProcesses(builder, s,
+                     {{"svchost", 10, 1, static_cast<uint64_t>(s) * 1000},
+                      {"svchost", 20, 2, static_cast<uint64_t>(s) * 3000}});
         HostSample sample = SampleOf(builder, s, EnglishTitles());
         sample.query = "Global";
         fleet->Add(host, std::move(sample));
@@ -67,15 +70,15 @@ size_t Number(std::string_view text) {
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string_view text(reinterpret_cast<const char*>(data), size);
   std::vector<std::string> lines;
-  while (lines.size() < 7) {
+  while (lines.size() < 8) {
     size_t end = text.find('\n');
     lines.emplace_back(text.substr(0, end));
     if (end == std::string_view::npos) break;
     text.remove_prefix(end + 1);
   }
-  lines.resize(7);
-  FleetParameters parameters{lines[0], lines[1], lines[2], Number(lines[4]), Number(lines[5]),
-                             lines[3]};
+  lines.resize(8);
+  FleetParameters parameters{lines[0],         lines[1], lines[2], Number(lines[4]),
+                             Number(lines[5]), lines[3], lines[7]};
   ReadRequest request;
   request.paths = {"\\\\*\\Processor(*)\\% Processor Time", "\\\\*\\Process(*)\\% Processor Time"};
   request.from_ns = kStartNs + kSecondNs;

@@ -1,6 +1,6 @@
 // Writes the seed corpus for fleet_query_fuzzer into the directory given as argument: the fleet
 // questions the docs show, one parameter a line (select, aggregate, group_by, rank_by, top,
-// bottom, step).
+// bottom, step, compare).
 
 #include <string>
 
@@ -16,6 +16,8 @@ int main(int argc, char** argv) {
       "host=WEB*\np50,p90,p99\nprocess\nlast\n\n1\n1",
       "env=\ncount\ninstance\n\n\n\n1",
       "role=web\navg\nlabel:host\nmean\n3\n\n1",
+      "\navg\nhost\n\n\n\n1\n2s",
+      "role=sql\n\n\nmax\n1\n\n\n1s",
   };
   int n = 0;
   for (const char* seed : seeds) corpus.Write("seed" + std::to_string(n++), seed);

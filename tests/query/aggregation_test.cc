@@ -293,6 +293,73 @@ TEST(AggregationTest, GroupsAreRankedByTheirAggregatesStatistics) {
   EXPECT_NEAR(answer->series[0].stats->summary.max, 87, 1e-6);
 }
 
+TEST(AggregationTest, AComparisonSetsEachSeriesBesideTheSameWindowEarlier) {
+  Fleet fleet;
+  ReadEngine engine = fleet.Engine();
+  ReadRequest request = FleetRead("\\\\WEB01\\Processor(0)\\% Processor Time");
+  request.from_ns = kStartNs + 6 * kSecondNs;
+  request.compare_ns = 4 * kSecondNs;
+  Result<QueryAnswer> answer = engine.Read(request);
+  ASSERT_TRUE(answer.ok()) << answer.error();
+  ASSERT_EQ(answer->series.size(), 1u);
+  const Series& series = answer->series[0];
+  ASSERT_TRUE(series.baseline);
+  EXPECT_FALSE(series.stats) << "statistics only when asked for";
+
+  // The independent side: the earlier window read on its own, 2 to 7.
+  ReadRequest earlier = FleetRead("\\\\WEB01\\Processor(0)\\% Processor Time");
+  earlier.from_ns = kStartNs + 2 * kSecondNs;
+  earlier.to_ns = kStartNs + 7 * kSecondNs;
+  earlier.statistics = true;
+  Result<QueryAnswer> then = engine.Read(earlier);
+  ASSERT_TRUE(then.ok()) << then.error();
+  const SeriesBaseline& baseline = *series.baseline;
+  ASSERT_EQ(baseline.points.size(), then->series[0].points.size());
+  for (size_t k = 0; k < baseline.points.size(); ++k) {
+    EXPECT_EQ(baseline.points[k].time_ns, then->series[0].points[k].time_ns + 4 * kSecondNs);
+    EXPECT_EQ(baseline.points[k].value.value, then->series[0].points[k].value.value);
+  }
+  EXPECT_DOUBLE_EQ(*baseline.mean, then->series[0].stats->summary.mean);
+  // By hand: CPU 0 of WEB01 is 10 + s busy during second s: the intervals ending at 6 to 11
+  // average 18.5, those ending at 2 to 7 average 14.5.
+  EXPECT_NEAR(*baseline.current_mean, 18.5, 1e-6);
+  EXPECT_NEAR(*baseline.mean, 14.5, 1e-6);
+  EXPECT_NEAR(*baseline.difference(), 4, 1e-6);
+  EXPECT_NEAR(*baseline.ratio(), 18.5 / 14.5, 1e-9);
+}
+
+TEST(AggregationTest, AGroupIsComparedByItsStepValues) {
+  Fleet fleet;
+  ReadEngine engine = fleet.Engine();
+  ReadRequest request = FleetRead("\\\\*\\Processor(*)\\% Processor Time");
+  request.from_ns = kStartNs + 7 * kSecondNs;
+  request.compare_ns = 5 * kSecondNs;
+  request.aggregation = Aggregation{*ParseGroupBy("role"), {AggregateFunction::kAvg}};
+  Result<QueryAnswer> answer = engine.Read(request);
+  ASSERT_TRUE(answer.ok()) << answer.error();
+  const Series* sql = Find(*answer, "avg", "sql");
+  ASSERT_NE(sql, nullptr);
+  ASSERT_TRUE(sql->baseline);
+  // SQL01 is 90 - s: steps 8 to 11 average 80.5 busy; steps 3 to 6 (the window 2 to 6), 85.5.
+  EXPECT_NEAR(*sql->baseline->current_mean, 80.5, 1e-6);
+  EXPECT_NEAR(*sql->baseline->mean, 85.5, 1e-6);
+  EXPECT_NEAR(*sql->baseline->difference(), -5, 1e-6);
+}
+
+TEST(AggregationTest, AComparisonWithNothingEarlierSaysSoAndAnswersTheWindow) {
+  Fleet fleet;
+  ReadEngine engine = fleet.Engine();
+  ReadRequest request = FleetRead("\\\\WEB01\\Processor(0)\\% Processor Time");
+  request.compare_ns = 7 * 86400 * kSecondNs;
+  Result<QueryAnswer> answer = engine.Read(request);
+  ASSERT_TRUE(answer.ok()) << answer.error();
+  ASSERT_EQ(answer->series.size(), 1u);
+  EXPECT_FALSE(answer->series[0].baseline);
+  ASSERT_FALSE(answer->warnings.empty());
+  // The earlier window's read says why it has nothing: the week before the range.
+  EXPECT_THAT(answer->warnings.back(), HasSubstr("WEB01 has no sample from 2026-11-15T10:00:02Z"));
+}
+
 TEST(AggregationTest, AggregatesWithoutAStepOrAStartSayWhatToGive) {
   Fleet fleet;
   ReadEngine engine = fleet.Engine();
