@@ -64,7 +64,8 @@ double Combine(AggregateFunction function, const std::vector<double>& sorted) {
 }
 
 // The aggregate's path: the function around a PDH path whose machine is the group (a host or
-// label=value, "*" for every host) and whose instance is the grouped name or "*".
+// label=value, "*" for every host) and whose instance is the grouped name, the one instance every
+// member is of, or "*".
 std::string AggregatePath(std::string_view function, const Series& shape, const GroupBy& by,
                           const std::string& group) {
   std::string machine = "*";
@@ -176,8 +177,14 @@ void Aggregator::Add(const Series& series) {
     group.shape.has_instance = series.has_instance;
     const bool by_instance = aggregation_.by.kind == GroupBy::Kind::kInstance ||
                              aggregation_.by.kind == GroupBy::Kind::kProcess;
-    group.shape.instance = by_instance ? name : "*";
+    group.shape.instance = by_instance ? name : series.instance;
     if (aggregation_.by.kind == GroupBy::Kind::kHost) group.shape.host = name;
+  } else if (group.one_instance && aggregation_.by.kind != GroupBy::Kind::kInstance &&
+             aggregation_.by.kind != GroupBy::Kind::kProcess &&
+             series.instance != group.shape.instance) {
+    // Members of several instances: the group's path says so with a wildcard.
+    group.one_instance = false;
+    group.shape.instance = "*";
   }
   for (const Point& point : series.points) {
     // Only step boundaries are combined: every member's points are at the same ones.

@@ -67,6 +67,7 @@ class Aggregator {
   struct Group {
     Series shape;  // object, counter, type, group name; no points
     size_t members = 0;
+    bool one_instance = true;  // every member is of the instance `shape.instance` names
     std::map<int64_t, std::vector<double>> values;  // step boundary → member values there
   };
   using GroupKey = std::tuple<std::string, std::string, std::string>;  // object, counter, group

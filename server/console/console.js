@@ -8,6 +8,9 @@
 //   #/chart?path=P&path=P2&range=5m|1h|24h|custom&from=MS&to=MS&live=1&scale=N,N,...&fit=1
 //                                                   a line chart of what the paths select
 //                                                   (chart_view.js, add_counters_dialog.js)
+//   #/groups?path=P&select=S&by=K&range=1h&stat=mean&group=G
+//                                                   a counter across hosts, grouped, combined per
+//                                                   step and ranked (groups_view.js)
 //   #/processes?host=H&sort=cpu&desc=1             one host's processes, as Task Manager shows
 //                                                   them (processes_view.js)
 //   #/threads?host=H&pid=N&name=INSTANCE           one process's threads (threads_view.js)
@@ -29,6 +32,7 @@
 import {addDialog} from './add_counters_dialog.js';
 import {chartView} from './chart_view.js';
 import {fleet} from './fleet_view.js';
+import {groupsView} from './groups_view.js';
 import {initLoginForm, start} from './login.js';
 import {processes} from './processes_view.js';
 import {route, views} from './router.js';
@@ -37,6 +41,7 @@ import {threads} from './threads_view.js';
 
 views.fleet = fleet;
 views.chart = chartView;
+views.groups = groupsView;
 views.processes = processes;
 views.threads = threads;
 
@@ -46,6 +51,7 @@ document.addEventListener('DOMContentLoaded', () => {
   initTheme(() => chartView.applyTheme());
   fleet.init();
   chartView.init();
+  groupsView.init();
   addDialog.init();
   processes.init();
   threads.init();

@@ -23,6 +23,7 @@ import secrets
 import sys
 import time
 import unittest
+import urllib.parse
 
 sys.dont_write_bytecode = True  # nothing written beside the sources
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -484,6 +485,58 @@ class ConsoleBrowserTest(unittest.TestCase):
         now = {int(t) for t in os.listdir("/proc/%d/task" % pid)}
         self.assertTrue(tids & now, "TIDs %s are the agent's own (%s)" % (sorted(tids), sorted(now)))
         self.shot("threads")
+
+    def test_7a_groups_chart_and_rankings_show_the_clis_numbers(self):
+        path = "\\\\*\\Processor(_Total)\\% Processor Time"
+        self.go("#/groups?path=%s&by=host&range=5m&stat=mean" % urllib.parse.quote(path, safe=""))
+        self.wait_for("the groups view", lambda: self.view_shown("groups"))
+        self.wait_for("the groups ranked", lambda: self.js(
+            "return document.querySelectorAll('#groups-table tbody tr').length") >= 1 + len(self.windows_hosts))
+        request = json.loads(self.js("return document.getElementById('view-groups').dataset.request"))
+        window = ["--from", ms_rfc3339(request["from"]), "--to", ms_rfc3339(request["to"]),
+                  "--step", request["step"]]
+        cli = self.cli_json(["query", path, "--aggregate", "avg,min,max,p95", "--group-by", "host",
+                             "--stats"] + window)
+        cli_by_path = {series["path"]: series for series in cli["series"]}
+        drawn = self.js("""
+          const c = Chart.getChart(document.getElementById('groups-canvas'));
+          return c.data.datasets.map(d => ({label: d.label, points: d.data.map(p => [p.x, p.y])}));""")
+        self.assertEqual({d["label"] for d in drawn}, set(cli_by_path), "every group's avg, min, max, p95")
+        for dataset in drawn:
+            series = cli_by_path[dataset["label"]]
+            self.assertEqual([p[0] for p in dataset["points"]], series["times"], dataset["label"])
+            for (_, page_value), cli_value in zip(dataset["points"], series["values"]):
+                self.assertTrue(math.isclose(page_value, cli_value, rel_tol=1e-12, abs_tol=1e-12),
+                                "%s: chart %r, perfhive query %r" % (dataset["label"], page_value, cli_value))
+        # The groups in the order of their average's mean, with the CLI's means.
+        rows = self.js("""return [...document.querySelectorAll('#groups-table tbody tr')].map(
+            r => ({group: r.dataset.group, path: r.dataset.path, figure: r.dataset.figure}));""")
+        means = sorted(((s["statistics"]["mean"], s["path"]) for s in cli["series"]
+                        if s["aggregate"]["function"] == "avg" and s["statistics"]["count"] > 0), reverse=True)
+        ranked = [r for r in rows if r["figure"] != ""]
+        self.assertEqual([r["path"] for r in ranked], [p for _, p in means])
+        self.assertEqual(rows[:len(ranked)], ranked, "groups without a value in the range come last")
+        for row, (mean, _) in zip(ranked, means):
+            self.assertTrue(math.isclose(float(row["figure"]), mean, rel_tol=1e-12))
+        self.assertIn(self.linux_host, {r["group"] for r in rows})
+        # The member series ranked by the server, as `perfhive query --top 10` ranks them.
+        top = self.cli_json(["query", path, "--top", "10", "--rank-by", "mean", "--stats"] + window)
+        page_top = self.js("""return [...document.querySelectorAll('#groups-top tbody tr')].map(
+            r => ({path: r.dataset.path, figure: r.dataset.figure}));""")
+        self.assertEqual([r["path"] for r in page_top], [s["path"] for s in top["series"]])
+        for row, series in zip(page_top, top["series"]):
+            self.assertTrue(math.isclose(float(row["figure"]), series["statistics"]["mean"], rel_tol=1e-12))
+        self.shot("groups")
+        # A group's members instead of its aggregate: this host's one _Total line.
+        self.d.find_element(By.CSS_SELECTOR, "#groups-table button[data-members='%s']" % self.linux_host).click()
+        self.wait_for("the members", lambda: self.d.find_element(By.ID, "groups-title").text ==
+                      "Members of " + self.linux_host)
+        self.wait_for("the member's line", lambda: self.js(
+            "const c = Chart.getChart(document.getElementById('groups-canvas'));"
+            "return c && c.data.datasets.length === 1 && c.data.datasets[0].label;") ==
+            "\\\\%s\\Processor(_Total)\\%% Processor Time" % self.linux_host)
+        self.assertIn("group=" + self.linux_host, self.d.current_url)
+        self.shot("groups-members")
 
     def test_8_dark_theme(self):
         self.go("#/fleet")
