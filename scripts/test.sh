@@ -47,8 +47,8 @@ run_ctest() {
 # run. A test never waits for them, and they take what it does not use. The Windows chain is the
 # longest and ends in steps that use one core (configure scripts, links, the MSIs, the tests under
 # Wine), so it goes before the sanitizer build (nice 10 against 19: about nine tenths of what the
-# two are left), so that less of it is left for the end. (Measured cold, it still ends last: while
-# a stage awaits the sanitizer build, that build has the normal priority; docs/testing.md.)
+# two are left), so that less of it is left for the end; a stage that awaits either gives both the
+# normal priority (docs/testing.md).
 # `await NAME` waits for one and stops the script, showing the end of its log, if it failed.
 declare -A background_pids background_logs
 background() {
@@ -59,10 +59,12 @@ background() {
   background_pids[$name]=$!
   echo "   started in the background: $name (log ${background_logs[$name]})"
 }
-# The stage that waits for a background build gives it the normal priority back (root may; a
-# user's renice fails and changes nothing): nothing else is worth the cores then.
+# The stage that waits for a background build gives the normal priority back to it and to every
+# other background build still running (root may; a user's renice fails and changes nothing):
+# nothing else is worth the cores then, and the two share them evenly. (Raising only the awaited
+# one left the Windows chain, the last to end, with a tenth of the machine meanwhile.)
 await() {
-  local name=$1 pids=${background_pids[$1]} next
+  local name=$1 pids="${background_pids[*]}" next
   local frontier=$pids
   while [[ -n $frontier ]]; do
     next=$(for pid in $frontier; do pgrep -P "$pid" || true; done)
