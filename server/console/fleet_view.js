@@ -165,7 +165,7 @@ export const fleet = {
           '<td>' + escapeHtml(credential) + '</td>',
           '<td' + (host.plan_report ? ' title="' + escapeHtml(host.plan_report) + '"' : '') + '>' + escapeHtml(policy) +
               (host.plan_report ? ' <span class="tag">report</span>' : '') + '</td>',
-          '<td class="labels-cell">' + Object.keys(host.labels || {}).sort().map((key) =>
+          '<td>' + Object.keys(host.labels || {}).sort().map((key) =>
             '<span class="tag">' + escapeHtml(key + '=' + host.labels[key]) + '</span>').join(' ') + '</td>',
           '<td><a class="button small" href="' + escapeHtml(cpus) + '" data-focus="c:' + name +
               '" aria-label="Chart the processors of ' + name + '">CPUs</a></td>',
