@@ -102,10 +102,13 @@ export const fleet = {
     }
     return text;
   },
-  // "role=web, site=ams": the labels the server gives the host (its agent's under its policy's),
-  // keys in order.
+  // ["role=web", "site=ams"]: the labels the server gives the host (its agent's under its
+  // policy's), keys in order.
+  labelPairs(host) {
+    return Object.keys(host.labels || {}).sort().map((key) => key + '=' + host.labels[key]);
+  },
   labelsText(host) {
-    return Object.keys(host.labels || {}).sort().map((key) => key + '=' + host.labels[key]).join(', ');
+    return fleet.labelPairs(host).join(', ');
   },
   valueOf(host, key) {
     switch (key) {
@@ -165,8 +168,8 @@ export const fleet = {
           '<td>' + escapeHtml(credential) + '</td>',
           '<td' + (host.plan_report ? ' title="' + escapeHtml(host.plan_report) + '"' : '') + '>' + escapeHtml(policy) +
               (host.plan_report ? ' <span class="tag">report</span>' : '') + '</td>',
-          '<td>' + Object.keys(host.labels || {}).sort().map((key) =>
-            '<span class="tag">' + escapeHtml(key + '=' + host.labels[key]) + '</span>').join(' ') + '</td>',
+          '<td>' + this.labelPairs(host).map((pair) => '<span class="tag">' + escapeHtml(pair) + '</span>').join(' ') +
+              '</td>',
           '<td><a class="button small" href="' + escapeHtml(cpus) + '" data-focus="c:' + name +
               '" aria-label="Chart the processors of ' + name + '">CPUs</a></td>',
         ],
