@@ -18,6 +18,7 @@
 #include "config/duration.h"
 #include "config/toml_settings.h"
 #include "perfdata/case_folding.h"
+#include "query/label_text.h"
 
 namespace perfhive {
 
@@ -203,6 +204,14 @@ Status LoadTable(const toml::table& root, std::string_view origin, AgentConfig& 
           !status.ok()) {
         return status;
       }
+    } else if (key == "labels") {
+      Result<query::HostLabels> labels =
+          TomlStringTable(origin, value, "labels", query::CheckHostLabel);
+      if (!labels.ok()) return labels.status();
+      if (Status valid = query::CheckHostLabels(*labels); !valid.ok()) {
+        return valid.Prefixed(TomlWhere(origin, value) + "labels: ");
+      }
+      config.labels = std::move(labels).value();
     } else {
       return Status::InvalidArgument(TomlWhere(origin, value) + "unknown setting \"" +
                                      std::string(key.str()) + "\"");
@@ -223,6 +232,20 @@ Status LoadConfigFile(Env& env, const std::string& path, AgentConfig& config) {
   Result<toml::table> root = ReadTomlSettings(env, path);
   if (!root.ok()) return root.status();
   return LoadTable(*root, path, config);
+}
+
+Result<query::HostLabels> ParseLabelFlags(const std::vector<std::string>& texts) {
+  query::HostLabels labels;
+  for (const std::string& text : texts) {
+    Result<std::pair<std::string, std::string>> label = query::ParseHostLabel(text);
+    if (!label.ok()) return label.status();
+    if (!labels.insert(*label).second) {
+      return Status::InvalidArgument("label " + label->first +
+                                     " is given twice; give each key once");
+    }
+  }
+  if (Status valid = query::CheckHostLabels(labels); !valid.ok()) return valid;
+  return labels;
 }
 
 std::string AgentConfigDirectory() {

@@ -15,6 +15,7 @@
 #include "config/query_schedule.h"
 #include "config/remote_target.h"
 #include "port/env.h"
+#include "query/host_selector.h"
 
 namespace perfhive {
 
@@ -57,17 +58,24 @@ struct AgentConfig {
   std::vector<RemoteHostConfig> targets;
   // Remote snapshots taken at the same time, at most (the size of the worker pool).
   int max_concurrent_polls = 8;
+  // Key `labels`, --label: this host's labels (role=web), checked (query/label_text.h); sent in
+  // its Hello, where a policy's labels win key by key. Polled hosts take only their policy's.
+  query::HostLabels labels;
 };
 
 // Overlays the settings of a TOML file onto `config`. Unknown keys are errors, so a typo does
 // not silently leave a default in force. Keys: server, ca, cert, key, insecure, token_file,
 // host_name, poller_name, poller, credentials, source, replay, proc_root, sys_root, interval,
-// spool_dir, spool_max_bytes, timeout, max_concurrent_polls, [[query]] tables with name or
-// objects, and every, and [[target]] tables with address, host_name, credentials, interval and
-// call_timeout.
+// spool_dir, spool_max_bytes, timeout, max_concurrent_polls, labels (a table of strings),
+// [[query]] tables with name or objects, and every, and [[target]] tables with address,
+// host_name, credentials, interval and call_timeout.
 Status LoadConfigFile(Env& env, const std::string& path, AgentConfig& config);
 // The same, from the text of a file (`origin` names it in errors).
 Status LoadConfigText(std::string_view text, std::string_view origin, AgentConfig& config);
+
+// Labels as --label flags (or the MSI's LABELS, split at ';') write them, "role=web" each, checked
+// one by one and together; a key given twice is an error naming it.
+Result<query::HostLabels> ParseLabelFlags(const std::vector<std::string>& texts);
 
 // Where the agent's settings live unless told: %ProgramData%\perfhive on Windows (agent.toml, the
 // token, the CA, the service's log), /etc/perfhive on Linux; DefaultConfigFile is agent.toml in

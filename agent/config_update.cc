@@ -81,6 +81,12 @@ Result<std::string> ApplyConfigUpdate(std::string_view text, std::string_view or
   if (update.interval) root.insert_or_assign("interval", FormatDuration(*update.interval));
   if (update.queries) root.insert_or_assign("query", Tables(*update.queries, QueryTable));
   if (update.targets) root.insert_or_assign("target", Tables(*update.targets, TargetTable));
+  if (update.labels) {
+    toml::table labels;
+    for (const auto& [key, value] : *update.labels) labels.insert(key, value);
+    labels.is_inline(true);  // labels = { role = "web" }: one line, as people write it
+    root.insert_or_assign("labels", std::move(labels));
+  }
   // Tables flush left: [[query]] tables read as lists of settings, not as nested code.
   std::ostringstream out;
   out << kHeader

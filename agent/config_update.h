@@ -32,6 +32,7 @@ struct ConfigUpdate {
   std::optional<std::chrono::milliseconds> interval;
   std::optional<std::vector<QuerySchedule>> queries;     // replaces every [[query]]
   std::optional<std::vector<RemoteHostConfig>> targets;  // replaces every [[target]]
+  std::optional<query::HostLabels> labels;               // replaces the `labels` table
 };
 
 // `text`, a config file's content (empty for a file yet to be made), with `update` applied, as

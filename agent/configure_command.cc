@@ -116,6 +116,17 @@ Result<ConfigUpdate> UpdateFromOptions(const ConfigureOptions& options) {
                                      "\\\\web01;\\\\10.0.0.7=DB01");
     }
   }
+  if (!options.labels.empty()) {
+    std::vector<std::string> labels;
+    for (std::string_view item : SplitList(options.labels)) labels.emplace_back(item);
+    Result<query::HostLabels> parsed = ParseLabelFlags(labels);
+    if (!parsed.ok()) return parsed.status().Prefixed("labels: ");
+    if (parsed->empty()) {
+      return Status::InvalidArgument("labels " + options.labels +
+                                     ": expected labels separated by ';', e.g. role=web;site=ams");
+    }
+    update.labels = std::move(parsed).value();
+  }
   if (options.insecure == "1" || options.insecure == "true") {
     update.insecure = true;
   } else if (options.insecure == "0" || options.insecure == "false") {
@@ -164,7 +175,7 @@ Result<ConfigureOutcome> Configure(Env& env, const ConfigureOptions& options) {
       {"host_name", &options.host_name}, {"query", &options.queries},
       {"interval", &options.interval},   {"target", &options.targets},
       {"insecure", &options.insecure},   {"source", &options.source},
-      {"replay", &options.replay_dir},
+      {"replay", &options.replay_dir},   {"labels", &options.labels},
   };
   ConfigureOutcome outcome;
   for (const auto& [name, value] : given) {

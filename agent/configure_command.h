@@ -27,6 +27,7 @@ struct ConfigureOptions {
   std::string queries;       // "Global@10s;Costly@5m": replaces every [[query]]
   std::string interval;      // "10s"
   std::string targets;       // "\\web01;\\10.0.0.7=DB01": replaces every [[target]]
+  std::string labels;        // "role=web;site=ams": replaces the `labels` table
   std::string insecure;      // "1" or "true", "0" or "false"
   std::string source;        // procfs, hkpd, replay
   std::string replay_dir;

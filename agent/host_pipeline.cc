@@ -65,6 +65,7 @@ Result<std::unique_ptr<HostPipeline>> HostPipeline::Create(
                                                         .instance_id = p.instance_id_,
                                                         .poller_stream = p.options_.poller_stream,
                                                         .poller = p.options_.poller,
+                                                        .labels = p.options_.labels,
                                                         .delegate = &p},
                                          *p.outbox_, *p.spool_, log);
   p.sampler_ = std::make_unique<Sampler>(
@@ -129,7 +130,11 @@ void HostPipeline::ApplyPlan(const Result<CollectionPlan>& plan) {
 void HostPipeline::Enact(const CollectionPlan& plan) {
   spool_->SetMaxBytes(SpoolLimitUnder(plan, options_));
   // A poller's own stream samples nothing: the queries of its plan are for its host's agent.
-  if (!options_.poller_stream) {
+  // A plan that changes no schedule (only labels, say) leaves the sampler as it runs, rather than
+  // taking every query's snapshot again at once on every host it names.
+  const bool same_schedules = QueriesUnder(plan, options_) == QueriesUnder(plan_, options_) &&
+                              IntervalUnder(plan, options_) == IntervalUnder(plan_, options_);
+  if (!options_.poller_stream && !same_schedules) {
     sampler_->Replan(QueriesUnder(plan, options_), IntervalUnder(plan, options_));
   }
 }
@@ -149,6 +154,12 @@ std::vector<std::string> HostPipeline::Conflicts(const CollectionPlan& plan) con
       *plan.spool_max_bytes != options_.spool_max_bytes) {
     conflicts.push_back("local spool_max_bytes " + std::to_string(options_.spool_max_bytes) + by +
                         std::to_string(*plan.spool_max_bytes));
+  }
+  for (const auto& [key, value] : options_.labels) {
+    auto planned = plan.labels.find(key);
+    if (planned != plan.labels.end() && planned->second != value) {
+      conflicts.push_back("local label " + key + "=" + value + by + key + "=" + planned->second);
+    }
   }
   return conflicts;
 }

@@ -54,6 +54,9 @@ struct HostPipelineOptions {
   bool queries_given = false;
   bool interval_given = false;
   bool spool_max_bytes_given = false;
+  // The host's labels as the agent was given them, sent in every Hello; a plan's labels win
+  // over them at the server, and the ones they override are reported like the settings above.
+  query::HostLabels labels = {};
   // A replay hands out its recording's files in order and follows no plan.
   bool follows_plans = true;
   // The channel credentials of an enrolled credential (ServerConnection's): for renewing the

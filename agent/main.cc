@@ -127,6 +127,7 @@ struct RunFlags {
   std::string timeout;
   std::vector<std::string> queries;
   std::vector<std::string> targets;
+  std::vector<std::string> labels;
   std::string credentials;  // for the --target flags
   std::vector<std::pair<CLI::Option*, std::function<void(AgentConfig&)>>> given;
 };
@@ -205,6 +206,10 @@ void AddRunFlags(CLI::App& run, RunFlags& flags) {
         c.spool_max_bytes = v.spool_max_bytes;
         c.spool_max_bytes_given = true;
       });
+  add(run.add_option("--label", flags.labels,
+                     "A label of this host, repeatable: --label role=web --label site=ams; "
+                     "replaces the config file's labels; a policy's labels win over them"),
+      [](AgentConfig&) {});
   add(run.add_option("--target", flags.targets,
                      "A host without an agent to poll over the remote registry, repeatable: "
                      "\\\\HOST, \\\\HOST:PORT, or \\\\HOST[:PORT]=NAME to file its snapshots "
@@ -248,6 +253,11 @@ Result<AgentConfig> ResolveRunConfig(Env& env, const RunFlags& flags) {
       if (!query.ok()) return query.status().Prefixed("--query: ");
       config.queries.push_back(std::move(query).value());
     }
+  }
+  if (!flags.labels.empty()) {
+    Result<query::HostLabels> labels = ParseLabelFlags(flags.labels);
+    if (!labels.ok()) return labels.status().Prefixed("--label: ");
+    config.labels = std::move(labels).value();
   }
   if (!flags.targets.empty()) {
     config.targets.clear();
@@ -409,6 +419,9 @@ void AddConfigureFlags(CLI::App& configure, ConfigureFlags& flags) {
   configure.add_option("--targets", o.targets,
                        "Hosts without an agent separated by ';', e.g. "
                        "\\\\web01;\\\\10.0.0.7=DB01; replaces every [[target]]");
+  configure.add_option("--labels", o.labels,
+                       "This host's labels separated by ';', e.g. role=web;site=ams; replaces "
+                       "the labels table");
   configure.add_option("--insecure", o.insecure,
                        "1: plain text, for a server on this host only; 0: TLS");
   configure.add_option("--source", o.source,

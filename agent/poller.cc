@@ -53,6 +53,7 @@ Result<std::unique_ptr<Poller>> Poller::Create(const AgentConfig& config, std::s
                             .spool_max_bytes = config.spool_max_bytes,
                             .queries = {},
                             .interval = config.interval,
+                            .labels = config.labels,
                             .follows_plans = true,
                             .credentials_for = p.context_.credentials_for,
                             .poller_stream = true,

@@ -305,6 +305,7 @@ int RunAgent(const AgentConfig& config, Env& env, Logger& log) {
                             .queries_given = !config.queries.empty(),
                             .interval_given = config.interval_given,
                             .spool_max_bytes_given = config.spool_max_bytes_given,
+                            .labels = config.labels,
                             .follows_plans = !replay,
                             .credentials_for = credentials_for},
         *connection_of_host, env, log);

@@ -211,6 +211,11 @@ bool Shipper::RunStream(v1::Ingest::Stub& stub) {
                            : options_.owner.agentless ? v1::SOURCE_KIND_AGENTLESS
                                                       : v1::SOURCE_KIND_AGENT);
     hello->set_poller(options_.poller);
+    if (options_.labels) {
+      hello->mutable_labels()->insert(options_.labels->begin(), options_.labels->end());
+    } else {
+      hello->set_labels_unknown(true);
+    }
     hello->set_agent_version(options_.agent_version);
     hello->set_instance_id(options_.instance_id);
     announced = current_titles_;

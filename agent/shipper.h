@@ -34,6 +34,7 @@
 #include "agent/spool.h"
 #include "perfdata/title_bytes.h"
 #include "perfhive/v1/ingest.grpc.pb.h"
+#include "query/host_selector.h"
 #include "sources/snapshot_source.h"
 
 namespace perfhive {
@@ -100,7 +101,10 @@ struct ShipperOptions {
   // A poller's own stream (Hello's source kind POLLER), which sends no snapshots.
   bool poller_stream = false;
   std::string poller = "";  // agentless: the poller polling the host (Hello.poller)
-  size_t window = 16;       // snapshots sent and not yet answered
+  // Hello's labels, the host's as the agent was given them. Unset (a drain, which ships old
+  // snapshots): Hello says it does not know them, and the server keeps those it has.
+  std::optional<query::HostLabels> labels = std::nullopt;
+  size_t window = 16;  // snapshots sent and not yet answered
   std::chrono::milliseconds initial_backoff{1000};
   std::chrono::milliseconds max_backoff{60000};
   ShipperDelegate* delegate = nullptr;  // null: plans and renewals are ignored

@@ -114,8 +114,11 @@ int main(int argc, char** argv) {
 
   perfhive::cli::HostsOptions hosts;
   CLI::App* hosts_cmd = app.add_subcommand(
-      "hosts", "The hosts the server has heard from: last seen, OS, source, health");
+      "hosts", "The hosts the server has heard from: last seen, OS, source, health, labels");
   hosts_cmd->add_option("PATTERN", hosts.pattern, "Host name pattern, e.g. 'web*'");
+  hosts_cmd->add_option("--select", hosts.select,
+                        "Only the hosts a selector selects by their labels, e.g. "
+                        "'role=web,site=ams*' (docs/query_semantics.md)");
   hosts_cmd->add_option("--format", hosts.format, "table or json")
       ->transform(CLI::CheckedTransformer(kListFormats, CLI::ignore_case));
   AddConnectionOptions(hosts_cmd, connection);

@@ -11,6 +11,8 @@
 #include "perfhive/v1/query.grpc.pb.h"
 #include "port/sha256.h"
 #include "proto/source_kind.h"
+#include "query/host_selector.h"
+#include "query/label_text.h"
 #include "query/text_table.h"
 
 namespace perfhive::cli {
@@ -59,6 +61,11 @@ std::string PolicyText(const v1::HostInfo& host) {
   return applied + ", latest " + (host.plan_latest().empty() ? "none" : host.plan_latest());
 }
 
+// The host's labels, keys in order (the message's map has none).
+query::HostLabels LabelsOf(const v1::HostInfo& host) {
+  return query::HostLabels(host.labels().begin(), host.labels().end());
+}
+
 }  // namespace
 
 Result<std::string> HostArgument(const std::string& text) {
@@ -71,8 +78,14 @@ Result<std::string> HostArgument(const std::string& text) {
 
 Status RunHosts(const ServerConnection& server, const HostsOptions& options, std::ostream& out) {
   auto stub = v1::Query::NewStub(server.channel());
+  // A selector that does not parse is the user's mistake, said before the server is asked.
+  if (Result<query::HostSelector> selector = query::HostSelector::Parse(options.select);
+      !selector.ok()) {
+    return selector.status().Prefixed("--select: ");
+  }
   v1::ListHostsRequest request;
   request.set_pattern(options.pattern);
+  request.set_select(options.select);
   v1::ListHostsResponse response;
   auto context = server.NewContext();
   if (grpc::Status status = stub->ListHosts(context.get(), request, &response); !status.ok()) {
@@ -103,7 +116,8 @@ void PrintHosts(const v1::ListHostsResponse& response, const HostsOptions& optio
                        {"credential_expires", TimeOrDash(host.credential_expires_unix_nanos())},
                        {"plan_revision", host.plan_revision()},
                        {"plan_latest", host.plan_latest()},
-                       {"plan_report", host.plan_report()}});
+                       {"plan_report", host.plan_report()},
+                       {"labels", LabelsOf(host)}});
     }
     out << nlohmann::ordered_json{{"hosts", hosts}}.dump(2, ' ', /*ensure_ascii=*/false,
                                                          kReplaceInvalidUtf8)
@@ -112,7 +126,7 @@ void PrintHosts(const v1::ListHostsResponse& response, const HostsOptions& optio
   }
   std::vector<std::vector<std::string>> rows = {{"HOST", "LAST SEEN", "OS", "SOURCE", "AGENT",
                                                  "SNAPSHOTS", "REFUSED", "CREDENTIAL", "POLICY",
-                                                 "LAST ERROR"}};
+                                                 "LABELS", "LAST ERROR"}};
   size_t behind = 0;  // hosts whose agent has not applied their latest plan
   for (const v1::HostInfo& host : response.hosts()) {
     std::string os = host.os() + (host.os_version().empty() ? "" : " " + host.os_version());
@@ -120,13 +134,18 @@ void PrintHosts(const v1::ListHostsResponse& response, const HostsOptions& optio
                     SourceKindName(host.source_kind()), host.agent_version(),
                     std::to_string(host.snapshots()), std::to_string(host.refused()),
                     CredentialText(host), PolicyText(host),
+                    host.labels().empty() ? "-" : query::FormatHostLabels(LabelsOf(host)),
                     host.last_error().empty() ? "-" : host.last_error()});
     if (host.plan_revision() != host.plan_latest()) ++behind;
   }
   if (response.hosts().empty()) {
-    out << (options.pattern.empty()
-                ? "no hosts yet: start an agent with perfhive-agent run\n"
-                : "no host matches \"" + EscapeForDisplay(options.pattern) + "\"\n");
+    if (options.pattern.empty() && options.select.empty()) {
+      out << "no hosts yet: start an agent with perfhive-agent run\n";
+    } else {
+      out << "no host matches \"" +
+                 EscapeForDisplay(options.select.empty() ? options.pattern : options.select) +
+                 "\"\n";
+    }
     return;
   }
   query::PrintTable(out, rows);

@@ -17,7 +17,8 @@ namespace perfhive::cli {
 enum class OutputFormat { kTable, kJson };
 
 struct HostsOptions {
-  std::string pattern;  // host name pattern; empty: all
+  std::string pattern;      // host name pattern; empty: all
+  std::string select = "";  // a host selector (role=web,site=ams*); empty: all
   OutputFormat format = OutputFormat::kTable;
 };
 Status RunHosts(const ServerConnection& server, const HostsOptions& options, std::ostream& out);

@@ -26,6 +26,11 @@ std::string TomlWhere(std::string_view origin, const toml::node& node) {
   return std::string(origin) + ":" + std::to_string(node.source().begin.line) + ": ";
 }
 
+std::string TomlWhereExactly(std::string_view origin, const toml::node& node) {
+  return std::string(origin) + ":" + std::to_string(node.source().begin.line) + ":" +
+         std::to_string(node.source().begin.column) + ": ";
+}
+
 Result<std::string> TomlString(std::string_view origin, const toml::node& node,
                                std::string_view key) {
   if (const auto* value = node.as_string()) return value->get();
@@ -46,6 +51,30 @@ Result<std::vector<std::string>> TomlStringList(std::string_view origin, const t
     list.push_back(std::move(text).value());
   }
   return list;
+}
+
+Result<std::map<std::string, std::string>> TomlStringTable(
+    std::string_view origin, const toml::node& node, std::string_view key,
+    const std::function<Status(std::string_view key, std::string_view value)>& check) {
+  const toml::table* table = node.as_table();
+  if (table == nullptr) {
+    return Status::InvalidArgument(TomlWhere(origin, node) + std::string(key) +
+                                   " must be a table of strings, e.g. { role = \"web\" }");
+  }
+  std::map<std::string, std::string> entries;
+  for (const auto& [name, value] : *table) {
+    const auto* text = value.as_string();
+    if (text == nullptr) {
+      return Status::InvalidArgument(TomlWhereExactly(origin, value) + std::string(key) + "." +
+                                     std::string(name.str()) +
+                                     " must be a string (quote a key that holds a '.')");
+    }
+    if (Status valid = check(name.str(), text->get()); !valid.ok()) {
+      return valid.Prefixed(TomlWhereExactly(origin, value) + std::string(key) + ": ");
+    }
+    entries.emplace(name.str(), text->get());
+  }
+  return entries;
 }
 
 }  // namespace perfhive

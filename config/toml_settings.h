@@ -7,6 +7,8 @@
 
 #include <toml++/toml.h>
 
+#include <functional>
+#include <map>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -24,6 +26,8 @@ Result<toml::table> ReadTomlSettings(Env& env, const std::string& path);
 
 // "ORIGIN:LINE: ", the prefix of an error about `node`.
 std::string TomlWhere(std::string_view origin, const toml::node& node);
+// "ORIGIN:LINE:COLUMN: ", for a value among several on one line (an inline table's).
+std::string TomlWhereExactly(std::string_view origin, const toml::node& node);
 
 // `node` as a string, or INVALID_ARGUMENT "ORIGIN:LINE: KEY must be a string".
 Result<std::string> TomlString(std::string_view origin, const toml::node& node,
@@ -32,6 +36,12 @@ Result<std::string> TomlString(std::string_view origin, const toml::node& node,
 // `node` as a list of strings, or INVALID_ARGUMENT "ORIGIN:LINE: KEY must be a list of strings".
 Result<std::vector<std::string>> TomlStringList(std::string_view origin, const toml::node& node,
                                                 std::string_view key);
+
+// `node` as a table of strings (`labels = { role = "web" }`), each entry checked by `check`, or
+// INVALID_ARGUMENT naming the file, line and column of the entry that is wrong.
+Result<std::map<std::string, std::string>> TomlStringTable(
+    std::string_view origin, const toml::node& node, std::string_view key,
+    const std::function<Status(std::string_view key, std::string_view value)>& check);
 
 }  // namespace perfhive
 

@@ -62,10 +62,11 @@ void MetricsText::Add(const std::string& name, MetricType type, std::string_view
   out += '\n';
 }
 
-void MetricsText::AddComputed(const ComputedSample& sample, MetricNamer& namer) {
+void MetricsText::AddComputed(const ComputedSample& sample, MetricNamer& namer,
+                              const Labels& host_labels) {
   const MetricName& metric =
       namer.Map(sample.object_english, sample.counter_english, sample.counter_type);
-  Labels labels = SeriesLabels(sample, metric.name);
+  Labels labels = SeriesLabels(sample, metric.name, host_labels);
   labels.erase(labels.begin());  // __name__ is the family's name here
   Add(metric.name, MetricType::kGauge, metric.help, labels, metric.Apply(sample.value));
 }

@@ -28,9 +28,10 @@ class MetricsText {
   void Add(const std::string& name, MetricType type, std::string_view help, const Labels& labels,
            double value, std::optional<int64_t> timestamp_ms = std::nullopt);
 
-  // A computed sample under its mapped name and labels (docs/prometheus.md), without timestamp:
-  // the scraper stamps the latest value with the scrape time.
-  void AddComputed(const ComputedSample& sample, MetricNamer& namer);
+  // A computed sample under its mapped name and labels, its host's among them (docs/prometheus.md),
+  // without timestamp: the scraper stamps the latest value with the scrape time.
+  void AddComputed(const ComputedSample& sample, MetricNamer& namer,
+                   const Labels& host_labels = {});
 
   std::string Render() const;
 

@@ -64,7 +64,7 @@ void RemoteWriter::Stop() {
 }
 
 bool RemoteWriter::Offer(const std::string& host, std::span<const ComputedSample> samples,
-                         uint64_t position) {
+                         uint64_t position, const Labels& host_labels) {
   if (pending_.fetch_add(samples.size()) + samples.size() > options_.max_pending_samples &&
       !samples.empty()) {
     pending_.fetch_sub(samples.size());
@@ -82,7 +82,7 @@ bool RemoteWriter::Offer(const std::string& host, std::span<const ComputedSample
     const MetricName& metric =
         namer_.Map(sample.object_english, sample.counter_english, sample.counter_type);
     Entry entry;
-    entry.labels = SeriesLabels(sample, metric.name);
+    entry.labels = SeriesLabels(sample, metric.name, host_labels);
     entry.series_hash = HashLabels(entry.labels);
     entry.timestamp_ms = sample.timestamp_ms;
     entry.value = metric.Apply(sample.value);

@@ -69,9 +69,11 @@ class RemoteWriter {
   RemoteWriter& operator=(const RemoteWriter&) = delete;
 
   // Takes `host`'s samples, each series oldest first, and the caller's `position` for them
-  // (increasing per host); one thread per host at a time. False when the queue has no room:
-  // nothing was taken, offer it again later.
-  bool Offer(const std::string& host, std::span<const ComputedSample> samples, uint64_t position);
+  // (increasing per host); one thread per host at a time. `host_labels` (HostLabelsForExport's)
+  // go on every series of the batch. False when the queue has no room: nothing was taken, offer
+  // it again later.
+  bool Offer(const std::string& host, std::span<const ComputedSample> samples, uint64_t position,
+             const Labels& host_labels = {});
 
   // Waits until every offered sample is settled; false if `timeout` passed first.
   bool Flush(std::chrono::milliseconds timeout);

@@ -6,6 +6,7 @@
 #include "perfdata/case_folding.h"
 #include "perfdata/host_name.h"
 #include "port/sha256.h"
+#include "query/label_text.h"
 
 namespace perfhive {
 namespace {
@@ -104,7 +105,9 @@ Status CheckPlan(const CollectionPlan& plan) {
                                    " is under the least, " + std::to_string(kMinPlannedSpoolBytes) +
                                    " (1 MiB)");
   }
-  return CheckTargets(plan.targets);
+  if (Status s = CheckTargets(plan.targets); !s.ok()) return s;
+  if (Status s = query::CheckHostLabels(plan.labels); !s.ok()) return s.Prefixed("labels: ");
+  return Status();
 }
 
 std::string PlanRevision(const CollectionPlan& plan) {
@@ -114,6 +117,8 @@ std::string PlanRevision(const CollectionPlan& plan) {
   if (plan.interval) content += "interval " + std::to_string(plan.interval->count()) + "\n";
   if (plan.spool_max_bytes) content += "spool " + std::to_string(*plan.spool_max_bytes) + "\n";
   for (const std::string& target : plan.targets) content += "target " + target + "\n";
+  // Only when there are labels, so that the revisions of plans without any stay what they were.
+  for (const auto& [key, value] : plan.labels) content += "label " + key + "=" + value + "\n";
   Sha256Digest digest = Sha256(
       std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(content.data()), content.size()));
   return ToHex(std::span<const uint8_t>(digest).first(6));
@@ -132,6 +137,7 @@ void PlanToProto(const CollectionPlan& plan, perfhive::v1::CollectionPlan* out) 
   if (plan.interval) out->set_interval_millis(static_cast<uint64_t>(plan.interval->count()));
   if (plan.spool_max_bytes) out->set_spool_max_bytes(*plan.spool_max_bytes);
   for (const std::string& target : plan.targets) out->add_targets(target);
+  out->mutable_labels()->insert(plan.labels.begin(), plan.labels.end());
 }
 
 Result<CollectionPlan> PlanFromProto(const perfhive::v1::CollectionPlan& message) {
@@ -171,6 +177,11 @@ Result<CollectionPlan> PlanFromProto(const perfhive::v1::CollectionPlan& message
                                    " targets, not " + std::to_string(message.targets_size()));
   }
   plan.targets.assign(message.targets().begin(), message.targets().end());
+  if (static_cast<size_t>(message.labels_size()) > query::kMaxHostLabels) {
+    return Status::InvalidArgument("a plan has at most " + std::to_string(query::kMaxHostLabels) +
+                                   " labels, not " + std::to_string(message.labels_size()));
+  }
+  plan.labels.insert(message.labels().begin(), message.labels().end());
   if (Status valid = CheckPlan(plan); !valid.ok()) {
     return valid.Prefixed("plan " + plan.revision + ": ");
   }
@@ -197,6 +208,7 @@ std::string DescribePlan(const CollectionPlan& plan) {
     for (const std::string& target : plan.targets) polls += " " + target;
     add(polls);
   }
+  if (!plan.labels.empty()) add("labels " + query::FormatHostLabels(plan.labels));
   return text.empty() ? "the agent's own settings" : text;
 }
 

@@ -1,6 +1,6 @@
 // CollectionPlan: what a host collects when a central policy names it (docs/policies.md): its
-// queries and their schedules, the interval of those without one, the spool's limit, and for a
-// poller the hosts it polls. The
+// queries and their schedules, the interval of those without one, the spool's limit, for a
+// poller the hosts it polls, and the labels the center gives the host. The
 // server makes plans from policies.toml (server/policies/policy_book.h) and sends them on the
 // ingest stream as perfhive.v1.CollectionPlan; the agent reads them back here, checked, and applies
 // them in place of its local settings. Both ends share the bounds and the revision.
@@ -18,6 +18,7 @@
 #include "config/query_schedule.h"
 #include "config/remote_target.h"
 #include "perfhive/v1/ingest.pb.h"
+#include "query/host_selector.h"
 
 namespace perfhive {
 
@@ -30,6 +31,8 @@ struct CollectionPlan {
   std::optional<uint64_t> spool_max_bytes;            // unset: the agent's own
   // A poller's targets as --target writes them ("\\HOST[:PORT][=NAME]"); empty: its own.
   std::vector<std::string> targets;
+  // The host's labels at the center: over the agent's own, key by key (query/label_text.h).
+  query::HostLabels labels;
 
   bool operator==(const CollectionPlan&) const = default;
 };

@@ -1,6 +1,7 @@
 #include "server/http_api.h"
 
 #include <charconv>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
@@ -248,6 +249,7 @@ HttpReply HttpApi::Handle(const HttpRequest& request, int64_t now_ns) {
 HttpReply HttpApi::Hosts(const HttpRequest& request, int64_t now_ns) {
   v1::ListHostsRequest list;
   list.set_pattern(request.Param("pattern"));
+  list.set_select(request.Param("select"));
   Result<v1::ListHostsResponse> answer = query_.Hosts(list);
   if (!answer.ok()) return JsonError(answer.status());
   json hosts = json::array();
@@ -271,6 +273,8 @@ HttpReply HttpApi::Hosts(const HttpRequest& request, int64_t now_ns) {
         {"plan_revision", host.plan_revision()},
         {"plan_latest", host.plan_latest()},
         {"plan_report", host.plan_report()},
+        // Keys in order, whatever order the message's map holds them in.
+        {"labels", std::map<std::string, std::string>(host.labels().begin(), host.labels().end())},
     });
   }
   return JsonReply({{"now_ms", Millis(now_ns)}, {"hosts", std::move(hosts)}});

@@ -350,6 +350,8 @@ Result<HostRecord> QueryService::FindHost(const std::string& name) {
 }
 
 Result<v1::ListHostsResponse> QueryService::Hosts(const v1::ListHostsRequest& request) {
+  Result<query::HostSelector> selector = query::HostSelector::Parse(request.select());
+  if (!selector.ok()) return selector.status();
   Result<std::vector<HostRecord>> hosts = store_.ListHosts();
   if (!hosts.ok()) return Status::Unavailable("store: " + hosts.error());
   // Each host's newest credential (the registry lists a host's newest first); a polled host
@@ -376,15 +378,19 @@ Result<v1::ListHostsResponse> QueryService::Hosts(const v1::ListHostsRequest& re
   v1::ListHostsResponse response;
   for (const HostRecord& host : *hosts) {
     if (!request.pattern().empty() && !MatchesPattern(request.pattern(), host.info.name)) continue;
+    const CollectionPlan plan = book != nullptr ? book->PlanFor(host.info.name) : CollectionPlan();
+    const query::HostLabels labels = LabelsUnder(plan, host.labels).labels;
+    if (!selector->Matches(host.info.name, labels)) continue;
     v1::HostInfo* info = response.add_hosts();
     ToProto(host, info);
+    info->mutable_labels()->insert(labels.begin(), labels.end());
     // The newest sample's own time: one indexed lookup (host, sample time) per host listed.
     Result<std::vector<SnapshotInfo>> newest =
         store_.ListSnapshots(host.info.name, 0, INT64_MAX, std::nullopt, 1, /*newest=*/true);
     if (newest.ok() && !newest->empty()) {
       info->set_last_sample_unix_nanos(newest->front().sample_time_ns);
     }
-    if (book != nullptr) info->set_plan_latest(book->PlanFor(host.info.name).revision);
+    info->set_plan_latest(plan.revision);
     auto credential = credentials.find(FoldCase(host.info.name));
     if (credential == credentials.end()) continue;
     const CredentialInfo& held = credential->second;

@@ -19,6 +19,7 @@
 #include "server/enrollment/enrolled_clients.h"
 #include "server/enrollment/enrollment_registry.h"
 #include "server/enrollment/token_table.h"
+#include "server/policies/host_labels.h"
 #include "server/policies/policy_book.h"
 #include "store/sample_loader.h"
 #include "store/store.h"
@@ -45,8 +46,8 @@ class QueryService final : public perfhive::v1::Query::CallbackService {
   // answer themselves.
   query::ReadEngine& reads() { return engine_; }
 
-  // The collection policies whose plan for each host ListHosts gives as its latest; null: no
-  // policies.
+  // The collection policies whose plan for each host ListHosts gives as its latest, and whose
+  // labels it puts over the agents'; null: no policies.
   void set_policies(const PolicyFile* policies) { policies_ = policies; }
 
   grpc::ServerUnaryReactor* ListHosts(grpc::CallbackServerContext* context,

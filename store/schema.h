@@ -10,7 +10,7 @@ namespace perfhive {
 // PRAGMA user_version of a database this code writes. A new database is made at version 1
 // (kSchema) and brought up to date by the upgrades below, in order, as an older one is on open;
 // a newer version is refused.
-inline constexpr int64_t kSchemaVersion = 8;
+inline constexpr int64_t kSchemaVersion = 9;
 
 inline constexpr const char* kSchema = R"sql(
 CREATE TABLE IF NOT EXISTS hosts (
@@ -138,6 +138,17 @@ CREATE TABLE IF NOT EXISTS runs (
 INSERT OR IGNORE INTO runs (host_id, instance_id, last_sequence)
   SELECT host_id, instance_id, MAX(sequence) FROM snapshots GROUP BY host_id, instance_id;
 DROP INDEX IF EXISTS snapshots_by_sequence;
+)sql";
+// Version 9: each host's labels as its agent's last Hello gave them (--label role=web), one row a
+// label; the policies' labels are not stored (the server reads them from its policies file).
+// Hosts stored before have none.
+inline constexpr const char* kSchemaHostLabels = R"sql(
+CREATE TABLE IF NOT EXISTS host_labels (
+  host_id INTEGER NOT NULL,
+  key TEXT NOT NULL,
+  value TEXT NOT NULL,
+  PRIMARY KEY (host_id, key)
+) WITHOUT ROWID;
 )sql";
 
 }  // namespace perfhive

@@ -88,7 +88,8 @@ Result<std::unique_ptr<Store>> Store::Open(const std::string& directory,
                                     kSchemaColumnarBlocks,
                                     kSchemaUncompactedGroups,
                                     kSchemaCompressedTitles,
-                                    kSchemaRuns};
+                                    kSchemaRuns,
+                                    kSchemaHostLabels};
     static_assert(std::size(upgrades) == kSchemaVersion);
     for (int64_t v = *version; v < kSchemaVersion; ++v) {
       if (Status s = (*writer)->Exec(upgrades[v]); !s.ok()) return s;

@@ -44,6 +44,7 @@
 
 #include "base/status.h"
 #include "port/sha256.h"
+#include "query/host_selector.h"
 #include "store/snapshot_sections.h"
 
 namespace perfhive {
@@ -87,6 +88,9 @@ struct HostInfo {
   std::string source_kind;    // "agent", "agentless" or "poller" (proto/source_kind.h)
   std::string agent_version;  // of the agent that read it
   std::string instance_id;    // the agent's boot or instance id
+  // The host's labels as its agent gave them, replacing those stored; unset: keep those stored
+  // (a drain's stream, which does not know them).
+  std::optional<query::HostLabels> labels = std::nullopt;
 };
 
 struct HostRecord {
@@ -106,6 +110,8 @@ struct HostRecord {
   // What it said about it: local settings the plan overrides, or why it could not apply it.
   std::string plan_report;
   int64_t plan_reported_ns = 0;  // server clock
+  // The labels its agent gave in its last Hello that said (HostInfo::labels); not the policies'.
+  query::HostLabels labels;
 };
 
 struct SnapshotToAppend {
@@ -229,7 +235,8 @@ class Store {
   // AppendAsync and wait.
   Result<AppendResult> Append(SnapshotToAppend snapshot);
 
-  // Hosts. A host is named ignoring case; updating keeps first_seen and the counts.
+  // Hosts. A host is named ignoring case; updating keeps first_seen and the counts, and replaces
+  // the labels when the update has them.
   Status UpsertHost(const HostInfo& host, int64_t now_ns);
   // UpsertHost without waiting: `done` gets the outcome once the row is durable, on the store's
   // writer thread (so it must be quick), or at once when the store is stopping.
@@ -361,6 +368,9 @@ class Store {
     start([&promise](Outcome given) { promise.set_value(std::move(given)); });
     return outcome.get();
   }
+  // On the writer: `host`'s labels become `labels` (its row made if it has none).
+  Status ReplaceHostLabels(const std::string& host, const query::HostLabels& labels,
+                           int64_t now_ns);
   // Runs `update_sql` on the writer with ?1 bound to the host's row id (made if it has none)
   // and the rest bound by `bind_values`.
   Status UpdateHostRow(const std::string& host, int64_t time_ns, const char* update_sql,

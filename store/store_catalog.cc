@@ -69,18 +69,36 @@ void Store::UpsertHostAsync(HostInfo host, int64_t now_ns, std::function<void(St
             " last_seen = MAX(last_seen, ?8)");
         if (!upsert.ok()) return upsert.status();
         std::string key = HostKey(host.name);
-        return (*upsert)
-            ->Bind(1, host.name)
-            .Bind(2, key)
-            .Bind(3, host.os)
-            .Bind(4, host.os_version)
-            .Bind(5, host.source_kind)
-            .Bind(6, host.agent_version)
-            .Bind(7, host.instance_id)
-            .Bind(8, now_ns)
-            .Run();
+        Status upserted = (*upsert)
+                              ->Bind(1, host.name)
+                              .Bind(2, key)
+                              .Bind(3, host.os)
+                              .Bind(4, host.os_version)
+                              .Bind(5, host.source_kind)
+                              .Bind(6, host.agent_version)
+                              .Bind(7, host.instance_id)
+                              .Bind(8, now_ns)
+                              .Run();
+        if (!upserted.ok() || !host.labels) return upserted;
+        return ReplaceHostLabels(host.name, *host.labels, now_ns);
       },
       std::move(done));
+}
+
+Status Store::ReplaceHostLabels(const std::string& host, const query::HostLabels& labels,
+                                int64_t now_ns) {
+  Result<int64_t> id = HostId(host, true, now_ns);
+  if (!id.ok()) return id.status();
+  Result<SqliteStatement*> clear = writer_->Prepare("DELETE FROM host_labels WHERE host_id = ?1");
+  if (!clear.ok()) return clear.status();
+  if (Status s = (*clear)->Bind(1, *id).Run(); !s.ok()) return s;
+  for (const auto& [key, value] : labels) {
+    Result<SqliteStatement*> insert =
+        writer_->Prepare("INSERT INTO host_labels (host_id, key, value) VALUES (?1, ?2, ?3)");
+    if (!insert.ok()) return insert.status();
+    if (Status s = (*insert)->Bind(1, *id).Bind(2, key).Bind(3, value).Run(); !s.ok()) return s;
+  }
+  return Status();
 }
 
 Status Store::UpdateHostRow(const std::string& host, int64_t time_ns, const char* update_sql,
@@ -128,6 +146,20 @@ Result<std::vector<HostRecord>> Store::ListHosts() {
   Status read =
       (*select)->ForEachRow([&](const SqliteStatement& row) { hosts.push_back(HostFromRow(row)); });
   if (!read.ok()) return read;
+  // Every host's labels in one statement, in the hosts' order.
+  Result<SqliteStatement*> labels = reader->Prepare(
+      "SELECT h.name_key, l.key, l.value FROM host_labels l JOIN hosts h ON h.id = l.host_id"
+      " ORDER BY h.name_key");
+  if (!labels.ok()) return labels.status();
+  auto host = hosts.begin();
+  read = (*labels)->ForEachRow([&](const SqliteStatement& row) {
+    const std::string key = row.Text(0);
+    while (host != hosts.end() && HostKey(host->info.name) < key) ++host;
+    if (host != hosts.end() && HostKey(host->info.name) == key) {
+      host->labels.emplace(row.Text(1), row.Text(2));
+    }
+  });
+  if (!read.ok()) return read;
   return hosts;
 }
 
@@ -143,6 +175,14 @@ Result<std::optional<HostRecord>> Store::FindHost(const std::string& host) {
   if (!*row) return std::optional<HostRecord>();
   HostRecord record = HostFromRow(**select);
   (*select)->Reset();
+  Result<SqliteStatement*> labels = reader->Prepare(
+      "SELECT l.key, l.value FROM host_labels l JOIN hosts h ON h.id = l.host_id"
+      " WHERE h.name_key = ?1");
+  if (!labels.ok()) return labels.status();
+  (*labels)->Bind(1, key);
+  Status read = (*labels)->ForEachRow(
+      [&](const SqliteStatement& label) { record.labels.emplace(label.Text(0), label.Text(1)); });
+  if (!read.ok()) return read;
   return std::optional<HostRecord>(std::move(record));
 }
 

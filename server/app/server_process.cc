@@ -109,11 +109,13 @@ Status ServerProcess::OpenPolicies() {
 }
 
 void ServerProcess::StartQuery() {
+  host_labels_ = std::make_unique<HostLabelDirectory>(*store_, policies_.get());
   loader_ = std::make_unique<SampleLoader>(*store_);
   query_ = std::make_unique<QueryService>(*store_, *loader_, *tokens_);
   query_->set_max_query_bytes(options_.max_query_bytes);
   query_->set_enrollment(registry_.get(), enrolled_.get());
   query_->set_policies(policies_.get());
+  query_->reads().set_host_labels(host_labels_->Lookup());
 }
 
 Status ServerProcess::StartExport() {
@@ -127,12 +129,13 @@ Status ServerProcess::StartExport() {
     PrometheusExporterOptions exporter;
     exporter.writer.url = url;
     exporter.writer.http = *http;
+    exporter.host_labels = host_labels_->Lookup();
     exporters_.push_back(
         std::make_unique<PrometheusExporter>(*store_, *loader_, *selection_, exporter, log_));
     log_.Info("remote-write", {{"receiver", exporters_.back()->receiver()}});
   }
-  metrics_page_ = std::make_unique<ServerMetricsPage>(*store_, *loader_, *selection_,
-                                                      ingest_->counters(), exporters_);
+  metrics_page_ = std::make_unique<ServerMetricsPage>(
+      *store_, *loader_, *selection_, ingest_->counters(), exporters_, host_labels_->Lookup());
   return Status();
 }
 

@@ -30,6 +30,7 @@
 #include "server/http/console_server.h"
 #include "server/ingest/ingest_service.h"
 #include "server/log/server_log.h"
+#include "server/policies/host_labels.h"
 #include "server/policies/policy_book.h"
 #include "server/query_service.h"
 #include "server/upkeep/compaction_loop.h"
@@ -85,6 +86,7 @@ class ServerProcess {
   IngestLimits limits_;
   std::unique_ptr<IngestService> ingest_;
   std::unique_ptr<PolicyFile> policies_;
+  std::unique_ptr<HostLabelDirectory> host_labels_;  // after the store and the policies it reads
   std::unique_ptr<SampleLoader> loader_;
   std::unique_ptr<QueryService> query_;
   std::optional<ExportSelection> selection_;

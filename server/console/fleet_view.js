@@ -1,5 +1,6 @@
-// The fleet view (#/fleet?filter=web*&sort=last_seen&desc=1): every host and its health,
-// polled every 5 s, filtered by a pattern or any text, sortable by each column.
+// The fleet view (#/fleet?filter=web*&sort=last_seen&desc=1): every host, its health and its
+// labels, polled every 5 s, filtered by a pattern or any text (role=web finds a label), sortable
+// by each column.
 
 import {api} from './api.js';
 import {counterPath, escapeMachine} from './counter_path.js';
@@ -101,12 +102,21 @@ export const fleet = {
     }
     return text;
   },
+  // ["role=web", "site=ams"]: the labels the server gives the host (its agent's under its
+  // policy's), keys in order.
+  labelPairs(host) {
+    return Object.keys(host.labels || {}).sort().map((key) => key + '=' + host.labels[key]);
+  },
+  labelsText(host) {
+    return fleet.labelPairs(host).join(', ');
+  },
   valueOf(host, key) {
     switch (key) {
       case 'os': return ((host.os || '') + ' ' + (host.os_version || '')).trim();
       case 'last_seen': return host.last_seen_ms || null;
       case 'last_sample': return host.last_sample_ms || null;
       case 'policy': return fleet.policyText(host);
+      case 'labels': return fleet.labelsText(host);
       default: {
         const value = host[key];
         return value === undefined ? null : value;
@@ -118,7 +128,7 @@ export const fleet = {
     if (hasWildcard(this.filter)) return globRegExp(this.filter).test(host.name);
     const needle = this.filter.toLowerCase();
     return [host.name, host.source, host.os, host.os_version, host.agent_version, host.last_error,
-      host.credential, this.policyText(host)].some((field) => field && String(field).toLowerCase().includes(needle));
+      host.credential, this.policyText(host), this.labelsText(host)].some((field) => field && String(field).toLowerCase().includes(needle));
   },
   render() {
     const now = this.now();
@@ -158,6 +168,8 @@ export const fleet = {
           '<td>' + escapeHtml(credential) + '</td>',
           '<td' + (host.plan_report ? ' title="' + escapeHtml(host.plan_report) + '"' : '') + '>' + escapeHtml(policy) +
               (host.plan_report ? ' <span class="tag">report</span>' : '') + '</td>',
+          '<td>' + this.labelPairs(host).map((pair) => '<span class="tag">' + escapeHtml(pair) + '</span>').join(' ') +
+              '</td>',
           '<td><a class="button small" href="' + escapeHtml(cpus) + '" data-focus="c:' + name +
               '" aria-label="Chart the processors of ' + name + '">CPUs</a></td>',
         ],

@@ -4,6 +4,7 @@
 #include <utility>
 #include <vector>
 
+#include "export/series_labels.h"
 #include "port/env.h"
 
 namespace perfhive {
@@ -119,7 +120,9 @@ bool PrometheusExporter::ExportHost(const std::string& host) {
   }
   // An empty batch is offered too: it moves the host's position once the batches before it are
   // settled.
-  if (!writer_->Offer(host, *computed, static_cast<uint64_t>(newest))) {
+  const Labels host_labels =
+      options_.host_labels != nullptr ? HostLabelsForExport(options_.host_labels(host)) : Labels();
+  if (!writer_->Offer(host, *computed, static_cast<uint64_t>(newest), host_labels)) {
     ++offers_refused_;
     return false;
   }

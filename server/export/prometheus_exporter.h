@@ -20,6 +20,7 @@
 #include <thread>
 
 #include "export/remote_writer.h"
+#include "query/host_selector.h"
 #include "server/export/export_selection.h"
 #include "server/log/server_log.h"
 #include "store/sample_loader.h"
@@ -36,6 +37,8 @@ struct PrometheusExporterOptions {
   std::chrono::milliseconds idle_wait{500};
   // How often delivered positions are written to the store at most.
   std::chrono::milliseconds persist_every{1000};
+  // Each host's labels, put on its series (export/series_labels.h); null: none.
+  query::HostLabelsLookup host_labels = nullptr;
 };
 
 // What the exporter did since it started, for /metrics.

@@ -122,7 +122,11 @@ std::string ServerMetricsPage::Render() {
       Result<std::vector<ComputedSample>> computed =
           selection_.Compute(*samples, samples->samples.back().time_ns - 1);
       if (!computed.ok()) continue;
-      for (const ComputedSample& sample : *computed) page.AddComputed(sample, namer_);
+      const Labels host_labels =
+          host_labels_ != nullptr ? HostLabelsForExport(host_labels_(host.info.name)) : Labels();
+      for (const ComputedSample& sample : *computed) {
+        page.AddComputed(sample, namer_, host_labels);
+      }
     }
     AddHosts(page, *hosts);
   }

@@ -21,14 +21,17 @@ namespace perfhive {
 
 class ServerMetricsPage {
  public:
+  // `host_labels`: each host's labels, put on its series; null: none.
   ServerMetricsPage(Store& store, SampleLoader& loader, const ExportSelection& selection,
                     const IngestCounters& ingest,
-                    const std::vector<std::unique_ptr<PrometheusExporter>>& exporters)
+                    const std::vector<std::unique_ptr<PrometheusExporter>>& exporters,
+                    query::HostLabelsLookup host_labels = nullptr)
       : store_(store),
         loader_(loader),
         selection_(selection),
         ingest_(ingest),
-        exporters_(exporters) {}
+        exporters_(exporters),
+        host_labels_(std::move(host_labels)) {}
 
   // The whole page in the Prometheus text format.
   std::string Render();
@@ -39,6 +42,7 @@ class ServerMetricsPage {
   const ExportSelection& selection_;
   const IngestCounters& ingest_;
   const std::vector<std::unique_ptr<PrometheusExporter>>& exporters_;
+  const query::HostLabelsLookup host_labels_;
   MetricNamer namer_;
 };
 

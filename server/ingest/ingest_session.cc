@@ -10,6 +10,7 @@
 #include "port/env.h"
 #include "port/sha256.h"
 #include "proto/source_kind.h"
+#include "query/label_text.h"
 #include "server/enrollment/call_auth.h"
 #include "store/host_key.h"
 #include "store/sample_time.h"
@@ -69,6 +70,29 @@ std::optional<Sha256Digest> DigestOf(const std::string& bytes) {
 }
 
 }  // namespace
+
+std::optional<query::HostLabels> IngestSession::AgentLabels(const v1::Hello& hello) {
+  if (hello.labels_unknown()) return std::nullopt;
+  // A label the agent should have refused (another version's rule, a hand-made client) is left
+  // out and logged: the host's data and its other labels still count.
+  query::HostLabels labels;
+  for (const auto& [key, value] : hello.labels()) {
+    Status valid = query::CheckHostLabel(key, value);
+    if (valid.ok() && labels.size() >= query::kMaxHostLabels) {
+      valid = Status::InvalidArgument("a host has at most " +
+                                      std::to_string(query::kMaxHostLabels) + " labels");
+    }
+    if (!valid.ok()) {
+      service_.log().WarnOncePerBurst("bad-label", hello.host_name(),
+                                      {{"host", hello.host_name()},
+                                       {"peer", peer_},
+                                       {"message", valid.message() + "; left out"}});
+      continue;
+    }
+    labels.emplace(key, value);
+  }
+  return labels;
+}
 
 IngestSession::IngestSession(IngestService& service, grpc::CallbackServerContext* context)
     : service_(service), peer_(context->peer()), restorer_(service.limits().max_snapshot_bytes) {
@@ -180,7 +204,8 @@ bool IngestSession::HandleHello(const v1::Hello& hello) {
                 .os_version = TruncateUtf8(hello.os_version(), kMaxDescriptionBytes),
                 .source_kind = SourceKindName(hello.source_kind()),
                 .agent_version = TruncateUtf8(hello.agent_version(), kMaxDescriptionBytes),
-                .instance_id = instance_id_};
+                .instance_id = instance_id_,
+                .labels = AgentLabels(hello)};
   v1::ServerMessage reply;
   v1::Welcome* welcome = reply.mutable_welcome();
   for (const v1::TitleDigest& titles : hello.titles()) {
@@ -198,6 +223,11 @@ bool IngestSession::HandleHello(const v1::Hello& hello) {
   welcome->set_max_message_bytes(static_cast<uint32_t>(service_.limits().max_snapshot_bytes));
   CollectionPlan plan = service_.PlanFor(host_);
   PlanToProto(plan, welcome->mutable_plan());
+  if (info.labels) {
+    for (const std::string& overridden : LabelsUnder(plan, *info.labels).overridden) {
+      service_.log().Warn("label-overridden", {{"host", host_}, {"message", overridden}});
+    }
+  }
   {
     std::lock_guard lock(mutex_);
     plan_sent_ = plan.revision;

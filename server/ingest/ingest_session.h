@@ -33,6 +33,7 @@
 #include "perfhive/v1/ingest.grpc.pb.h"
 #include "server/ingest/ingest_service.h"
 #include "server/ingest/snapshot_restorer.h"
+#include "server/policies/host_labels.h"
 
 namespace perfhive {
 
@@ -58,6 +59,9 @@ class IngestSession final
  private:
   // Each returns false when the stream must end (EndStream was called).
   bool HandleHello(const perfhive::v1::Hello& hello);
+  // The labels the agent gave for its host, each checked (bad ones left out and logged); unset
+  // when the Hello says it does not know them (a drain).
+  std::optional<query::HostLabels> AgentLabels(const perfhive::v1::Hello& hello);
   bool HandleTitles(const perfhive::v1::TitleDatabase& titles);
   bool HandleSnapshot(perfhive::v1::Snapshot& snapshot);
   void HandleHealth(const perfhive::v1::HealthReport& health);

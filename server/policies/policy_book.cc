@@ -6,6 +6,7 @@
 #include "config/toml_settings.h"
 #include "perfdata/case_folding.h"
 #include "perfdata/name_pattern.h"
+#include "query/label_text.h"
 
 namespace perfhive {
 namespace {
@@ -71,10 +72,18 @@ Result<PolicyBook::Policy> ParsePolicy(std::string_view origin, const toml::tabl
         return Status::InvalidArgument(where + "spool_max_bytes must be a positive integer");
       }
       policy.plan.spool_max_bytes = static_cast<uint64_t>(bytes->get());
+    } else if (key == "labels") {
+      Result<query::HostLabels> labels =
+          TomlStringTable(origin, value, "labels", query::CheckHostLabel);
+      if (!labels.ok()) return labels.status();
+      if (Status valid = query::CheckHostLabels(*labels); !valid.ok()) {
+        return valid.Prefixed(where + "labels: ");
+      }
+      policy.plan.labels = std::move(labels).value();
     } else {
       return Status::InvalidArgument(
           where + "unknown key \"" + std::string(key.str()) +
-          "\" in [[policy]] (name, hosts, queries, interval, spool_max_bytes, targets)");
+          "\" in [[policy]] (name, hosts, queries, interval, spool_max_bytes, targets, labels)");
     }
   }
   std::string where = TomlWhere(origin, table);

@@ -11,6 +11,7 @@
 //   interval = "10s"          # for queries without their own
 //   spool_max_bytes = 536870912
 //   targets = ["\\\\db01", "\\\\10.0.0.7:445=db02"]  # a poller's hosts, as its --target flags
+//   labels = { role = "web", site = "ams" }  # over the agent's own labels, key by key
 // A setting left out stays the agent's own.
 //
 // PolicyFile is the file a running server follows: read at start (an error then stops the

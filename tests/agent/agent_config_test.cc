@@ -141,5 +141,44 @@ TEST(AgentConfigTest, TargetFlagsNameTheHostAfterAnEqualsSign) {
   EXPECT_FALSE(ParseTargetFlag("\\\\h=a/b").ok());
 }
 
+// Labels in agent.toml are a table of strings, each checked with the server's rule; a mistake
+// names the file, the line and the column of the label.
+TEST(AgentConfigTest, LabelsAreATableOfCheckedStrings) {
+  AgentConfig config;
+  Status status =
+      LoadConfigText("server = \"c:1\"\nlabels = { role = \"web\", \"rack.unit\" = \"b-12\" }\n",
+                     "agent.toml", config);
+  ASSERT_TRUE(status.ok()) << status.message();
+  EXPECT_EQ(config.labels, (query::HostLabels{{"rack.unit", "b-12"}, {"role", "web"}}));
+
+  AgentConfig bad;
+  EXPECT_EQ(LoadConfigText("\nlabels = { role = \"web\", site = \"a;b\" }\n", "agent.toml", bad)
+                .message(),
+            "agent.toml:2:33: labels: label \"site=a;b\": a label's value is printable UTF-8 of "
+            "at most 128 bytes, without ',' or ';' and without spaces at its ends");
+  EXPECT_EQ(LoadConfigText("labels = { \"-x\" = \"a\" }\n", "agent.toml", bad).message(),
+            "agent.toml:1:19: labels: label \"-x=a\": \"-x\" is not a label key (a letter or _, "
+            "then letters, digits, _, . or -; at most 64 bytes)");
+  EXPECT_EQ(LoadConfigText("labels = [\"role=web\"]\n", "agent.toml", bad).message(),
+            "agent.toml:1: labels must be a table of strings, e.g. { role = \"web\" }");
+}
+
+// --label flags (and the MSI's LABELS, split at ';') are KEY=VALUE each; the error names the label
+// that is wrong, and a key given twice.
+TEST(AgentConfigTest, LabelFlagsAreKeyEqualsValue) {
+  Result<query::HostLabels> labels = ParseLabelFlags({"role=web", "site=ams", "env=prod"});
+  ASSERT_TRUE(labels.ok()) << labels.error();
+  EXPECT_EQ(*labels, (query::HostLabels{{"env", "prod"}, {"role", "web"}, {"site", "ams"}}));
+  EXPECT_EQ(ParseLabelFlags({"role=web", "role=sql"}).error(),
+            "label role is given twice; give each key once");
+  EXPECT_EQ(ParseLabelFlags({"role"}).error(), "label \"role\" is not KEY=VALUE (e.g. role=web)");
+  EXPECT_EQ(ParseLabelFlags({"role=web", "2nd=x"}).error(),
+            "label \"2nd=x\": \"2nd\" is not a label key (a letter or _, then letters, digits, _, "
+            ". or -; at most 64 bytes)");
+  std::vector<std::string> many;
+  for (int i = 0; i < 33; ++i) many.push_back("k" + std::to_string(i) + "=v");
+  EXPECT_EQ(ParseLabelFlags(many).error(), "a host has at most 32 labels, not 33");
+}
+
 }  // namespace
 }  // namespace perfhive

@@ -129,6 +129,23 @@ TEST_F(ConfigureTest, ChangesOnlyTheSettingsGivenAndNothingWhenGivenNothing) {
   EXPECT_FALSE(again->changed);
 }
 
+// Proves: LABELS (role=web;site=ams) becomes agent.toml's labels table, which the agent reads
+// back, and a second run replaces the table rather than adding to it.
+TEST_F(ConfigureTest, LabelsReplaceTheLabelsTable) {
+  Result<ConfigureOutcome> first = Run([](ConfigureOptions& o) {
+    o.server = "a:1";
+    o.labels = "role=web;site=ams;";
+  });
+  ASSERT_TRUE(first.ok()) << first.error();
+  EXPECT_NE(Text(file_).find("labels = { role = 'web', site = 'ams' }"), std::string::npos)
+      << Text(file_);
+  EXPECT_EQ(Load(file_).labels, (query::HostLabels{{"role", "web"}, {"site", "ams"}}));
+  Result<ConfigureOutcome> second = Run([](ConfigureOptions& o) { o.labels = "env=prod"; });
+  ASSERT_TRUE(second.ok()) << second.error();
+  EXPECT_EQ(Load(file_).labels, (query::HostLabels{{"env", "prod"}}));
+  EXPECT_EQ(Load(file_).server, "a:1");
+}
+
 // Proves: a new token goes to the file agent.toml already names, wherever it is.
 TEST_F(ConfigureTest, ANewTokenGoesWhereTokenFileSays) {
   ASSERT_TRUE(env_.CreateDirectories(dir_ / "perfhive").ok());
@@ -284,6 +301,9 @@ TEST_F(ConfigureTest, RefusesMalformedSettingsWritingNothing) {
       {[](ConfigureOptions& o) { o.replay_dir = "C:\\dir\" --source replay"; },
        "replay holds a double quote"},
       {[](ConfigureOptions& o) { o.server = ""; }, "names no server"},
+      {[](ConfigureOptions& o) { o.labels = "role=web;role"; },
+       "labels: label \"role\" is not KEY=VALUE"},
+      {[](ConfigureOptions& o) { o.labels = ";"; }, "expected labels separated by ';'"},
   };
   for (const Case& c : cases) {
     Result<ConfigureOutcome> outcome = Run([&](ConfigureOptions& o) {

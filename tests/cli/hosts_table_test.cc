@@ -1,6 +1,6 @@
 // `perfhive hosts` as it shows what the server listed: the POLICY column (the plan each host's
 // agent applied against the one the server's policies give it now), the count of hosts behind,
-// and the plan fields of the JSON output.
+// the LABELS column, and the plan fields and labels of the JSON output.
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -45,17 +45,21 @@ std::vector<std::string> Lines(const std::string& text) {
   return lines;
 }
 
-// Each row's POLICY cell (the table's lines, the header first; every text here is ASCII, so the
-// column starts at the same byte on every line).
-std::vector<std::string> PolicyCells(const std::vector<std::string>& table) {
-  const size_t start = table[0].find("POLICY");
-  const size_t end = table[0].find("LAST ERROR");
+// Each row's cell of the column headed `title`, up to the one headed `next` (the table's lines,
+// the header first; every text here is ASCII, so a column starts at the same byte on every line).
+std::vector<std::string> Cells(const std::vector<std::string>& table, const std::string& title,
+                               const std::string& next) {
+  const size_t start = table[0].find(title);
+  const size_t end = table[0].find(next);
   std::vector<std::string> cells;
   for (size_t i = 1; i < table.size(); ++i) {
     std::string cell = table[i].substr(start, end - start);
     cells.push_back(cell.substr(0, cell.find_last_not_of(' ') + 1));
   }
   return cells;
+}
+std::vector<std::string> PolicyCells(const std::vector<std::string>& table) {
+  return Cells(table, "POLICY", "LABELS");
 }
 
 constexpr const char* kLatest = "1a2b3c4d5e6f";
@@ -126,7 +130,23 @@ TEST(HostsTableTest, JsonHasThePlanFieldsWhole) {
   EXPECT_THAT(keys, ElementsAre("name", "os", "os_version", "source", "agent_version", "first_seen",
                                 "last_seen", "snapshots", "stored_bytes", "refused", "last_error",
                                 "last_error_time", "credential", "credential_expires",
-                                "plan_revision", "plan_latest", "plan_report"));
+                                "plan_revision", "plan_latest", "plan_report", "labels"));
+}
+
+// The labels the server gives each host: KEY=VALUE in key order in the table ("-" for none), an
+// object in JSON ({} for none).
+TEST(HostsTableTest, LabelsAreAColumnAndAnObject) {
+  v1::HostInfo web = Host("web01", "", "");
+  (*web.mutable_labels())["site"] = "fra";
+  (*web.mutable_labels())["role"] = "web";
+  std::vector<std::string> lines = Lines(Print({web, Host("web02", "", "")}));
+  ASSERT_EQ(lines.size(), 3u);
+  EXPECT_THAT(Cells(lines, "LABELS", "LAST ERROR"), ElementsAre("role=web,site=fra", "-"));
+  nlohmann::ordered_json doc = nlohmann::ordered_json::parse(
+      Print({web, Host("web02", "", "")}, OutputFormat::kJson), nullptr, false);
+  ASSERT_FALSE(doc.is_discarded());
+  EXPECT_EQ(doc["hosts"][0]["labels"].dump(), R"({"role":"web","site":"fra"})");
+  EXPECT_EQ(doc["hosts"][1]["labels"].dump(), "{}");
 }
 
 }  // namespace

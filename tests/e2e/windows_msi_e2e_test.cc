@@ -175,11 +175,11 @@ TEST_F(WindowsMsiEndToEndTest, InstallsUpgradesReconfiguresAndRemovesTheService)
 
   // Install.
   std::string install_log = *scratch_ / "install.log";
-  CommandResult installed =
-      Msiexec({"/i", WinePath(msi_), "/qn", "/l*v", WinePath(install_log),
-               "SERVER=" + server_->address(), std::string("TOKEN=") + kMsiAgentSecret,
-               "CA_FILE=" + WinePath(*scratch_ / "ca.pem"), "HOST_NAME=WINEMSI", "QUERIES=Global",
-               "INTERVAL=250ms", "SOURCE=replay", "REPLAY=" + WinePath(dir.path)});
+  CommandResult installed = Msiexec(
+      {"/i", WinePath(msi_), "/qn", "/l*v", WinePath(install_log), "SERVER=" + server_->address(),
+       std::string("TOKEN=") + kMsiAgentSecret, "CA_FILE=" + WinePath(*scratch_ / "ca.pem"),
+       "HOST_NAME=WINEMSI", "QUERIES=Global", "INTERVAL=250ms", "SOURCE=replay",
+       "REPLAY=" + WinePath(dir.path), "LABELS=role=web;site=ams"});
   ASSERT_EQ(installed.exit_code, 0) << installed.out << installed.err << ReadText(install_log);
   std::string log = ReadText(install_log);
   EXPECT_THAT(log, HasSubstr("Configure"));  // the log is the whole install's
@@ -199,6 +199,7 @@ TEST_F(WindowsMsiEndToEndTest, InstallsUpgradesReconfiguresAndRemovesTheService)
   EXPECT_EQ(installed_settings.interval, std::chrono::milliseconds(250));
   ASSERT_EQ(installed_settings.queries.size(), 1u);
   EXPECT_EQ(installed_settings.queries[0].name, "Global");
+  EXPECT_EQ(installed_settings.labels, (query::HostLabels{{"role", "web"}, {"site", "ams"}}));
   EXPECT_EQ(installed_settings.ca_file, "C:\\ProgramData\\perfhive\\ca.pem");
   EXPECT_EQ(ReadText(ProgramData() + "/ca.pem"), ReadText(*scratch_ / "ca.pem"));
   EXPECT_EQ(installed_settings.token_file, "C:\\ProgramData\\perfhive\\agent.token");
@@ -212,12 +213,14 @@ TEST_F(WindowsMsiEndToEndTest, InstallsUpgradesReconfiguresAndRemovesTheService)
 
   nlohmann::json shipped = WaitForSnapshots(*scratch_, *server_, "WINEMSI", 3, cli);
   ASSERT_GE(shipped.size(), 3u) << AgentLog();
+  EXPECT_EQ(HostEntry(*scratch_, *server_, "WINEMSI", cli)["labels"],
+            nlohmann::json({{"role", "web"}, {"site", "ams"}}));
   for (size_t i = 0; i < 3; ++i) {
     EXPECT_EQ(shipped[i]["sha256"], Sha256Hex(dir.snapshots[i])) << "snapshot " << i;
   }
   EXPECT_THAT(AgentLog(), HasSubstr("configure C:\\ProgramData\\perfhive\\agent.toml: server, "
-                                    "token, ca, host_name, query, interval, source, replay given; "
-                                    "written"));
+                                    "token, ca, host_name, query, interval, source, replay, labels "
+                                    "given; written"));
   EXPECT_EQ(Count(AgentLog(), run_line), 1u) << AgentLog();
 
   // Upgrade, no property given.

@@ -43,6 +43,43 @@ TEST(WriteRequestTest, SeriesLabelsAreSortedWithNameFirst) {
   EXPECT_EQ(disk[3], (Label{"parent", "0"}));
 }
 
+// A host's labels join the series' labels in name order; those that would replace a series' own
+// or a reserved name are prefixed, names Prometheus refuses are made ones it takes, and of two
+// keys that come to one name the first is kept (docs/prometheus.md, "Labels").
+TEST(WriteRequestTest, HostLabelsJoinTheSeriesWithoutReplacingItsOwn) {
+  Labels host = HostLabelsForExport({{"role", "web"},
+                                     {"site", "fra"},
+                                     {"instance", "blue"},
+                                     {"__name__", "x"},
+                                     {"job", "j"},
+                                     {"team.owner", "ops"},
+                                     {"team_owner", "dev"},
+                                     {"a-b", "c"}});
+  EXPECT_EQ(host, (Labels{{"a_b", "c"},
+                          {"label___name__", "x"},
+                          {"label_instance", "blue"},
+                          {"label_job", "j"},
+                          {"role", "web"},
+                          {"site", "fra"},
+                          {"team_owner", "ops"}}));
+  ComputedSample sample;
+  sample.host = "web01";
+  sample.instance = "svchost#2";
+  sample.pid = 4242;
+  Labels labels = SeriesLabels(sample, "pdh_process_handles", host);
+  EXPECT_EQ(labels, (Labels{{"__name__", "pdh_process_handles"},
+                            {"a_b", "c"},
+                            {"host", "web01"},
+                            {"instance", "svchost#2"},
+                            {"label___name__", "x"},
+                            {"label_instance", "blue"},
+                            {"label_job", "j"},
+                            {"pid", "4242"},
+                            {"role", "web"},
+                            {"site", "fra"},
+                            {"team_owner", "ops"}}));
+}
+
 TEST(WriteRequestTest, DecodesBackToTheSameSeries) {
   Labels cpu = {{"__name__", "pdh_processor_processor_time_ratio"},
                 {"host", "web01"},

@@ -6,6 +6,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <map>
 #include <thread>
 
 #include "tests/server/server_fixture.h"
@@ -343,6 +344,36 @@ TEST(IngestSessionTest, AHealthMessageIsKeptBounded) {
   ASSERT_TRUE(host.has_value());
   EXPECT_LE(host->last_error.size(), 4096u + 32u);
   EXPECT_THAT(host->last_error, HasSubstr("(16777218 bytes in all)"));
+}
+
+// A Hello's labels are the host's agent labels: kept in its row, replaced by the next Hello's; a
+// bad one is left out (and logged) while the rest count and the stream goes on; a Hello that says
+// it does not know them (a drain's) keeps them.
+TEST(IngestSessionTest, AHellosLabelsAreKeptCheckedAndReplaced) {
+  TestServer server;
+  auto hello = [&](const std::map<std::string, std::string>& labels, bool unknown) {
+    IngestClient client(server.address());
+    v1::AgentMessage message;
+    v1::Hello* h = message.mutable_hello();
+    h->set_protocol_version(1);
+    h->set_host_name("web01");
+    h->set_source_kind(v1::SOURCE_KIND_AGENT);
+    h->set_instance_id("run-1");
+    h->mutable_labels()->insert(labels.begin(), labels.end());
+    h->set_labels_unknown(unknown);
+    ASSERT_TRUE(client.Send(message));
+    ReadWelcome(client);
+    EXPECT_TRUE(client.Finish().ok());
+  };
+  auto stored = [&] { return server.store().FindHost("web01").value().value().labels; };
+  hello({{"role", "web"}, {"site", "ams"}, {"9bad", "x"}, {"env", "a,b"}}, false);
+  EXPECT_EQ(stored(), (query::HostLabels{{"role", "web"}, {"site", "ams"}}));
+  hello({}, true);
+  EXPECT_EQ(stored(), (query::HostLabels{{"role", "web"}, {"site", "ams"}}));
+  hello({{"role", "sql"}}, false);
+  EXPECT_EQ(stored(), (query::HostLabels{{"role", "sql"}}));
+  hello({}, false);  // an agent started without labels, or an older one
+  EXPECT_TRUE(stored().empty());
 }
 
 TokenTable TwoTokens() {

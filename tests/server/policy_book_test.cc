@@ -136,6 +136,73 @@ TEST(PolicyBookTest, EveryMistakeIsNamedWithItsLine) {
   }
 }
 
+// Labels are part of the plan of the first policy that names the host: the same policy gives
+// its host a plan and labels, and a policy that sets nothing else gives labels only.
+TEST(PolicyBookTest, APolicyGivesItsHostsLabels) {
+  Result<PolicyBook> book = PolicyBook::Parse(
+      "[[policy]]\nname = \"web\"\nhosts = [\"web*\"]\nqueries = [\"Global\"]\n"
+      "labels = { role = \"web\", site = \"fra\", \"team.owner\" = \"ops-1\" }\n"
+      "[[policy]]\nname = \"rest\"\nhosts = [\"*\"]\nlabels = { env = \"prod\" }\n",
+      "p.toml");
+  ASSERT_TRUE(book.ok()) << book.error();
+  CollectionPlan web = book->PlanFor("WEB07");
+  EXPECT_EQ(web.labels,
+            (query::HostLabels{{"role", "web"}, {"site", "fra"}, {"team.owner", "ops-1"}}));
+  EXPECT_THAT(DescribePlan(web), HasSubstr("labels role=web,site=fra,team.owner=ops-1"));
+  CollectionPlan rest = book->PlanFor("db01");
+  EXPECT_EQ(rest.labels, (query::HostLabels{{"env", "prod"}}));
+  EXPECT_TRUE(rest.queries.empty());
+  EXPECT_EQ(DescribePlan(rest), "labels env=prod");
+
+  // The labels are content: another value is another revision; a plan without labels keeps the
+  // revision it had before plans had labels (the content text names no label then).
+  auto revision = [](const std::string& labels) {
+    Result<PolicyBook> parsed = PolicyBook::Parse(
+        "[[policy]]\nname = \"a\"\nhosts = [\"*\"]\nqueries = [\"Global@10s\"]\n" + labels,
+        "p.toml");
+    EXPECT_TRUE(parsed.ok()) << parsed.error();
+    return parsed.ok() ? parsed->PlanFor("h").revision : std::string();
+  };
+  EXPECT_NE(revision("labels = { site = \"ams\" }\n"), revision("labels = { site = \"fra\" }\n"));
+  EXPECT_NE(revision("labels = { site = \"ams\" }\n"), revision(""));
+  EXPECT_EQ(revision(""), revision("labels = {}\n"));
+  // The revision before labels existed: SHA-256 of "perfhive plan 1\nquery Global@10s\n".
+  EXPECT_EQ(revision(""), "c7ea2bb3e5c2");
+}
+
+// A bad label is named with the file, the line and the column of its value, among the others
+// of its inline table.
+TEST(PolicyBookTest, ABadLabelIsNamedWithItsLineAndColumn) {
+  struct Case {
+    const char* labels;
+    const char* message;
+  };
+  const Case cases[] = {
+      {"labels = { role = \"web\", \"9x\" = \"a\" }",
+       "p.toml:4:33: labels: label \"9x=a\": \"9x\" is not a label key"},
+      {"labels = { role = \"web,sql\" }",
+       "p.toml:4:19: labels: label \"role=web,sql\": a label's "
+       "value is printable UTF-8"},
+      {"labels = { role = 1 }", "p.toml:4:19: labels.role must be a string"},
+      {"labels = { host = \"web01\" }", "p.toml:4:19: labels: label \"host=web01\": host is the"},
+      {"labels = { site = \"\" }", "p.toml:4:19: labels: label \"site=\": a label has a value"},
+      {"labels = { a.b = \"x\" }", "p.toml:4:12: labels.a must be a string (quote a key"},
+      {"labels = \"role=web\"", "p.toml:4: labels must be a table of strings"},
+  };
+  for (const Case& c : cases) {
+    std::string text = std::string("[[policy]]\nname = \"a\"\nhosts = [\"*\"]\n") + c.labels + "\n";
+    Result<PolicyBook> book = PolicyBook::Parse(text, "p.toml");
+    ASSERT_FALSE(book.ok()) << c.labels;
+    EXPECT_THAT(book.error(), HasSubstr(c.message)) << c.labels;
+  }
+  std::string many = "labels = {";
+  for (int i = 0; i < 33; ++i) many += (i ? ", k" : " k") + std::to_string(i) + " = \"v\"";
+  Result<PolicyBook> book =
+      PolicyBook::Parse("[[policy]]\nname = \"a\"\nhosts = [\"*\"]\n" + many + " }\n", "p.toml");
+  ASSERT_FALSE(book.ok());
+  EXPECT_THAT(book.error(), HasSubstr("p.toml:4: labels: a host has at most 32 labels, not 33"));
+}
+
 // A poller's plan names the hosts it polls; whoever speaks for the poller may write as exactly
 // those (by the name they are filed under, case ignored), and only while the plan says so.
 TEST(PolicyBookTest, APollersPlanNamesTheHostsItMayPoll) {
@@ -256,6 +323,19 @@ TEST(CollectionPlanTest, ThePlanCrossesTheWireAndBadOnesAreRefused) {
                 for (int i = 0; i < 1100; ++i) m.add_targets("\\\\h" + std::to_string(i));
               }),
               HasSubstr("at most 1024 targets"));
+  EXPECT_THAT(refused([](auto& m) { (*m.mutable_labels())["bad key"] = "x"; }),
+              HasSubstr("labels: label \"bad key=x\""));
+  EXPECT_THAT(refused([](auto& m) {
+                for (int i = 0; i < 40; ++i) (*m.mutable_labels())["k" + std::to_string(i)] = "v";
+              }),
+              HasSubstr("at most 32 labels"));
+
+  // Labels cross the wire too.
+  plan.labels = {{"role", "web"}, {"site", "fra"}};
+  PlanToProto(plan, &message);
+  back = PlanFromProto(message);
+  ASSERT_TRUE(back.ok()) << back.error();
+  EXPECT_EQ(back->labels, plan.labels);
 }
 
 }  // namespace

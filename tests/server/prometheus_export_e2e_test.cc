@@ -11,6 +11,8 @@
 
 #include <algorithm>
 #include <chrono>
+#include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <thread>
@@ -100,7 +102,9 @@ class ServerUnderTest {
 // This machine's /proc as a host, shipped as an agent would: one stream per server run.
 class ProcfsFeeder {
  public:
-  ProcfsFeeder() {
+  // `labels`: the host's, as its agent's Hello gives them.
+  explicit ProcfsFeeder(std::map<std::string, std::string> labels = {})
+      : labels_(std::move(labels)) {
     Result<std::unique_ptr<ProcfsSource>> source = ProcfsSource::Create();
     EXPECT_TRUE(source.ok()) << source.error();
     source_ = std::move(source).value();
@@ -112,7 +116,7 @@ class ProcfsFeeder {
   // Sends `count` snapshots one second apart and waits for each one's acknowledgement.
   void Send(const std::string& address, int count) {
     IngestClient client(address);
-    ASSERT_TRUE(client.Hello(kHost, "e2e-run", {titles_}));
+    ASSERT_TRUE(client.Hello(kHost, "e2e-run", {titles_}, labels_));
     v1::ServerMessage reply;
     ASSERT_TRUE(client.Receive(&reply));
     ASSERT_TRUE(reply.has_welcome()) << reply.DebugString();
@@ -132,6 +136,7 @@ class ProcfsFeeder {
   }
 
  private:
+  const std::map<std::string, std::string> labels_;
   std::unique_ptr<ProcfsSource> source_;
   TitleBytes titles_;
   uint64_t sequence_ = 0;
@@ -311,6 +316,44 @@ TEST(PrometheusExportE2eTest, BacklogArrivesWhenPrometheusIsBack) {
   prometheus.Start();
   ASSERT_TRUE(prometheus.WaitReady());
   ExpectPrometheusHoldsWhatPerfhiveQueryShows(dir.path(), prometheus, server, from_ms);
+}
+
+// The host's labels (its agent's, its policy's over them) are on every series Prometheus holds
+// and on /metrics; one named like a series' own label is prefixed (docs/prometheus.md).
+TEST(PrometheusExportE2eTest, ExportedSeriesCarryTheHostsLabels) {
+  SKIP_WITHOUT_PROMETHEUS();
+  TempDir dir;
+  Prometheus prometheus(dir.path() / "prometheus");
+  ASSERT_TRUE(prometheus.WaitReady());
+  const std::string policies = (dir.path() / "policies.toml").string();
+  std::ofstream(policies) << "[[policy]]\nname = \"fra\"\nhosts = [\"linux*\"]\n"
+                             "labels = { site = \"fra\", instance = \"blue\" }\n";
+  ServerUnderTest server(dir.path(), {"--remote-write", prometheus.WriteUrl(), "--policies",
+                                      policies, "--export-include", "\\Memory\\*"});
+  ASSERT_TRUE(server.Start());
+  ProcfsFeeder feeder({{"role", "web"}, {"site", "ams"}});
+  feeder.Send(server.address(), 3);
+  std::vector<testing::PromSeries> held;
+  for (int i = 0; i < 300 && held.empty(); ++i) {
+    held =
+        prometheus.StoredSamples("pdh_memory_available_bytes{host=\"" + std::string(kHost) + "\"}",
+                                 NowMs() + 60'000, 2 * 3600 * 1000);
+    if (held.empty()) std::this_thread::sleep_for(milliseconds(100));
+  }
+  ASSERT_EQ(held.size(), 1u) << ReadWholeFile(server.log());
+  EXPECT_EQ(held[0].labels["role"], "web");
+  EXPECT_EQ(held[0].labels["site"], "fra");
+  EXPECT_EQ(held[0].labels["label_instance"], "blue");
+  EXPECT_EQ(held[0].labels.count("instance"), 0u);  // Memory has no instances
+  EXPECT_FALSE(held[0].points.empty());
+  std::string page = server.Metrics();
+  EXPECT_NE(page.find("\npdh_memory_available_bytes{host=\"linuxbox\",label_instance=\"blue\","
+                      "role=\"web\",site=\"fra\"}"),
+            std::string::npos)
+      << page;
+  auto [exit_code, said] = testing::PromtoolCheckMetrics(dir.path(), page);
+  ASSERT_TRUE(exit_code.has_value());
+  EXPECT_EQ(*exit_code, 0) << said;
 }
 
 TEST(PrometheusExportE2eTest, MetricsPageShowsOnlyTheSelectedCounters) {

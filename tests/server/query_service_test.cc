@@ -10,6 +10,8 @@
 #include <sqlite3.h>
 
 #include <chrono>
+#include <fstream>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -236,6 +238,51 @@ TEST_F(QueryLimitsTest, AReadersCredentialNeverShowsAsAHostsState) {
   ASSERT_TRUE(hosts.ok()) << hosts.error();
   ASSERT_EQ(hosts->hosts_size(), 1);
   EXPECT_EQ(hosts->hosts(0).credential(), "revoked");
+}
+
+// ListHosts gives each host its labels, the policy's over the agent's, and keeps the hosts a
+// selector selects; a selector that does not parse is the reader's mistake.
+TEST_F(QueryLimitsTest, TheHostListHasLabelsAndTakesASelector) {
+  HostInfo web{"web01", "Linux", "6.1", "agent", "1", "boot"};
+  web.labels = query::HostLabels{{"role", "web"}, {"site", "ams"}};
+  ASSERT_TRUE(store_->UpsertHost(web, 1).ok());
+  HostInfo sql{"sql01", "Linux", "6.1", "agent", "1", "boot"};
+  sql.labels = query::HostLabels{{"role", "sql"}, {"site", "ams"}};
+  ASSERT_TRUE(store_->UpsertHost(sql, 1).ok());
+  const std::string path = dir_.path() + "/policies.toml";
+  std::ofstream(path) << "[[policy]]\nname = \"fra\"\nhosts = [\"web*\"]\n"
+                         "labels = { site = \"fra\", env = \"prod\" }\n";
+  Result<std::unique_ptr<PolicyFile>> policies = PolicyFile::Open(Env::Default(), path);
+  ASSERT_TRUE(policies.ok()) << policies.error();
+  service_->set_policies(policies->get());
+
+  auto listed = [&](const std::string& selector) {
+    v1::ListHostsRequest request;
+    request.set_select(selector);
+    Result<v1::ListHostsResponse> hosts = service_->Hosts(request);
+    EXPECT_TRUE(hosts.ok()) << hosts.error();
+    std::map<std::string, query::HostLabels> labels;
+    if (!hosts.ok()) return labels;
+    for (const v1::HostInfo& host : hosts->hosts()) {
+      labels[host.name()] = query::HostLabels(host.labels().begin(), host.labels().end());
+    }
+    return labels;
+  };
+  using Listed = std::map<std::string, query::HostLabels>;
+  EXPECT_EQ(listed(""), (Listed{{"sql01", {{"role", "sql"}, {"site", "ams"}}},
+                                {"web01", {{"env", "prod"}, {"role", "web"}, {"site", "fra"}}}}));
+  EXPECT_EQ(listed("site=fra"),
+            (Listed{{"web01", {{"env", "prod"}, {"role", "web"}, {"site", "fra"}}}}));
+  EXPECT_EQ(listed("site=ams"), (Listed{{"sql01", {{"role", "sql"}, {"site", "ams"}}}}));
+  EXPECT_EQ(listed("env=,role=s*"), (Listed{{"sql01", {{"role", "sql"}, {"site", "ams"}}}}));
+  EXPECT_TRUE(listed("role=cache").empty());
+  v1::ListHostsRequest bad;
+  bad.set_select("role");
+  Result<v1::ListHostsResponse> refused = service_->Hosts(bad);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_THAT(refused.error(), HasSubstr("is not KEY=VALUE"));
+  service_->set_policies(nullptr);
 }
 
 }  // namespace

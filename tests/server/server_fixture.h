@@ -7,6 +7,7 @@
 
 #include <grpcpp/grpcpp.h>
 
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -105,7 +106,8 @@ class IngestClient {
   }
 
   bool Hello(const std::string& host, const std::string& instance,
-             const std::vector<TitleBytes>& titles = {}) {
+             const std::vector<TitleBytes>& titles = {},
+             const std::map<std::string, std::string>& labels = {}) {
     perfhive::v1::AgentMessage message;
     perfhive::v1::Hello* hello = message.mutable_hello();
     hello->set_protocol_version(1);
@@ -115,6 +117,7 @@ class IngestClient {
     hello->set_source_kind(perfhive::v1::SOURCE_KIND_AGENT);
     hello->set_agent_version("test");
     hello->set_instance_id(instance);
+    hello->mutable_labels()->insert(labels.begin(), labels.end());
     for (const TitleBytes& t : titles) {
       perfhive::v1::TitleDigest* digest = hello->add_titles();
       digest->set_language(t.language);

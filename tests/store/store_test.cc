@@ -385,6 +385,43 @@ TEST(StoreTest, AVersionThreeStoreHasHostsWithoutPlansAfterOpen) {
   EXPECT_EQ((*store->FindHost("web01"))->plan_revision, "1a2b3c4d5e6f");
 }
 
+// The labels an agent's Hello gives are kept with the host, across a reopen; the next Hello's
+// replace them, and a Hello that does not know them (a drain's) keeps them.
+TEST(StoreTest, AHostsLabelsAreKeptAndReplacedByTheNextHello) {
+  TempDir dir;
+  auto with_labels = [](const std::string& name, std::optional<query::HostLabels> labels) {
+    HostInfo info{"", "Linux", "6.1", "agent", "1.0.0", "boot-1"};
+    info.name = name;
+    info.labels = std::move(labels);
+    return info;
+  };
+  {
+    auto store = OpenStore(dir.path());
+    ASSERT_TRUE(
+        store->UpsertHost(with_labels("web01", {{{"role", "web"}, {"site", "ams"}}}), 100).ok());
+    ASSERT_TRUE(store->UpsertHost(with_labels("db01", {{{"role", "sql"}}}), 100).ok());
+    ASSERT_TRUE(store->UpsertHost(with_labels("bare01", query::HostLabels{}), 100).ok());
+  }
+  auto store = OpenStore(dir.path());
+  Result<std::vector<HostRecord>> hosts = store->ListHosts();
+  ASSERT_TRUE(hosts.ok()) << hosts.error();
+  ASSERT_EQ(hosts->size(), 3u);
+  EXPECT_EQ((*hosts)[0].info.name, "bare01");
+  EXPECT_TRUE((*hosts)[0].labels.empty());
+  EXPECT_EQ((*hosts)[1].labels, (query::HostLabels{{"role", "sql"}}));
+  EXPECT_EQ((*hosts)[2].labels, (query::HostLabels{{"role", "web"}, {"site", "ams"}}));
+  EXPECT_EQ((*store->FindHost("WEB01"))->labels, (*hosts)[2].labels);
+
+  ASSERT_TRUE(store->UpsertHost(with_labels("WEB01", {{{"role", "cache"}}}), 200).ok());
+  EXPECT_EQ((*store->FindHost("web01"))->labels, (query::HostLabels{{"role", "cache"}}));
+  ASSERT_TRUE(store->UpsertHost(with_labels("web01", std::nullopt), 300).ok());
+  EXPECT_EQ((*store->FindHost("web01"))->labels, (query::HostLabels{{"role", "cache"}}));
+  EXPECT_EQ((*store->FindHost("web01"))->last_seen_ns, 300);
+  ASSERT_TRUE(store->UpsertHost(with_labels("web01", query::HostLabels{}), 400).ok());
+  EXPECT_TRUE((*store->FindHost("web01"))->labels.empty());
+  EXPECT_EQ((*store->FindHost("db01"))->labels, (query::HostLabels{{"role", "sql"}}));
+}
+
 TEST(StoreTest, TitleDatabasesAreStoredOnceAndVersionedPerHost) {
   TempDir dir;
   auto store = OpenStore(dir.path());
@@ -541,6 +578,28 @@ TEST(StoreTest, AVersionSevenStoresRunsAreCarriedOverOnUpgrade) {
   EXPECT_FALSE(ExecOnFile(dir.path(),
                           "SELECT sequence FROM snapshots INDEXED BY "
                           "snapshots_by_sequence WHERE host_id = 1"));
+}
+
+// A store written before hosts had labels (version 8) is upgraded on open: its hosts have none,
+// and take labels from then on.
+TEST(StoreTest, AVersionEightStoreHasHostsWithoutLabelsAfterOpen) {
+  TempDir dir;
+  {
+    auto store = OpenStore(dir.path());
+    ASSERT_TRUE(store->Append(MakeAppend("web01", "boot-1", 1, SmallSnapshot(1))).ok());
+  }
+  ASSERT_TRUE(testing::RewindSchema(dir.path(), 8));
+  ASSERT_FALSE(ExecOnFile(dir.path(), "SELECT * FROM host_labels"));
+  auto store = OpenStore(dir.path());
+  ASSERT_NE(store, nullptr);
+  std::optional<HostRecord> host = *store->FindHost("web01");
+  ASSERT_TRUE(host.has_value());
+  EXPECT_TRUE(host->labels.empty());
+  EXPECT_EQ(host->snapshots_stored, 1);
+  HostInfo info{"web01", "Linux", "6.1", "agent", "1.0.0", "boot-2"};
+  info.labels = query::HostLabels{{"role", "web"}};
+  ASSERT_TRUE(store->UpsertHost(info, 500).ok());
+  EXPECT_EQ((*store->FindHost("web01"))->labels, (query::HostLabels{{"role", "web"}}));
 }
 
 TEST(StoreTest, SurvivesReopenAndContinuesTheGroup) {

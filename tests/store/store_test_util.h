@@ -74,16 +74,19 @@ inline SnapshotToAppend MakeAppend(std::string host, std::string instance, uint6
   return append;
 }
 
-// Makes the closed store in `dir` what schema version `version` (1 to 7) wrote: version 7 finds a
-// run's last sequence by an index over the snapshots, not in `runs`; version 6 also stores title
-// databases raw (the store must hold none compressed); version 5 also has no index of
-// uncompacted groups; version 4 also no columnar blocks (the store must hold none);
-// version 3 also no host plans; version 2 also no clocks, (host, instance, sequence) unique;
+// Makes the closed store in `dir` what schema version `version` (1 to 8) wrote: version 8 keeps no
+// host labels; version 7 also finds a run's last sequence by an index over the snapshots, not in
+// `runs`; version 6 also stores title databases raw (the store must hold none compressed); version
+// 5 also has no index of uncompacted groups; version 4 also no columnar blocks (the store must hold
+// none); version 3 also no host plans; version 2 also no clocks, (host, instance, sequence) unique;
 // version 1 also lacks export_positions. True when it worked.
 inline bool RewindSchema(const std::string& dir, int version) {
-  std::string sql =
-      "DROP TABLE runs;"
-      "CREATE INDEX snapshots_by_sequence ON snapshots (host_id, instance_id, sequence);";
+  std::string sql = "DROP TABLE host_labels;";
+  if (version <= 7) {
+    sql +=
+        "DROP TABLE runs;"
+        "CREATE INDEX snapshots_by_sequence ON snapshots (host_id, instance_id, sequence);";
+  }
   if (version <= 6) {
     // json() of a text that is not JSON fails the script: compressed rows are not rewound.
     sql +=
