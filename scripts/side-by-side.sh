@@ -27,11 +27,15 @@
 #     (pending 0, offered = sent + dropped, unchanged for 3 s). Ingest CPU = each receiver's
 #     user + system time over that phase. Values = what each says it appended
 #     (prometheus_tsdb_head_samples_appended_total, vm_rows_inserted_total).
-#  3. Queries, the same two questions to all three, alternating, median of --runs: one host's
-#     `\Processor(*)\% Processor Time` over the whole recording, and that host's whole Process
-#     object at the last sample time. perfhive through its CLI and through curl on its HTTP
-#     API (/api/v1/read), the others through curl on theirs, each a new process per question
-#     as a user would run it.
+#  3. Queries, the same three questions to all three, alternating, median of --runs: one host's
+#     `\Processor(*)\% Processor Time` over the whole recording, that host's whole Process
+#     object at the last sample time, and the fleet's: the average and p95 of every host's
+#     `\Processor(_Total)\% Processor Time` by role, a step a minute (the agents label half the
+#     hosts role=web and half role=sql; PromQL needs two queries, avg by and quantile by, timed
+#     together). perfhive through its CLI and through curl on its HTTP API (/api/v1/read), the
+#     others through curl on theirs, each a new process per question as a user would run it.
+#     The fleet question is also asked once at the recording's own step, where each step holds
+#     one sample of every host, and its averages compared with Prometheus' and VictoriaMetrics'.
 # Then Prometheus' head is written as a block (admin API snapshot) and that block measured;
 # VictoriaMetrics is flushed and merged (/internal/force_flush, /internal/force_merge), stopped
 # and its data/ and indexdb/ measured (not cache/, the caches it saves when it stops).
@@ -279,12 +283,13 @@ log "phase 1: perfhive-server takes every host's replay"
 start_server perfhive-ingest
 cpu_before=$(cpu_seconds "$server_pid")
 agent_pids=()
+roles=(web sql)
 for dir in "$replay_root"/*/; do
   host=$(basename "$dir")
   [[ $host == *.titles ]] && continue
   "$agent_bin" run --source replay --replay "$dir" --host-name "$host" --server "$server_address" \
     --insecure --interval 20ms --spool-dir "$work/spool/$host" --timeout 1h \
-    >"$work/agent-$host.log" 2>&1 &
+    --label "role=${roles[${#agent_pids[@]} % 2]}" >"$work/agent-$host.log" 2>&1 &
   agent_pids+=("$!")
   pids+=("$!")
 done
@@ -406,6 +411,12 @@ echo "      query_range $q1_promql"
 echo "   2: perfhive query '$q2_pdh' --from $to --to $to (and /api/v1/read)"
 echo "      query $q2_promql at $to"
 
+q3_pdh="\\\\*\\Processor(_Total)\\% Processor Time"
+q3_promql='pdh_processor_processor_time_ratio{instance="_Total"}'
+echo "   3: perfhive query '$q3_pdh' --from $from --to $to --step 60s --aggregate avg,p95"
+echo "      --group-by role (and /api/v1/read); query_range avg by (role) ($q3_promql) and"
+echo "      quantile by (role) (0.95, $q3_promql), step 60s"
+
 perfhive_q1() {
   "$cli_bin" query "$q1_pdh" --from "$from" --to "$to" --server "$server_address" --insecure \
     --format json
@@ -413,6 +424,29 @@ perfhive_q1() {
 perfhive_q2() {
   "$cli_bin" query "$q2_pdh" --from "$to" --to "$to" --server "$server_address" --insecure \
     --format json --max-points 100000000
+}
+perfhive_q3() {  # [STEP]: 60s unless given
+  "$cli_bin" query "$q3_pdh" --from "$from" --to "$to" --step "${1:-60s}" --aggregate avg,p95 \
+    --group-by role --server "$server_address" --insecure --format json
+}
+perfhive_http_q3() {
+  curl -fsSG "$http_url/api/v1/read" --data-urlencode "path=$q3_pdh" --data-urlencode "from=$from" \
+    --data-urlencode "to=$to" --data-urlencode "step=60s" --data-urlencode "aggregate=avg,p95" \
+    --data-urlencode "group_by=role"
+}
+# PromQL's two queries for the one question, their answers as one JSON list. [STEP] in seconds.
+http_q3() {
+  local url=$1 step=${2:-60}
+  echo "["
+  curl -fsSG "$url/api/v1/query_range" --data-urlencode "query=avg by (role) ($q3_promql)" \
+    --data-urlencode "start=$(seconds_of "$query_first_ns")" \
+    --data-urlencode "end=$(seconds_of "$query_last_ns")" --data-urlencode "step=$step"
+  echo ","
+  curl -fsSG "$url/api/v1/query_range" \
+    --data-urlencode "query=quantile by (role) (0.95, $q3_promql)" \
+    --data-urlencode "start=$(seconds_of "$query_first_ns")" \
+    --data-urlencode "end=$(seconds_of "$query_last_ns")" --data-urlencode "step=$step"
+  echo "]"
 }
 perfhive_http_q1() {
   curl -fsSG "$http_url/api/v1/read" --data-urlencode "path=$q1_pdh" --data-urlencode "from=$from" \
@@ -436,6 +470,8 @@ answer_size() {
   "$py" -c '
 import json, sys
 j = json.load(sys.stdin)
+if isinstance(j, list):  # the two PromQL answers to one question
+    j = {"data": {"result": [r for a in j for r in a["data"]["result"]]}}
 if "series" in j:
     s = j["series"]
     p = sum(1 for x in s for v in x["values"] if v is not None)
@@ -456,10 +492,11 @@ stores=(perfhive perfhive-http prometheus victoria-metrics)
 for store in "${stores[@]}"; do
   times[$store.1]=""
   times[$store.2]=""
+  times[$store.3]=""
 done
 timed_out=$work/answer.json
 for ((run = 1; run <= runs; ++run)); do
-  for q in 1 2; do
+  for q in 1 2 3; do
     for store in "${stores[@]}"; do
       case $store in
         perfhive) ms=$(timed_ms "perfhive_q$q") ;;
@@ -476,6 +513,34 @@ for ((run = 1; run <= runs; ++run)); do
 done
 for key in "${!times[@]}"; do
   times[$key]=$(tr ' ' '\n' <<<"${times[$key]}" | grep . | median)
+done
+
+# The fleet question's values, at the recording's own step: each step holds one sample of every
+# host, so perfhive's exact step values and the receivers' last values are the same numbers.
+perfhive_q3 "${step_ms}ms" >"$work/q3-perfhive.json"
+for store in prometheus victoria-metrics; do
+  url=$prom_url
+  [[ $store == victoria-metrics ]] && url=$vm_url
+  http_q3 "$url" "$prom_step" >"$work/q3-$store.json"
+  "$py" - "$work/q3-perfhive.json" "$work/q3-$store.json" "$store" <<'PY'
+import json, sys
+ours = json.load(open(sys.argv[1]))
+theirs = json.load(open(sys.argv[2]))[0]["data"]["result"]
+avg = {s["aggregate"]["group"]: dict(zip(s["times"], s["values"]))
+       for s in ours["series"] if s["aggregate"]["function"] == "avg"}
+compared, worst = 0, 0.0
+for result in theirs:
+    mine = avg.get(result["metric"].get("role"), {})
+    for t, value in result["values"]:
+        ms = round(float(t) * 1000)
+        if ms in mine and mine[ms] is not None:
+            worst = max(worst, abs(mine[ms] - float(value) * 100))
+            compared += 1
+print("   fleet averages by role, perfhive against %s: %d steps compared, largest difference %.3g"
+      % (sys.argv[3], compared, worst))
+if compared == 0 or worst > 1e-6:
+    sys.exit("side-by-side: the fleet averages differ")
+PY
 done
 
 # ---------------------------------------------------------------------------------------------
@@ -500,20 +565,22 @@ log "VictoriaMetrics after force_flush, force_merge and stop: data $(disk_bytes 
 
 # ---------------------------------------------------------------------------------------------
 echo
-printf '%-18s | %12s | %11s | %11s | %12s | %12s | %10s | %10s\n' store bytes values bytes/value \
-  "ingest CPU s" "CPU µs/value" "query 1 ms" "query 2 ms"
-printf '%s\n' "-------------------+--------------+-------------+-------------+--------------+--------------+------------+-----------"
+printf '%-18s | %12s | %11s | %11s | %12s | %12s | %10s | %10s | %10s\n' store bytes values \
+  bytes/value "ingest CPU s" "CPU µs/value" "query 1 ms" "query 2 ms" "query 3 ms"
+printf '%s\n' "-------------------+--------------+-------------+-------------+--------------+--------------+------------+------------+-----------"
 row() {
-  awk -v n="$1" -v b="$2" -v v="$3" -v c="$4" -v q1="$5" -v q2="$6" 'BEGIN {
-    printf "%-18s | %12d | %11d | %11.3f | %12.2f | %12.2f | %10s | %10s\n",
-      n, b, v, v ? b / v : 0, c, v ? c * 1e6 / v : 0, q1, q2 }'
+  awk -v n="$1" -v b="$2" -v v="$3" -v c="$4" -v q1="$5" -v q2="$6" -v q3="$7" 'BEGIN {
+    printf "%-18s | %12d | %11d | %11.3f | %12.2f | %12.2f | %10s | %10s | %10s\n",
+      n, b, v, v ? b / v : 0, c, v ? c * 1e6 / v : 0, q1, q2, q3 }'
 }
-row perfhive "$perfhive_bytes" "$values" "$perfhive_cpu" "${times[perfhive.1]}" "${times[perfhive.2]}"
-printf '%-18s | %12s | %11s | %11s | %12s | %12s | %10s | %10s\n' "  (HTTP, curl)" "" "" "" "" "" \
-  "${times[perfhive-http.1]}" "${times[perfhive-http.2]}"
-row prometheus "$prom_bytes" "$prom_values" "$prom_cpu" "${times[prometheus.1]}" "${times[prometheus.2]}"
+row perfhive "$perfhive_bytes" "$values" "$perfhive_cpu" "${times[perfhive.1]}" "${times[perfhive.2]}" \
+  "${times[perfhive.3]}"
+printf '%-18s | %12s | %11s | %11s | %12s | %12s | %10s | %10s | %10s\n' "  (HTTP, curl)" "" "" "" \
+  "" "" "${times[perfhive-http.1]}" "${times[perfhive-http.2]}" "${times[perfhive-http.3]}"
+row prometheus "$prom_bytes" "$prom_values" "$prom_cpu" "${times[prometheus.1]}" \
+  "${times[prometheus.2]}" "${times[prometheus.3]}"
 row victoria-metrics "$vm_bytes" "$vm_values" "$vm_cpu" "${times[victoria-metrics.1]}" \
-  "${times[victoria-metrics.2]}"
+  "${times[victoria-metrics.2]}" "${times[victoria-metrics.3]}"
 echo
 echo "perfhive: store directory after a clean stop (its frames alone: $stored_bytes bytes," \
   "$(awk -v b="$stored_bytes" -v v="$values" 'BEGIN { printf "%.3f", b / v }') per value);" \
