@@ -62,13 +62,13 @@ class FleetQuestionsTest : public ::testing::Test {
   static void SetUpTestSuite() {
     if (!SharedFixturePresent("realdata")) return;
     scratch_ = new ScratchDir("fleet-questions");
-    Result<std::vector<fleet::MachineLayout>> layouts = fleet::LoadMachineLayouts(SharedFixturesRoot());
+    Result<std::vector<fleet::MachineLayout>> layouts =
+        fleet::LoadMachineLayouts(SharedFixturesRoot());
     ASSERT_TRUE(layouts.ok()) << layouts.error();
     auto shared = std::make_shared<const std::vector<fleet::MachineLayout>>(std::move(*layouts));
     // Six hosts at 10 s and two at 20 s, from the same start; each starts within its first
     // interval at a point of its own.
-    for (const auto& [count, interval, prefix] :
-         {std::tuple{6, 10, "A"}, std::tuple{2, 20, "B"}}) {
+    for (const auto& [count, interval, prefix] : {std::tuple{6, 10, "A"}, std::tuple{2, 20, "B"}}) {
       fleet::FleetOptions options;
       options.seed = 35;
       options.hosts = count;
@@ -107,13 +107,29 @@ class FleetQuestionsTest : public ::testing::Test {
     ASSERT_TRUE(server_->Start());
     for (const FleetHost& host : hosts_) {
       for (const std::string& replay : host.replays) {
-        CommandResult shipped = RunCommand(
-            *scratch_,
-            {AgentBinary(), "run", "--server", server_->address(), "--insecure", "--source",
-             "replay", "--replay", replay, "--host-name", host.name, "--interval", "5ms",
-             "--label", "role=" + host.role, "--label", "site=ams", "--spool-dir",
-             *scratch_ / ("spool-" + host.name), "--timeout", "90s"},
-            std::chrono::seconds(120));
+        CommandResult shipped = RunCommand(*scratch_,
+                                           {AgentBinary(),
+                                            "run",
+                                            "--server",
+                                            server_->address(),
+                                            "--insecure",
+                                            "--source",
+                                            "replay",
+                                            "--replay",
+                                            replay,
+                                            "--host-name",
+                                            host.name,
+                                            "--interval",
+                                            "5ms",
+                                            "--label",
+                                            "role=" + host.role,
+                                            "--label",
+                                            "site=ams",
+                                            "--spool-dir",
+                                            *scratch_ / ("spool-" + host.name),
+                                            "--timeout",
+                                            "90s"},
+                                           std::chrono::seconds(120));
         ASSERT_EQ(shipped.exit_code, 0) << host.name << ": " << shipped.err;
       }
     }
@@ -128,16 +144,17 @@ class FleetQuestionsTest : public ::testing::Test {
 
   // `perfhive query` with `options`, its JSON.
   static json Query(const std::vector<std::string>& options) {
-    std::vector<std::string> argv = {CliBinary(), "query", kPath, "--server", server_->address(),
-                                     "--insecure", "--format", "json"};
+    std::vector<std::string> argv = {CliBinary(),        "query",      kPath,      "--server",
+                                     server_->address(), "--insecure", "--format", "json"};
     argv.insert(argv.end(), options.begin(), options.end());
     CommandResult answer = RunCommand(*scratch_, argv);
     EXPECT_EQ(answer.exit_code, 0) << answer.err;
     return json::parse(answer.out, nullptr, false);
   }
   static std::vector<std::string> Window(int64_t from_s, int64_t to_s, const char* step = "60s") {
-    return {"--from", FormatRfc3339(kStart + from_s * kSecond), "--to",
-            FormatRfc3339(kStart + to_s * kSecond), "--step", step};
+    return {"--from", FormatRfc3339(kStart + from_s * kSecond),
+            "--to",   FormatRfc3339(kStart + to_s * kSecond),
+            "--step", step};
   }
   static std::string RoleOf(const std::string& host) {
     for (const FleetHost& one : hosts_) {
@@ -148,7 +165,7 @@ class FleetQuestionsTest : public ::testing::Test {
   }
 
   static constexpr int64_t kStart = 1'767'571'200LL * kSecond;  // 2026-01-05T00:00:00Z
-  static constexpr int64_t kSpan = 600 * kSecond;                 // ten minutes of samples
+  static constexpr int64_t kSpan = 600 * kSecond;               // ten minutes of samples
   static inline ScratchDir* scratch_ = nullptr;
   static inline ServerProcess* server_ = nullptr;
   static inline std::vector<FleetHost> hosts_;
@@ -179,9 +196,8 @@ TEST_F(FleetQuestionsTest, AGroupsStepsEqualItsMembersValuesCombinedByHand) {
   ASSERT_EQ(hosts_of["sql"].size(), 4u);
 
   std::vector<std::string> options = window;
-  options.insert(options.end(),
-                 {"--select", "site=ams", "--aggregate", "avg,min,max,count,p95", "--group-by",
-                  "role"});
+  options.insert(options.end(), {"--select", "site=ams", "--aggregate", "avg,min,max,count,p95",
+                                 "--group-by", "role"});
   json aggregated = Query(options);
   ASSERT_EQ(aggregated["series"].size(), 2u * 5u) << aggregated.dump();
   size_t compared = 0;
@@ -199,12 +215,11 @@ TEST_F(FleetQuestionsTest, AGroupsStepsEqualItsMembersValuesCombinedByHand) {
       if (values.size() < hosts_of[role].size()) some_step_misses_a_host = true;
       double sum = 0;
       for (double value : values) sum += value;
-      const double expected =
-          function == "avg"   ? sum / static_cast<double>(values.size())
-          : function == "min" ? *std::min_element(values.begin(), values.end())
-          : function == "max" ? *std::max_element(values.begin(), values.end())
-          : function == "count" ? static_cast<double>(values.size())
-                                : NearestRank(values, 95);
+      const double expected = function == "avg"   ? sum / static_cast<double>(values.size())
+                              : function == "min" ? *std::min_element(values.begin(), values.end())
+                              : function == "max" ? *std::max_element(values.begin(), values.end())
+                              : function == "count" ? static_cast<double>(values.size())
+                                                    : NearestRank(values, 95);
       EXPECT_NEAR(series["values"][k].get<double>(), expected, 1e-9 * std::max(1.0, expected))
           << role << " " << function << " at " << time;
       ++k;
@@ -226,9 +241,9 @@ TEST_F(FleetQuestionsTest, AHostWhoseTitlesChangedMidRangeCountsOnBothSides) {
   for (const json* at : {&stored.front(), &stored.back()}) {
     const std::string file = *scratch_ / ("titles-" + std::to_string(titles.size()) + ".bin");
     CommandResult raw = RunCommand(
-        *scratch_, {CliBinary(), "raw", "\\\\" + changed.name, "--at", (*at)["time"].get<std::string>(), "--output",
-                    *scratch_ / "raw.bin", "--titles-output", file, "--server",
-                    server_->address(), "--insecure"});
+        *scratch_, {CliBinary(), "raw", "\\\\" + changed.name, "--at",
+                    (*at)["time"].get<std::string>(), "--output", *scratch_ / "raw.bin",
+                    "--titles-output", file, "--server", server_->address(), "--insecure"});
     ASSERT_EQ(raw.exit_code, 0) << raw.err;
     std::ifstream in(file, std::ios::binary);
     titles.emplace_back(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
@@ -283,7 +298,8 @@ TEST_F(FleetQuestionsTest, AWindowComparedWithTheOneBeforeGivesEachHostsTwoMeans
   }());
   std::map<std::string, double> earlier_mean;
   for (const json& series : earlier["series"]) {
-    if (series["statistics"]["count"] > 0) earlier_mean[series["path"]] = series["statistics"]["mean"];
+    if (series["statistics"]["count"] > 0)
+      earlier_mean[series["path"]] = series["statistics"]["mean"];
   }
   size_t checked = 0;
   for (const json& series : compared["series"]) {
