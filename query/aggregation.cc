@@ -136,14 +136,14 @@ Result<GroupBy> ParseGroupBy(std::string_view text) {
   return by;
 }
 
-Aggregator::Aggregator(Aggregation aggregation, HostLabelsLookup labels, int64_t first_boundary_ns,
-                       int64_t step_ns)
+Aggregator::Aggregator(Aggregation aggregation, const std::map<std::string, HostLabels>& labels,
+                       int64_t first_boundary_ns, int64_t step_ns)
     : aggregation_(std::move(aggregation)),
-      labels_(std::move(labels)),
+      labels_(labels),
       first_boundary_ns_(first_boundary_ns),
       step_ns_(step_ns) {}
 
-std::string Aggregator::GroupName(const Series& series) {
+std::string Aggregator::GroupName(const Series& series) const {
   switch (aggregation_.by.kind) {
     case GroupBy::Kind::kCounter:
       return "";
@@ -156,12 +156,10 @@ std::string Aggregator::GroupName(const Series& series) {
     case GroupBy::Kind::kLabel:
       break;
   }
-  auto found = host_labels_.find(series.host);
-  if (found == host_labels_.end()) {
-    found = host_labels_.emplace(series.host, labels_ ? labels_(series.host) : HostLabels{}).first;
-  }
-  auto label = found->second.find(aggregation_.by.label);
-  return label == found->second.end() ? "" : label->second;
+  auto host = labels_.find(series.host);
+  if (host == labels_.end()) return "";
+  auto label = host->second.find(aggregation_.by.label);
+  return label == host->second.end() ? "" : label->second;
 }
 
 void Aggregator::Add(const Series& series) {

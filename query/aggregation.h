@@ -52,8 +52,10 @@ struct Aggregation {
 // samples. Series must be resampled to the same boundaries (first_boundary_ns + k·step_ns).
 class Aggregator {
  public:
-  Aggregator(Aggregation aggregation, HostLabelsLookup labels, int64_t first_boundary_ns,
-             int64_t step_ns);
+  // `labels`: the labels of every host whose series are added (for grouping by label; a host
+  // not in it has none), kept by reference.
+  Aggregator(Aggregation aggregation, const std::map<std::string, HostLabels>& labels,
+             int64_t first_boundary_ns, int64_t step_ns);
 
   // Adds a computed series, points trimmed to the range.
   void Add(const Series& series);
@@ -73,14 +75,13 @@ class Aggregator {
   using GroupKey = std::tuple<std::string, std::string, std::string>;  // object, counter, group
 
   // The group `series` belongs to, by the grouping.
-  std::string GroupName(const Series& series);
+  std::string GroupName(const Series& series) const;
 
   Aggregation aggregation_;
-  HostLabelsLookup labels_;
+  const std::map<std::string, HostLabels>& labels_;
   int64_t first_boundary_ns_;
   int64_t step_ns_;
   std::mutex mutex_;
-  std::map<std::string, HostLabels> host_labels_;  // looked up once a host
   std::map<GroupKey, Group> groups_;
 };
 

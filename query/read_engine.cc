@@ -72,7 +72,9 @@ Result<QueryAnswer> ReadEngine::Read(const ReadRequest& request) {
         "a comparison shifts the range back by a span (1w): give the range's start (--since 1h, "
         "--from, from=) and a span greater than zero");
   }
-  Result<QueryAnswer> answer = ReadWindow(request, NeedsStatistics(request));
+  Result<SelectedHosts> hosts = SelectHosts(request);
+  if (!hosts.ok()) return hosts.status();
+  Result<QueryAnswer> answer = ReadWindow(request, *hosts, NeedsStatistics(request));
   if (!answer.ok()) return answer;
   if (request.compare_ns) {
     // The same read of the window that much earlier, ending where this one's points end.
@@ -84,7 +86,7 @@ Result<QueryAnswer> ReadEngine::Read(const ReadRequest& request) {
     }
     earlier.from_ns = request.from_ns - offset;
     earlier.to_ns = std::min(request.to_ns, end) - offset;
-    Result<QueryAnswer> then = ReadWindow(earlier, true);
+    Result<QueryAnswer> then = ReadWindow(earlier, *hosts, true);
     if (then.ok()) {
       AttachBaselines(answer->series, then->series, offset);
       answer->warnings.insert(answer->warnings.end(), then->warnings.begin(), then->warnings.end());
@@ -101,53 +103,67 @@ Result<QueryAnswer> ReadEngine::Read(const ReadRequest& request) {
   return answer;
 }
 
-Result<QueryAnswer> ReadEngine::ReadWindow(const ReadRequest& request, bool statistics) {
+Result<ReadEngine::SelectedHosts> ReadEngine::SelectHosts(const ReadRequest& request) {
   if (request.paths.empty()) return Status::InvalidArgument("no counter path to read");
-  std::vector<CounterPath> paths;
+  SelectedHosts selected;
   for (const std::string& text : request.paths) {
     Result<CounterPath> path = ParseCounterPath(text);
     if (!path.ok()) return WithPathDisplay(path.status(), text);
-    paths.push_back(std::move(path).value());
+    selected.paths.push_back(std::move(path).value());
   }
-  const int64_t from = request.from_ns;
-  const int64_t to = request.to_ns;
-  if (to < from) return Status::InvalidArgument("the range ends before it begins");
-  std::optional<Aggregator> aggregator;
+  if (request.to_ns < request.from_ns) {
+    return Status::InvalidArgument("the range ends before it begins");
+  }
   if (request.aggregation) {
     if (!request.step_ns || request.latest_only) {
       return Status::InvalidArgument(
           "aggregates combine the series step by step: give a step (--step 1m, step=1m)");
     }
-    if (from == 0) {
+    if (request.from_ns == 0) {
       return Status::InvalidArgument(
           "aggregates align every host's steps to the range's start: give one (--since 1h, "
           "--from, from=)");
     }
-    aggregator.emplace(*request.aggregation, labels_, from, *request.step_ns);
   }
   Result<std::vector<std::string>> hosts = reader_.HostNames();
   if (!hosts.ok()) return hosts.status();
-  std::vector<std::string> matched;
+  // Labels are looked up once a host and read, only when the selector or the grouping needs them.
+  const bool by_label =
+      request.aggregation && request.aggregation->by.kind == GroupBy::Kind::kLabel;
+  const bool need_labels = labels_ && (request.hosts.needs_labels() || by_label);
   size_t of_machines = 0;  // hosts the paths' machines match, before the selector
   for (const std::string& host : *hosts) {
-    if (!std::any_of(paths.begin(), paths.end(),
+    if (!std::any_of(selected.paths.begin(), selected.paths.end(),
                      [&](const CounterPath& path) { return MachineMatches(path, host); })) {
       continue;
     }
     ++of_machines;
-    if (request.hosts.selects_everything() ||
-        request.hosts.Matches(
-            host, labels_ && request.hosts.needs_labels() ? labels_(host) : HostLabels{})) {
-      matched.push_back(host);
+    HostLabels labels = need_labels ? labels_(host) : HostLabels{};
+    if (request.hosts.selects_everything() || request.hosts.Matches(host, labels)) {
+      selected.names.push_back(host);
+      if (by_label) selected.labels.emplace(host, std::move(labels));
     }
   }
   if (of_machines == 0) {
     return Status::NotFound("no host matches the paths' machines" + KnownHosts(*hosts));
   }
-  if (matched.empty()) {
+  if (selected.names.empty()) {
     return Status::NotFound("none of the " + std::to_string(of_machines) +
                             " hosts the paths' machines match is selected by \"" +
                             request.hosts.text() + "\" (`perfhive hosts` shows their labels)");
+  }
+  return selected;
+}
+
+Result<QueryAnswer> ReadEngine::ReadWindow(const ReadRequest& request, const SelectedHosts& hosts,
+                                           bool statistics) {
+  const std::vector<CounterPath>& paths = hosts.paths;
+  const std::vector<std::string>& matched = hosts.names;
+  const int64_t from = request.from_ns;
+  const int64_t to = request.to_ns;
+  std::optional<Aggregator> aggregator;
+  if (request.aggregation) {
+    aggregator.emplace(*request.aggregation, hosts.labels, from, *request.step_ns);
   }
   const QueryOptions options = OptionsOf(request, statistics, max_bytes_);
   // Only the objects the paths name are restored.

@@ -10,6 +10,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <optional>
 #include <span>
@@ -75,8 +76,19 @@ class ReadEngine {
   Result<QueryAnswer> Read(const ReadRequest& request);
 
  private:
-  // Read's answer for one window, with statistics when `statistics` (to rank or compare by).
-  Result<QueryAnswer> ReadWindow(const ReadRequest& request, bool statistics);
+  // What a read is of, the same for every window it reads: the parsed paths, the hosts they and
+  // the selector select, and those hosts' labels when the grouping is by label.
+  struct SelectedHosts {
+    std::vector<CounterPath> paths;
+    std::vector<std::string> names;
+    std::map<std::string, HostLabels> labels;
+  };
+  // Checks the request's paths, range and aggregation and selects its hosts. Errors as Read's.
+  Result<SelectedHosts> SelectHosts(const ReadRequest& request);
+  // Read's answer for one window of `hosts`, with statistics when `statistics` (to rank or
+  // compare by).
+  Result<QueryAnswer> ReadWindow(const ReadRequest& request, const SelectedHosts& hosts,
+                                 bool statistics);
   // Lists the range of each of `hosts` and refuses a read over a limit of `options` by the
   // estimate (CheckEstimate), before any of their samples but one per query is loaded.
   // `listings` gets the listings while they stay few (kKeptListings), null for a host to list
