@@ -149,6 +149,8 @@ Result<GroupColumns> GroupColumns::Parse(std::span<const uint8_t> block) {
   uint64_t total_raw = 0;
   parsed.raw_sizes_.resize(table.ok() ? snapshots : 0);
   parsed.recipes_.resize(parsed.raw_sizes_.size());
+  parsed.recipe_first_.resize(parsed.raw_sizes_.size());
+  parsed.sections_.resize(parsed.raw_sizes_.size());
   std::vector<uint32_t> recipe;
   for (size_t i = 0; i < parsed.raw_sizes_.size() && table.ok(); ++i) {
     parsed.raw_sizes_[i] = table.Bounded(kMaxSnapshotBytes, "a snapshot's size");
@@ -166,8 +168,11 @@ Result<GroupColumns> GroupColumns::Parse(std::span<const uint8_t> block) {
         recipe.push_back(stream);
       }
       if (count == 0) table.Fail("a snapshot of no stream");
+      parsed.recipe_first_[i] = static_cast<uint32_t>(i);
     } else if (how != kSameRecipe || i == 0) {
       table.Fail("a recipe's kind is wrong");
+    } else {
+      parsed.recipe_first_[i] = parsed.recipe_first_[i - 1];
     }
     for (uint32_t stream : recipe) {
       if (!table.ok()) break;
@@ -215,6 +220,21 @@ Status GroupColumns::Decode(Stream& stream) {
   return Status();
 }
 
+const std::vector<SnapshotSection>& GroupColumns::SectionsOf(size_t index) {
+  std::optional<std::vector<SnapshotSection>>& sections = sections_[recipe_first_[index]];
+  if (!sections) {
+    sections.emplace();
+    for (auto [stream, piece] : recipes_[index]) {
+      SnapshotSection& section = sections->emplace_back();
+      if (streams_[stream].kind == kObjectStream) {
+        section.objects.push_back(streams_[stream].title);
+        section.parents = streams_[stream].parents;
+      }
+    }
+  }
+  return *sections;
+}
+
 Result<std::vector<uint8_t>> GroupColumns::Restore(size_t index,
                                                    const std::function<bool(uint32_t)>* wanted) {
   if (index >= size()) return Status::DataLoss("columnar block: no such snapshot");
@@ -223,15 +243,7 @@ Result<std::vector<uint8_t>> GroupColumns::Restore(size_t index,
   bool partial = false;
   if (wanted != nullptr && recipe.size() > 1 && streams_[recipe[0].first].kind == kHeaderStream) {
     // As sections, one per piece: what a sectioned frame would restore of them.
-    std::vector<SnapshotSection> sections;
-    for (auto [stream, piece] : recipe) {
-      SnapshotSection& section = sections.emplace_back();
-      if (streams_[stream].kind == kObjectStream) {
-        section.objects.push_back(streams_[stream].title);
-        section.parents = streams_[stream].parents;
-      }
-    }
-    chosen = SectionsToRestore(sections, *wanted);
+    chosen = SectionsToRestore(SectionsOf(index), *wanted);
     partial = chosen.size() < recipe.size();
   }
   if (!partial) {

@@ -63,11 +63,18 @@ class GroupColumns {
   };
 
   Status Decode(Stream& stream);
+  // Snapshot `index`'s streams as sections, one per piece, for SectionsToRestore; made once for
+  // the snapshots that share a recipe (most of a group's).
+  const std::vector<SnapshotSection>& SectionsOf(size_t index);
 
   std::vector<Stream> streams_;
   std::vector<uint64_t> raw_sizes_;
   // Per snapshot, its streams in order and its piece's place in each.
   std::vector<std::vector<std::pair<uint32_t, uint32_t>>> recipes_;
+  // Per snapshot, the first snapshot of its run of the same recipe, and the sections of each
+  // such first snapshot once made.
+  std::vector<uint32_t> recipe_first_;
+  std::vector<std::optional<std::vector<SnapshotSection>>> sections_;
 };
 
 }  // namespace perfhive
