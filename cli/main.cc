@@ -191,6 +191,9 @@ int main(int argc, char** argv) {
   query_cmd->add_option("--compare", query.fleet.compare,
                         "Beside the same window this much earlier (1d, 1w): means, difference, "
                         "ratio");
+  query_cmd->add_option("--held", query.fleet.held,
+                        "Only the series that held a condition, and where: \"> 90 for 5m\"; "
+                        "exit 6 when one holds at its last value");
   query_cmd->add_option("--max-points", query.max_points,
                         "Refuse answers larger than N points (default: the server's, 2,000,000)");
   query_cmd

@@ -63,6 +63,7 @@ Result<query::QueryAnswer> Read(const ServerConnection& server, const v1::ReadRe
       answer.series.push_back(std::move(converted).value());
     }
     for (const std::string& warning : response.warnings()) answer.warnings.push_back(warning);
+    answer.held_checked += response.held_checked();
   }
   if (grpc::Status status = reader->Finish(); !status.ok()) return server.Explain(status);
   return answer;
@@ -154,12 +155,30 @@ Status CheckFleetAnswer(const query::FleetParameters& fleet, const query::QueryA
                                       [](const query::Series& s) { return s.aggregate; });
   const bool compared = std::any_of(answer.series.begin(), answer.series.end(),
                                     [](const query::Series& s) { return s.baseline; });
+  const bool unchecked = !fleet.held.empty() && answer.held_checked == 0 && !answer.series.empty();
   if ((!fleet.aggregates.empty() && !aggregated) || (ranked > 0 && answer.series.size() > ranked) ||
-      (!fleet.compare.empty() && !compared && answer.warnings.empty())) {
+      (!fleet.compare.empty() && !compared && answer.warnings.empty()) || unchecked) {
     return Status::Error(
-        "the server does not know aggregates, rankings or host selectors: upgrade perfhive-server "
-        "to this perfhive's version");
+        "the server does not know aggregates, rankings, conditions or host selectors: upgrade "
+        "perfhive-server to this perfhive's version");
   }
+  return Status();
+}
+
+// With a condition: kAborted (exit 6, kExitHolds) naming how many series hold it at their last
+// value, so that scripts and monitoring checks can act on it; else what was checked.
+Status HeldNow(const std::string& condition, const query::QueryAnswer& answer) {
+  size_t holding = 0;
+  for (const query::Series& series : answer.series) {
+    holding += !series.held.empty() && series.held.back().ongoing;
+  }
+  const std::string of = " of " + std::to_string(answer.held_checked) + " series ";
+  if (holding > 0) {
+    return Status(StatusCode::kAborted,
+                  std::to_string(holding) + of + "hold \"" + condition + "\" at their last value");
+  }
+  std::cerr << "perfhive: " << answer.series.size() << of << "held \"" << condition
+            << "\" in the range; none holds at its last value\n";
   return Status();
 }
 
@@ -206,11 +225,12 @@ Status RunQuery(const ServerConnection& server, const QueryOptions& options, std
   request.set_bottom(static_cast<uint32_t>(fleet.bottom));
   request.set_rank_by(fleet.rank_by);
   request.set_compare(fleet.compare);
+  request.set_held(fleet.held);
   Result<query::QueryAnswer> answer = Read(server, request, std::chrono::minutes(10));
   if (!answer.ok()) return answer.status();
   if (Status status = CheckFleetAnswer(fleet, *answer); !status.ok()) return status;
   // The server says why each path selected nothing on each host, one line each.
-  if (answer->series.empty()) {
+  if (answer->series.empty() && answer->held_checked == 0) {
     if (answer->warnings.empty()) {  // a server from before it said why
       return Status::NotFound(
           "no counter matches those paths in that range (`perfhive snapshots \\\\HOST` lists the "
@@ -224,12 +244,16 @@ Status RunQuery(const ServerConnection& server, const QueryOptions& options, std
   // them in "warnings" too.
   std::vector<std::string> warnings = answer->warnings;
   if (options.format != QueryFormat::kJson) answer->warnings.clear();
-  Render(*answer, options.format, options.raw, options.width ? options.width : TerminalWidth(),
-         out);
+  // A condition nothing held leaves no table to show, only what was checked (HeldNow).
+  if (!answer->series.empty() || options.format == QueryFormat::kJson) {
+    Render(*answer, options.format, options.raw, options.width ? options.width : TerminalWidth(),
+           out);
+  }
   out.flush();
   for (const std::string& warning : warnings) {
     std::cerr << "perfhive: warning: " << EscapeForDisplay(warning) << "\n";
   }
+  if (!fleet.held.empty()) return HeldNow(fleet.held, *answer);
   return Status();
 }
 

@@ -136,6 +136,8 @@ Status ServerConnection::Explain(const grpc::Status& status) const {
                               " (give a token with --token-file or PERFHIVE_TOKEN_FILE)");
     case grpc::StatusCode::PERMISSION_DENIED:
       return Status(code, "perfhive-server refused the call: " + message);
+    case grpc::StatusCode::ABORTED:  // kAborted is the CLI's own: a condition holds now
+      return Status::Error(message);
     default:
       return Status(code == StatusCode::kOk ? StatusCode::kUnknown : code, message);
   }
@@ -156,6 +158,8 @@ int ExitCodeFor(const Status& status) {
     case StatusCode::kUnauthenticated:
     case StatusCode::kPermissionDenied:
       return kExitDenied;
+    case StatusCode::kAborted:  // RunQuery's answer when a condition holds now
+      return kExitHolds;
     default:
       return kExitError;
   }

@@ -121,6 +121,13 @@ void SeriesToProto(const query::Series& series, bool with_raw, perfhive::v1::Ser
     baseline->set_has_current_mean(series.baseline->current_mean.has_value());
     baseline->set_current_mean(series.baseline->current_mean.value_or(0));
   }
+  for (const query::HeldInterval& interval : series.held) {
+    perfhive::v1::HeldInterval* held = out->add_held();
+    held->set_from_unix_nanos(interval.from_ns);
+    held->set_to_unix_nanos(interval.to_ns);
+    held->set_ongoing(interval.ongoing);
+    held->set_extreme(interval.extreme);
+  }
 }
 
 Result<query::Series> SeriesFromProto(const perfhive::v1::Series& in) {
@@ -194,13 +201,17 @@ Result<query::Series> SeriesFromProto(const perfhive::v1::Series& in) {
     if (baseline.has_mean()) series.baseline->mean = baseline.mean();
     if (baseline.has_current_mean()) series.baseline->current_mean = baseline.current_mean();
   }
+  for (const perfhive::v1::HeldInterval& held : in.held()) {
+    series.held.push_back(
+        {held.from_unix_nanos(), held.to_unix_nanos(), held.ongoing(), held.extreme()});
+  }
   return series;
 }
 
 Result<query::ReadRequest> ReadRequestFromProto(const perfhive::v1::ReadRequest& in) {
   query::ReadRequest request;
   query::FleetParameters fleet{in.host_selector(), in.aggregates(), in.group_by(), in.top(),
-                               in.bottom(),        in.rank_by(),    in.compare()};
+                               in.bottom(),        in.rank_by(),    in.compare(),  in.held()};
   if (Status status = query::ApplyFleetParameters(fleet, request); !status.ok()) return status;
   request.paths.assign(in.paths().begin(), in.paths().end());
   request.from_ns = in.from_unix_nanos();

@@ -46,6 +46,11 @@ Status ApplyFleetParameters(const FleetParameters& parameters, ReadRequest& requ
     }
     request.compare_ns = *span;
   }
+  if (!parameters.held.empty()) {
+    Result<HeldCondition> condition = ParseHeldCondition(parameters.held);
+    if (!condition.ok()) return condition.status();
+    request.condition = std::move(condition).value();
+  }
   return Status();
 }
 

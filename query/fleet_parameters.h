@@ -22,9 +22,11 @@ struct FleetParameters {
   size_t bottom = 0;       // or with the lowest
   std::string rank_by;     // "mean" (the default), "min", "max", "last", "p50", ..., "p99"
   std::string compare;     // a span ("1w"): each series beside itself that much earlier
+  std::string held;        // a condition ("> 90 for 5m"): only the series that held it, and where
 };
 
-// Sets the request's host selector, aggregation and ranking from `parameters`. Errors
+// Sets the request's host selector, aggregation, ranking, comparison and condition from
+// `parameters`. Errors
 // (kInvalidArgument) name the value that is wrong and what to give instead.
 Status ApplyFleetParameters(const FleetParameters& parameters, ReadRequest& request);
 

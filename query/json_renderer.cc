@@ -280,6 +280,26 @@ void SeriesJson(std::ostream& out, const Series& series, const RenderOptions& op
     OptionalFigure(out, "ratio", baseline.ratio());
     out << "}";
   }
+  if (!series.held.empty()) {
+    out << ",";
+    Key(out, "held");
+    out << "[";
+    for (size_t k = 0; k < series.held.size(); ++k) {
+      const HeldInterval& held = series.held[k];
+      out << (k == 0 ? "{" : ",{");
+      Key(out, "from_ms");
+      Millis(out, held.from_ns);
+      out << ",";
+      Key(out, "to_ms");
+      Millis(out, held.to_ns);
+      out << ",";
+      Key(out, "ongoing");
+      out << (held.ongoing ? "true" : "false");
+      OptionalFigure(out, "extreme", held.extreme);
+      out << "}";
+    }
+    out << "]";
+  }
   if (series.stats) {
     out << ",";
     Key(out, "statistics");
@@ -299,6 +319,10 @@ void RenderJson(const QueryAnswer& answer, const RenderOptions& options, std::os
     SeriesJson(out, answer.series[s], options);
   }
   out << "],\n";
+  if (answer.held_checked > 0) {
+    Key(out, "held_checked");
+    out << answer.held_checked << ",\n";
+  }
   Key(out, "warnings");
   Strings(out, answer.warnings);
   out << "}\n";

@@ -72,6 +72,11 @@ Result<QueryAnswer> ReadEngine::Read(const ReadRequest& request) {
         "a comparison shifts the range back by a span (1w): give the range's start (--since 1h, "
         "--from, from=) and a span greater than zero");
   }
+  if (request.condition && request.latest_only) {
+    return Status::InvalidArgument(
+        "a condition held over time needs a range (--since 1h, --from, from=), not the latest "
+        "values");
+  }
   Result<SelectedHosts> hosts = SelectHosts(request);
   if (!hosts.ok()) return hosts.status();
   Result<QueryAnswer> answer = ReadWindow(request, *hosts, NeedsStatistics(request));
@@ -96,6 +101,7 @@ Result<QueryAnswer> ReadEngine::Read(const ReadRequest& request) {
                                  FormatRfc3339(earlier.to_ns) + ": " + then.error());
     }
   }
+  if (request.condition) KeepSeriesThatHeld(*request.condition, request.step_ns, *answer);
   if (request.ranking) RankSeries(answer->series, *request.ranking);
   if (!request.statistics) {
     for (Series& series : answer->series) series.stats.reset();

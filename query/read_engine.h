@@ -22,6 +22,7 @@
 #include "perfdata/calculator.h"
 #include "perfdata/counter_path.h"
 #include "query/aggregation.h"
+#include "query/held_condition.h"
 #include "query/host_selector.h"
 #include "query/ranking.h"
 #include "query/sample_reader.h"
@@ -49,6 +50,8 @@ struct ReadRequest {
   std::optional<Ranking> ranking;
   // Each series beside itself over the window this much earlier (needs the range's start).
   std::optional<int64_t> compare_ns;
+  // Only the series (or groups) that held this condition, each with the intervals it held.
+  std::optional<HeldCondition> condition;
 };
 
 class ReadEngine {

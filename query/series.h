@@ -68,6 +68,14 @@ struct SeriesBaseline {
   }
 };
 
+// An interval over which a series held a condition (query/held_condition.h).
+struct HeldInterval {
+  int64_t from_ns = 0;
+  int64_t to_ns = 0;
+  bool ongoing = false;  // it includes the series' last point: the condition holds as last known
+  double extreme = 0;    // the value furthest beyond the threshold within it
+};
+
 struct Series {
   std::string host;
   uint32_t object_index = 0;
@@ -87,6 +95,7 @@ struct Series {
   std::optional<SeriesStatistics> stats;
   std::optional<SeriesAggregate> aggregate;  // set on the series of an aggregated read
   std::optional<SeriesBaseline> baseline;    // set when the read compares with an earlier window
+  std::vector<HeldInterval> held;  // with a condition (ReadRequest::condition): where it held
 
   const std::string& path() const { return paths.back(); }
 };
@@ -95,6 +104,9 @@ struct QueryAnswer {
   std::vector<Series> series;  // in order of first appearance: by sample, then snapshot order
   // Samples that could not be read (malformed bytes), named by host and time: data, not errors.
   std::vector<std::string> warnings;
+  // With a condition (ReadRequest::condition): how many series it was checked on, of which
+  // `series` are those that held it.
+  size_t held_checked = 0;
 
   size_t num_points() const;
 };

@@ -76,6 +76,22 @@ void PrintColumns(const std::vector<std::vector<std::string>>& rows, const std::
   }
 }
 
+// How long an interval lasted, to the second as people write it: "59s", "29m50s", "2h05m".
+std::string SpanText(int64_t span_ns) {
+  const int64_t seconds = (span_ns + 500'000'000) / 1'000'000'000;
+  char text[32];
+  if (seconds < 60) {
+    std::snprintf(text, sizeof text, "%llds", static_cast<long long>(seconds));
+  } else if (seconds < 3600) {
+    std::snprintf(text, sizeof text, "%lldm%02llds", static_cast<long long>(seconds / 60),
+                  static_cast<long long>(seconds % 60));
+  } else {
+    std::snprintf(text, sizeof text, "%lldh%02lldm", static_cast<long long>(seconds / 3600),
+                  static_cast<long long>(seconds / 60 % 60));
+  }
+  return text;
+}
+
 }  // namespace
 
 void RenderTable(const QueryAnswer& answer, const RenderOptions& options, std::ostream& out) {
@@ -83,10 +99,24 @@ void RenderTable(const QueryAnswer& answer, const RenderOptions& options, std::o
                                       [](const Series& s) { return s.stats.has_value(); });
   const bool compared = std::any_of(answer.series.begin(), answer.series.end(),
                                     [](const Series& s) { return s.baseline.has_value(); });
+  const bool held = std::any_of(answer.series.begin(), answer.series.end(),
+                                [](const Series& s) { return !s.held.empty(); });
   std::vector<std::vector<std::string>> rows;
   std::vector<bool> left;
   auto optional = [](const std::optional<double>& value) { return value ? Fixed(*value) : "-"; };
-  if (compared) {
+  if (held) {
+    // One row per interval a series held the read's condition.
+    rows.push_back({"PATH", "PID", "FROM", "TO", "HELD", "EXTREME", "UNIT", "NOW"});
+    left = {true, false, true, true, false, false, true, true};
+    for (const Series& series : answer.series) {
+      for (const HeldInterval& interval : series.held) {
+        rows.push_back({series.path(), ProcessOf(series), FormatRfc3339(interval.from_ns),
+                        FormatRfc3339(interval.to_ns), SpanText(interval.to_ns - interval.from_ns),
+                        Fixed(interval.extreme), UnitOf(series.counter_type, series.counter),
+                        interval.ongoing ? "holds" : ""});
+      }
+    }
+  } else if (compared) {
     // One row per series: its mean over the range beside the earlier window's.
     rows.push_back({"PATH", "PID", "MEAN", "EARLIER", "DIFFERENCE", "RATIO", "UNIT"});
     left = {true, false, false, false, false, false, true};
@@ -137,7 +167,7 @@ void RenderTable(const QueryAnswer& answer, const RenderOptions& options, std::o
       }
     }
   }
-  PrintColumns(rows, left, with_stats || compared ? 0 : 1, options.width, out);
+  PrintColumns(rows, left, with_stats || compared || held ? 0 : 1, options.width, out);
   // Warnings quote host and instance names.
   for (const std::string& warning : answer.warnings) {
     out << "warning: " << EscapeForDisplay(warning) << "\n";

@@ -184,6 +184,7 @@ Result<query::ReadRequest> ReadRequestFromParams(const HttpRequest& request, int
   fleet.group_by = request.Param("group_by");
   fleet.rank_by = request.Param("rank_by");
   fleet.compare = request.Param("compare");
+  fleet.held = request.Param("held");
   for (auto [name, count] : {std::pair{"top", &fleet.top}, std::pair{"bottom", &fleet.bottom}}) {
     Result<uint64_t> value = UnsignedParam(request, name, 0);
     if (!value.ok()) return value.status();

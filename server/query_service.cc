@@ -150,6 +150,7 @@ Result<std::vector<v1::ReadResponse>> QueryService::Answer(const v1::ReadRequest
     SeriesToProto(series, request.raw(), responses.back().add_series());
   }
   for (const std::string& warning : answer->warnings) responses.front().add_warnings(warning);
+  responses.front().set_held_checked(static_cast<uint32_t>(answer->held_checked));
   return responses;
 }
 

@@ -91,7 +91,8 @@ class ConsoleTest : public ::testing::Test {
     return json::parse(result->body, nullptr, /*allow_exceptions=*/false);
   }
   // The CLI's answer to `perfhive query PATH --format json` as the reader.
-  static json CliQuery(const std::string& path, const std::vector<std::string>& options = {}) {
+  static json CliQuery(const std::string& path, const std::vector<std::string>& options = {},
+                       int expected_exit = 0) {
     std::vector<std::string> argv = {CliBinary(),
                                      "query",
                                      path,
@@ -105,7 +106,7 @@ class ConsoleTest : public ::testing::Test {
                                      "json"};
     argv.insert(argv.end(), options.begin(), options.end());
     CommandResult answer = RunCommand(*scratch_, argv);
-    EXPECT_EQ(answer.exit_code, 0) << answer.err;
+    EXPECT_EQ(answer.exit_code, expected_exit) << answer.err;
     return json::parse(answer.out, nullptr, false);
   }
 
@@ -206,6 +207,15 @@ TEST_F(ConsoleTest, AggregatesAndRankingsGiveTheValuesTheCliGives) {
     EXPECT_DOUBLE_EQ(baseline["ratio"].get<double>(), 1);
     EXPECT_DOUBLE_EQ(baseline["difference"].get<double>(), 0);
   }
+  // A condition: WINA's processor 1 is busy 50% throughout, processor 0 25%; the CLI exits 6 as
+  // one holds at its last value.
+  json held = ReaderGet("/api/v1/read?path=" + Encoded(wina) + "&held=" + Encoded("> 40 for 1s"));
+  json cli_held = CliQuery(wina, {"--held", "> 40 for 1s"}, 6);
+  ASSERT_EQ(held["series"].size(), 1u) << held.dump();
+  EXPECT_EQ(held["series"][0]["instance"], "1");
+  EXPECT_EQ(held["held_checked"], 2);
+  EXPECT_EQ(held["series"][0]["held"][0]["ongoing"], true);
+  EXPECT_EQ(held["series"], cli_held["series"]);
   // Mistakes are named, from either side.
   json refused = ReaderGet("/api/v1/read?path=" + Encoded(path) + "&aggregate=median", 400);
   EXPECT_THAT(refused.dump(), HasSubstr("median"));

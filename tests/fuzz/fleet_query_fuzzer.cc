@@ -1,10 +1,10 @@
 // Feeds arbitrary fleet parameters (host selector, aggregates, grouping, ranking, step) to the
 // query engine over a small in-memory fleet of labelled hosts, as the API and the CLI pass them:
 // one parameter a line, "select", "aggregate", "group_by", "rank_by", "top", "bottom", "step"
-// (seconds), "compare" in that order. A refusal must be an InvalidArgument or NotFound with a
-// message; an answer must hold what was asked: at most N ranked series, every aggregate point
+// (seconds), "compare", "held" in that order. A refusal must be an InvalidArgument or NotFound with
+// a message; an answer must hold what was asked: at most N ranked series, every aggregate point
 // combining at most its group's members, a count equal to its contributors. Nothing may crash or
-// hang.
+// hang; a condition's series each held it at least once, for at least its duration.
 
 #include <cstddef>
 #include <cstdint>
@@ -70,15 +70,15 @@ size_t Number(std::string_view text) {
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string_view text(reinterpret_cast<const char*>(data), size);
   std::vector<std::string> lines;
-  while (lines.size() < 8) {
+  while (lines.size() < 9) {
     size_t end = text.find('\n');
     lines.emplace_back(text.substr(0, end));
     if (end == std::string_view::npos) break;
     text.remove_prefix(end + 1);
   }
-  lines.resize(8);
+  lines.resize(9);
   FleetParameters parameters{lines[0],         lines[1], lines[2], Number(lines[4]),
-                             Number(lines[5]), lines[3], lines[7]};
+                             Number(lines[5]), lines[3], lines[7], lines[8]};
   ReadRequest request;
   request.paths = {"\\\\*\\Processor(*)\\% Processor Time", "\\\\*\\Process(*)\\% Processor Time"};
   request.from_ns = kStartNs + kSecondNs;
@@ -108,6 +108,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   }
   if (request.ranking && answer->series.size() > request.ranking->count) abort();
   for (const Series& series : answer->series) {
+    if (request.condition) {
+      if (series.held.empty()) abort();
+      for (const HeldInterval& held : series.held) {
+        if (held.to_ns - held.from_ns < request.condition->for_ns) abort();
+        if (!request.condition->Meets(held.extreme)) abort();
+      }
+    }
     if (request.aggregation.has_value() != series.aggregate.has_value()) abort();
     if (!series.aggregate) continue;
     const SeriesAggregate& aggregate = *series.aggregate;

@@ -1,6 +1,6 @@
 // Writes the seed corpus for fleet_query_fuzzer into the directory given as argument: the fleet
 // questions the docs show, one parameter a line (select, aggregate, group_by, rank_by, top,
-// bottom, step, compare).
+// bottom, step, compare, held).
 
 #include <string>
 
@@ -18,6 +18,8 @@ int main(int argc, char** argv) {
       "role=web\navg\nlabel:host\nmean\n3\n\n1",
       "\navg\nhost\n\n\n\n1\n2s",
       "role=sql\n\n\nmax\n1\n\n\n1s",
+      "\n\n\n\n\n\n\n\n> 40 for 2s",
+      "role=web\navg,p95\nrole\n\n\n\n1\n\n>= 20",
   };
   int n = 0;
   for (const char* seed : seeds) corpus.Write("seed" + std::to_string(n++), seed);

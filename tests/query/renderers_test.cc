@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "query/held_condition.h"
 #include "query/series_query.h"
 #include "tests/query/query_test_hosts.h"
 
@@ -162,6 +163,30 @@ TEST(RenderersTest, TableWithStatisticsHasOneRowPerSeries) {
   EXPECT_THAT(out.str(), ::testing::ContainsRegex("PATH +PID +COUNT +MIN +MAX +MEAN"));
   EXPECT_THAT(out.str(), ::testing::ContainsRegex(
                              "Process\\(web\\)\\\\% Processor Time +9 +1 +100.000 +100.000"));
+}
+
+TEST(RenderersTest, AConditionsIntervalsAreRowsOfTheTableAndAListInTheJson) {
+  QueryAnswer answer = Answer(false);
+  KeepSeriesThatHeld(*ParseHeldCondition("> 20 for 1s"), std::nullopt, answer);
+  // sql: 10% then 30% (from second 1 to 2: one second); web: 100% from 1 to 2.
+  ASSERT_EQ(answer.series.size(), 2u);
+  std::ostringstream table;
+  RenderTable(answer, {}, table);
+  EXPECT_THAT(table.str(),
+              ::testing::ContainsRegex("PATH +PID +FROM +TO +HELD +EXTREME +UNIT +NOW"));
+  EXPECT_THAT(table.str(), ::testing::ContainsRegex(
+                               "Process\\(sql\\)\\\\% Processor Time +7 +"
+                               "2026-[0-9T:-]+01Z +2026-[0-9T:-]+02Z +1s +30.000 +% +holds"));
+  std::ostringstream json;
+  RenderJson(answer, {}, json);
+  nlohmann::json doc = nlohmann::json::parse(json.str());
+  EXPECT_EQ(doc["held_checked"], 2);
+  const nlohmann::json& held = doc["series"][0]["held"];
+  ASSERT_EQ(held.size(), 1u);
+  EXPECT_EQ(held[0]["from_ms"], (kStartNs + kSecondNs) / 1'000'000);
+  EXPECT_EQ(held[0]["to_ms"], (kStartNs + 2 * kSecondNs) / 1'000'000);
+  EXPECT_EQ(held[0]["ongoing"], true);
+  EXPECT_EQ(held[0]["extreme"], 30.0);
 }
 
 }  // namespace
