@@ -26,8 +26,8 @@ Status BadCondition(std::string_view text, const std::string& why) {
 // How far beyond the threshold `value` is, in the direction the comparison looks.
 double Beyond(const HeldCondition& condition, double value) {
   using Comparison = HeldCondition::Comparison;
-  const bool upward = condition.comparison == Comparison::kAbove ||
-                      condition.comparison == Comparison::kAtLeast;
+  const bool upward =
+      condition.comparison == Comparison::kAbove || condition.comparison == Comparison::kAtLeast;
   return upward ? value - condition.threshold : condition.threshold - value;
 }
 

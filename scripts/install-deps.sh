@@ -5,10 +5,11 @@
 #   build    building and running perfhive (what scripts/demo.sh needs)
 #   core     build, and what the tests need (the default; scripts/test.sh)
 #   windows  MinGW-w64 and Wine, for the Windows agent's cross build and its tests
-# The tests need smbd and Prometheus (scripts/side-by-side.sh also VictoriaMetrics) to start
-# private instances of their own; their Debian packages would start system services (smbd on
-# port 445, Prometheus on 9090, VictoriaMetrics on 8428) that nothing asked for, so they are
-# installed with their services kept from starting, and left disabled.
+# The tests need smbd, Prometheus and Alertmanager (scripts/side-by-side.sh also
+# VictoriaMetrics) to start private instances of their own; their Debian packages would start
+# system services (smbd on port 445, Prometheus on 9090, Alertmanager on 9093, VictoriaMetrics
+# on 8428) that nothing asked for, so they are installed with their services kept from
+# starting, and left disabled.
 set -euo pipefail
 
 build_packages=(
@@ -28,6 +29,7 @@ test_packages=(
   libgtest-dev libgmock-dev libbenchmark-dev googletest
   prometheus                                 # export/'s end-to-end tests (prometheus, promtool)
   victoria-metrics                           # scripts/side-by-side.sh (a remote-write receiver)
+  prometheus-alertmanager                    # server/alerts: alerts delivered to a real one
   samba libnss-wrapper libtdb-dev            # msrrp e2e tests: a private smbd with test data
   dpkg-dev help2man lintian iproute2         # the Debian packages (scripts/test-packages.sh)
   chromium chromium-driver python3-selenium  # browser tests of the web console
@@ -37,7 +39,8 @@ test_packages=(
 )
 # The system services the packages above would start, by package.
 declare -A services=([samba]="smbd nmbd samba-ad-dc" [prometheus]="prometheus"
-                     [victoria-metrics]="victoria-metrics")
+                     [victoria-metrics]="victoria-metrics"
+                     [prometheus-alertmanager]="prometheus-alertmanager")
 
 list_only=0
 if [[ ${1:-} == --list ]]; then

@@ -43,8 +43,8 @@ TEST(HeldConditionTest, ParsesAComparisonAThresholdAndADuration) {
 }
 
 TEST(HeldConditionTest, RefusesWhatIsNotAConditionSayingWhatToGive) {
-  for (const char* bad : {"", "90 for 5m", "= 90", "> ", "> ninety", "> 90 during 5m",
-                          "> 90 for", "> 90 for five", "> nan"}) {
+  for (const char* bad : {"", "90 for 5m", "= 90", "> ", "> ninety", "> 90 during 5m", "> 90 for",
+                          "> 90 for five", "> nan"}) {
     Result<HeldCondition> condition = ParseHeldCondition(bad);
     ASSERT_FALSE(condition.ok()) << bad;
     EXPECT_EQ(condition.status().code(), StatusCode::kInvalidArgument) << bad;
@@ -141,7 +141,8 @@ TEST(HeldConditionTest, AReadKeepsTheHostsThatHeldWithTheIntervalsTheirLoadPutsT
   AddHostBusyAsSaid(reader, "GAPPY", 13, BusyFromThreeToEight,
                     [](int s) { return s < 5 || s > 7; });
   AddHostBusyAsSaid(reader, "LATE", 13, BusyFromNine, [](int) { return true; });
-  AddHostBusyAsSaid(reader, "CALM", 13, [](int) { return 10.0; }, [](int) { return true; });
+  AddHostBusyAsSaid(
+      reader, "CALM", 13, [](int) { return 10.0; }, [](int) { return true; });
   ReadEngine engine(reader);
   ReadRequest request;
   request.paths = {"\\\\*\\Processor(0)\\% Processor Time"};
@@ -176,7 +177,8 @@ TEST(HeldConditionTest, AReadKeepsTheHostsThatHeldWithTheIntervalsTheirLoadPutsT
 TEST(HeldConditionTest, AGroupsAggregateHoldsWhereItsStepValuesMeetIt) {
   MemorySampleReader reader;
   AddHostBusyAsSaid(reader, "BUSY", 13, BusyFromThreeToEight, [](int) { return true; });
-  AddHostBusyAsSaid(reader, "CALM", 13, [](int) { return 10.0; }, [](int) { return true; });
+  AddHostBusyAsSaid(
+      reader, "CALM", 13, [](int) { return 10.0; }, [](int) { return true; });
   ReadEngine engine(reader);
   ReadRequest request;
   request.paths = {"\\\\*\\Processor(0)\\% Processor Time"};
