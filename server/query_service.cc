@@ -356,13 +356,12 @@ Result<v1::ListHostsResponse> QueryService::Hosts(const v1::ListHostsRequest& re
   Result<std::vector<HostRecord>> hosts = store_.ListHosts();
   if (!hosts.ok()) return Status::Unavailable("store: " + hosts.error());
   // Each host's newest credential (the registry lists a host's newest first); a polled host
-  // without one of its own shows its poller's. Readers' credentials are not hosts': one named
-  // like a host says nothing of that host.
+  // without one of its own shows its poller's. Hosts' only: a reader's named like a host says
+  // nothing of that host.
   std::map<std::string, CredentialInfo> credentials;
   if (registry_ != nullptr) {
-    Result<std::vector<CredentialInfo>> listed = registry_->ListCredentials();
+    Result<std::vector<CredentialInfo>> listed = registry_->ListHostCredentials();
     if (listed.ok()) {
-      std::erase_if(*listed, [](const CredentialInfo& credential) { return credential.read; });
       for (const CredentialInfo& credential : *listed) {
         credentials.try_emplace(FoldCase(credential.host), credential);
       }

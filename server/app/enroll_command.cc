@@ -27,6 +27,28 @@ std::string Joined(const std::vector<std::string>& items) {
   return joined;
 }
 
+// `hosts list` and `readers list`: a line a certificate, under a heading whose first column is
+// `holder` ("HOST", "READER").
+void PrintCredentials(const std::vector<CredentialInfo>& credentials, const char* holder,
+                      Clock::time_point now, std::ostream& out) {
+  char line[256];
+  std::snprintf(line, sizeof line, "%-21s %-33s %-21s STATE\n", holder, "SERIAL", "EXPIRES");
+  out << line;
+  for (const CredentialInfo& credential : credentials) {
+    std::string state = credential.revoked          ? "revoked " + Iso(*credential.revoked)
+                        : credential.expires <= now ? "expired"
+                                                    : "valid";
+    if (!credential.targets.empty()) {
+      state += " (polls";
+      for (const std::string& target : credential.targets) state += " " + target;
+      state += ")";
+    }
+    std::snprintf(line, sizeof line, "%-21s %-33s %-21s ", credential.host.c_str(),
+                  credential.serial.c_str(), Iso(credential.expires).c_str());
+    out << line << state << "\n";
+  }
+}
+
 }  // namespace
 
 EnrollCommands::EnrollCommands(CLI::App& app) {
@@ -54,18 +76,37 @@ EnrollCommands::EnrollCommands(CLI::App& app) {
                                     "their certificates");
   revoke_->add_option("ID", id_, "The token's id (enroll list)")->required();
 
-  hosts_ = app.add_subcommand("hosts", "The credentials enrolled hosts hold");
+  hosts_ = app.add_subcommand(
+      "hosts", "The credentials enrolled hosts hold (readers' are under readers, apart)");
   hosts_->require_subcommand(1);
   hosts_list_ = hosts_->add_subcommand("list", "Each host's certificates, expiry and state");
   hosts_revoke_ = hosts_->add_subcommand(
-      "revoke", "End a host's credentials at once: its reconnects are refused");
-  hosts_revoke_->add_option("NAME", host_, "The host's name")->required();
-  for (CLI::App* command : {create_, list_, revoke_, hosts_list_, hosts_revoke_}) {
+      "revoke",
+      "End a host's credentials at once, its pollers' too: its open streams end within "
+      "seconds and its reconnects are refused. Never a reader's (readers revoke)");
+  hosts_revoke_->add_option("NAME", name_, "The host's name")->required();
+
+  readers_ = app.add_subcommand(
+      "readers",
+      "The credentials readers hold (perfhive login --enroll, tokens of enroll create "
+      "--read), apart from hosts' even under a host's name");
+  readers_->require_subcommand(1);
+  readers_list_ = readers_->add_subcommand("list", "Each reader's certificates, expiry and state");
+  readers_revoke_ = readers_->add_subcommand(
+      "revoke",
+      "End a reader's credentials at once: its calls are refused. Never a host's (hosts "
+      "revoke)");
+  readers_revoke_->add_option("NAME", name_, "The reader's name (perfhive login --name)")
+      ->required();
+  for (CLI::App* command :
+       {create_, list_, revoke_, hosts_list_, hosts_revoke_, readers_list_, readers_revoke_}) {
     command->add_option("--data", data_, "The server's data directory")->required();
   }
 }
 
-bool EnrollCommands::parsed() const { return enroll_->parsed() || hosts_->parsed(); }
+bool EnrollCommands::parsed() const {
+  return enroll_->parsed() || hosts_->parsed() || readers_->parsed();
+}
 
 Status EnrollCommands::Run(std::ostream& out) const {
   Result<std::unique_ptr<EnrollmentRegistry>> registry = EnrollmentRegistry::Open(data_);
@@ -75,7 +116,9 @@ Status EnrollCommands::Run(std::ostream& out) const {
   if (list_->parsed()) return ListTokens(**registry, now, out);
   if (revoke_->parsed()) return RevokeToken(**registry, out);
   if (hosts_list_->parsed()) return ListHosts(**registry, now, out);
-  return RevokeHost(**registry, now, out);
+  if (hosts_revoke_->parsed()) return RevokeHost(**registry, now, out);
+  if (readers_list_->parsed()) return ListReaders(**registry, now, out);
+  return RevokeReader(**registry, now, out);
 }
 
 Status EnrollCommands::CreateToken(EnrollmentRegistry& registry, Clock::time_point now,
@@ -132,32 +175,35 @@ Status EnrollCommands::RevokeToken(EnrollmentRegistry& registry, std::ostream& o
 
 Status EnrollCommands::ListHosts(EnrollmentRegistry& registry, Clock::time_point now,
                                  std::ostream& out) const {
-  Result<std::vector<CredentialInfo>> credentials = registry.ListCredentials();
+  Result<std::vector<CredentialInfo>> credentials = registry.ListHostCredentials();
   if (!credentials.ok()) return credentials.status();
-  out << "HOST                  SERIAL                            EXPIRES               STATE\n";
-  for (const CredentialInfo& credential : *credentials) {
-    std::string state = credential.revoked          ? "revoked " + Iso(*credential.revoked)
-                        : credential.expires <= now ? "expired"
-                                                    : "valid";
-    char line[256];
-    if (!credential.targets.empty()) {
-      state += " (polls";
-      for (const std::string& target : credential.targets) state += " " + target;
-      state += ")";
-    }
-    std::snprintf(line, sizeof line, "%-21s %-33s %-21s ", credential.host.c_str(),
-                  credential.serial.c_str(), Iso(credential.expires).c_str());
-    out << line << state << "\n";
-  }
+  PrintCredentials(*credentials, "HOST", now, out);
   return Status();
 }
 
 Status EnrollCommands::RevokeHost(EnrollmentRegistry& registry, Clock::time_point now,
                                   std::ostream& out) const {
-  Result<int> revoked = registry.RevokeHost(host_, now);
+  Result<int> revoked = registry.RevokeHost(name_, now);
   if (!revoked.ok()) return revoked.status();
   out << "revoked " << *revoked << " credential" << (*revoked == 1 ? "" : "s") << " of host "
-      << host_ << ": its open streams end within seconds and its reconnects are refused\n";
+      << name_ << ": its open streams end within seconds and its reconnects are refused\n";
+  return Status();
+}
+
+Status EnrollCommands::ListReaders(EnrollmentRegistry& registry, Clock::time_point now,
+                                   std::ostream& out) const {
+  Result<std::vector<CredentialInfo>> credentials = registry.ListReaderCredentials();
+  if (!credentials.ok()) return credentials.status();
+  PrintCredentials(*credentials, "READER", now, out);
+  return Status();
+}
+
+Status EnrollCommands::RevokeReader(EnrollmentRegistry& registry, Clock::time_point now,
+                                    std::ostream& out) const {
+  Result<int> revoked = registry.RevokeReader(name_, now);
+  if (!revoked.ok()) return revoked.status();
+  out << "revoked " << *revoked << " credential" << (*revoked == 1 ? "" : "s") << " of reader "
+      << name_ << ": its calls are refused from now on\n";
   return Status();
 }
 

@@ -1,6 +1,8 @@
 // The administrator's side of enrollment, as perfhive-server subcommands on a data directory
 // (the running server reads the same registry): `enroll create|list|revoke` for enrollment
-// tokens and `hosts revoke|list` for the credentials agents received. docs/enrollment.md.
+// tokens, `hosts list|revoke` for the credentials agents received and `readers list|revoke` for
+// those readers received (perfhive login --enroll), kept apart since a reader may take a host's
+// name. docs/enrollment.md.
 
 #ifndef PERFHIVE_SERVER_APP_ENROLL_COMMAND_H_
 #define PERFHIVE_SERVER_APP_ENROLL_COMMAND_H_
@@ -22,7 +24,7 @@ class EnrollmentRegistry;
 // The subcommands and what they were given.
 class EnrollCommands {
  public:
-  // Adds `enroll` and `hosts` to `app`.
+  // Adds `enroll`, `hosts` and `readers` to `app`.
   explicit EnrollCommands(CLI::App& app);
 
   // Whether one of them was on the command line.
@@ -39,6 +41,8 @@ class EnrollCommands {
   Status RevokeToken(EnrollmentRegistry& registry, std::ostream& out) const;
   Status ListHosts(EnrollmentRegistry& registry, Clock::time_point now, std::ostream& out) const;
   Status RevokeHost(EnrollmentRegistry& registry, Clock::time_point now, std::ostream& out) const;
+  Status ListReaders(EnrollmentRegistry& registry, Clock::time_point now, std::ostream& out) const;
+  Status RevokeReader(EnrollmentRegistry& registry, Clock::time_point now, std::ostream& out) const;
 
   CLI::App* enroll_ = nullptr;
   CLI::App* create_ = nullptr;
@@ -47,13 +51,16 @@ class EnrollCommands {
   CLI::App* hosts_ = nullptr;
   CLI::App* hosts_list_ = nullptr;
   CLI::App* hosts_revoke_ = nullptr;
+  CLI::App* readers_ = nullptr;
+  CLI::App* readers_list_ = nullptr;
+  CLI::App* readers_revoke_ = nullptr;
   std::string data_;
   std::vector<std::string> host_patterns_;
   std::optional<int> uses_;
   bool read_ = false;
   int64_t expires_seconds_ = 0;
   std::string id_;
-  std::string host_;
+  std::string name_;  // the host's or reader's to revoke
 };
 
 }  // namespace perfhive

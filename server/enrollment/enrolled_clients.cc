@@ -7,9 +7,22 @@
 namespace perfhive {
 namespace {
 
-std::string RevokedMessage(const std::string& host) {
-  return "the credential of host \"" + host +
-         "\" was revoked (perfhive-server hosts revoke): enroll it again with a new enrollment "
+// "the credential of host \"web01\"", or of reader "alice".
+std::string CredentialOf(const CredentialInfo& credential) {
+  return std::string("the credential of ") + (credential.read ? "reader" : "host") + " \"" +
+         credential.host + "\"";
+}
+
+// Each says the command that revoked it, which tells a reader's revocation from its host
+// namesake's.
+std::string RevokedMessage(const CredentialInfo& credential) {
+  if (credential.read) {
+    return CredentialOf(credential) +
+           " was revoked (perfhive-server readers revoke): log in again with a new enrollment "
+           "token (perfhive login --enroll)";
+  }
+  return CredentialOf(credential) +
+         " was revoked (perfhive-server hosts revoke): enroll it again with a new enrollment "
          "token";
 }
 
@@ -17,10 +30,12 @@ std::string RevokedMessage(const std::string& host) {
 
 Result<std::map<std::string, std::string>> EnrolledClients::RevokedSince(
     std::chrono::system_clock::time_point since) const {
-  Result<std::vector<std::pair<std::string, std::string>>> revoked = registry_.RevokedSince(since);
+  Result<std::vector<CredentialInfo>> revoked = registry_.RevokedSince(since);
   if (!revoked.ok()) return revoked.status();
   std::map<std::string, std::string> why;
-  for (const auto& [serial, host] : *revoked) why[FoldCase(serial)] = RevokedMessage(host);
+  for (const CredentialInfo& credential : *revoked) {
+    why[FoldCase(credential.serial)] = RevokedMessage(credential);
+  }
   return why;
 }
 
@@ -39,11 +54,10 @@ Result<std::optional<Principal>> EnrolledClients::FromPeer(
                       ") is not one this server issued at enrollment");
   }
   if (credential->revoked) {
-    return Status(StatusCode::kUnauthenticated, RevokedMessage(credential->host));
+    return Status(StatusCode::kUnauthenticated, RevokedMessage(*credential));
   }
   if (credential->expires <= now) {
-    return Status(StatusCode::kUnauthenticated,
-                  "the credential of host \"" + credential->host + "\" has expired");
+    return Status(StatusCode::kUnauthenticated, CredentialOf(*credential) + " has expired");
   }
   if (FoldCase(subject->common_name) != FoldCase(credential->host)) {
     return Status(StatusCode::kUnauthenticated,

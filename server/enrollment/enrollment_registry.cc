@@ -101,19 +101,28 @@ constexpr char kSelectCredential[] =
     " WHERE serial = ?1";
 constexpr char kListCredentials[] =
     "SELECT serial, host, token_id, issued, expires, revoked, read FROM credentials"
-    " ORDER BY host_key, issued DESC, serial";
-constexpr char kRevokedSince[] = "SELECT serial, host FROM credentials WHERE revoked >= ?1";
+    " WHERE read = ?1 ORDER BY host_key, issued DESC, serial";
+// A reader's as well as a host's: a revoked credential is refused whoever holds it.
+constexpr char kRevokedSince[] =
+    "SELECT serial, host, token_id, issued, expires, revoked, read FROM credentials"
+    " WHERE revoked >= ?1";
 constexpr char kInsertTarget[] =
     "INSERT INTO credential_targets (serial, position, host, host_key) VALUES (?1, ?2, ?3, ?4)";
 constexpr char kSelectTargets[] =
     "SELECT host FROM credential_targets WHERE serial = ?1 ORDER BY position";
-// A host's credentials: its own, and the pollers' that may write as it.
+// A host's credentials: its own, and the pollers' that may write as it; never a reader's, whose
+// name is a login's and says nothing of a host's (issue 34, 7).
 constexpr char kCountHostCredentials[] =
-    "SELECT count(*), count(*) - count(revoked) FROM credentials"
-    " WHERE host_key = ?1 OR serial IN (SELECT serial FROM credential_targets WHERE host_key = ?1)";
-constexpr char kRevokeHost[] =
-    "UPDATE credentials SET revoked = ?2 WHERE revoked IS NULL AND (host_key = ?1"
+    "SELECT count(*), count(*) - count(revoked) FROM credentials WHERE read = 0 AND (host_key = ?1"
     " OR serial IN (SELECT serial FROM credential_targets WHERE host_key = ?1))";
+constexpr char kRevokeHost[] =
+    "UPDATE credentials SET revoked = ?2 WHERE revoked IS NULL AND read = 0 AND (host_key = ?1"
+    " OR serial IN (SELECT serial FROM credential_targets WHERE host_key = ?1))";
+// A reader's credentials: those issued to its name for reading.
+constexpr char kCountReaderCredentials[] =
+    "SELECT count(*), count(*) - count(revoked) FROM credentials WHERE read = 1 AND host_key = ?1";
+constexpr char kRevokeReader[] =
+    "UPDATE credentials SET revoked = ?2 WHERE revoked IS NULL AND read = 1 AND host_key = ?1";
 
 Status Unauthenticated(std::string message) {
   return Status(StatusCode::kUnauthenticated, std::move(message));
@@ -222,6 +231,23 @@ CredentialInfo CredentialFrom(const SqliteStatement& row) {
   return credential;
 }
 
+// How many credentials `sql`, one of the kCount...Credentials, finds for `key`, and how many of
+// them are unrevoked.
+struct CredentialCount {
+  int64_t issued = 0;
+  int64_t unrevoked = 0;
+};
+Result<CredentialCount> CountCredentials(SqliteDb& db, const char* sql, const std::string& key) {
+  Result<SqliteStatement*> count = db.Prepare(sql);
+  if (!count.ok()) return count.status();
+  Result<bool> row = (*count)->Bind(1, key).Step();
+  if (!row.ok()) return row.status();
+  CredentialCount counted;
+  if (*row) counted = {.issued = (*count)->Int(0), .unrevoked = (*count)->Int(1)};
+  (*count)->Reset();
+  return counted;
+}
+
 // Whether `sql`, a "SELECT 1 ... WHERE key = ?1", finds `key`.
 Result<bool> Exists(SqliteDb& db, const char* sql, const std::string& key) {
   Result<SqliteStatement*> select = db.Prepare(sql);
@@ -232,6 +258,22 @@ Result<bool> Exists(SqliteDb& db, const char* sql, const std::string& key) {
 }
 
 }  // namespace
+
+// Hosts and readers apart: what is asked or done about the one never touches the other's
+// credentials, whose names may be the same.
+struct EnrollmentRegistry::Holder {
+  int64_t read;                // the credentials' read column
+  const char* noun;            // in messages: "host", "reader"
+  const char* count_sql;       // kCount...Credentials
+  const char* revoke_sql;      // kRevoke...
+  const char* revoke_command;  // what an administrator runs to revoke one
+  const Holder* other;         // the other kind, whose name a mistaken revocation may give
+};
+
+const EnrollmentRegistry::Holder EnrollmentRegistry::kHost = {
+    0, "host", kCountHostCredentials, kRevokeHost, "perfhive-server hosts revoke", &kReader};
+const EnrollmentRegistry::Holder EnrollmentRegistry::kReader = {
+    1, "reader", kCountReaderCredentials, kRevokeReader, "perfhive-server readers revoke", &kHost};
 
 Result<std::unique_ptr<EnrollmentRegistry>> EnrollmentRegistry::Open(const std::string& data_dir) {
   std::filesystem::path dir = std::filesystem::path(data_dir) / "pki";
@@ -554,13 +596,22 @@ Result<CredentialInfo> EnrollmentRegistry::FindCredential(const std::string& ser
   return credential;
 }
 
-Result<std::vector<CredentialInfo>> EnrollmentRegistry::ListCredentials() {
+Result<std::vector<CredentialInfo>> EnrollmentRegistry::ListHostCredentials() {
+  return ListCredentials(kHost);
+}
+
+Result<std::vector<CredentialInfo>> EnrollmentRegistry::ListReaderCredentials() {
+  return ListCredentials(kReader);
+}
+
+Result<std::vector<CredentialInfo>> EnrollmentRegistry::ListCredentials(const Holder& holder) {
   std::lock_guard lock(mutex_);
   Result<SqliteStatement*> select = db_->Prepare(kListCredentials);
   if (!select.ok()) return select.status();
   std::vector<CredentialInfo> credentials;
-  Status status = (*select)->ForEachRow(
-      [&](const SqliteStatement& row) { credentials.push_back(CredentialFrom(row)); });
+  Status status = (*select)->Bind(1, holder.read).ForEachRow([&](const SqliteStatement& row) {
+    credentials.push_back(CredentialFrom(row));
+  });
   if (!status.ok()) return status;
   for (CredentialInfo& credential : credentials) {
     Result<std::vector<std::string>> targets = LoadTexts(*db_, kSelectTargets, credential.serial);
@@ -570,14 +621,14 @@ Result<std::vector<CredentialInfo>> EnrollmentRegistry::ListCredentials() {
   return credentials;
 }
 
-Result<std::vector<std::pair<std::string, std::string>>> EnrollmentRegistry::RevokedSince(
+Result<std::vector<CredentialInfo>> EnrollmentRegistry::RevokedSince(
     std::chrono::system_clock::time_point since) {
   std::lock_guard lock(mutex_);
   Result<SqliteStatement*> select = db_->Prepare(kRevokedSince);
   if (!select.ok()) return select.status();
-  std::vector<std::pair<std::string, std::string>> revoked;
+  std::vector<CredentialInfo> revoked;
   if (Status s = (*select)->Bind(1, ToNanos(since)).ForEachRow([&](const SqliteStatement& row) {
-        revoked.emplace_back(row.Text(0), row.Text(1));
+        revoked.push_back(CredentialFrom(row));
       });
       !s.ok()) {
     return s;
@@ -587,28 +638,43 @@ Result<std::vector<std::pair<std::string, std::string>>> EnrollmentRegistry::Rev
 
 Result<int> EnrollmentRegistry::RevokeHost(std::string_view host,
                                            std::chrono::system_clock::time_point now) {
-  std::string host_key = FoldCase(host);
+  return Revoke(kHost, host, now);
+}
+
+Result<int> EnrollmentRegistry::RevokeReader(std::string_view reader,
+                                             std::chrono::system_clock::time_point now) {
+  return Revoke(kReader, reader, now);
+}
+
+Result<int> EnrollmentRegistry::Revoke(const Holder& holder, std::string_view name,
+                                       std::chrono::system_clock::time_point now) {
+  std::string key = FoldCase(name);
   std::lock_guard lock(mutex_);
   SqliteTransaction transaction(db_.get());
   if (Status s = transaction.Begin(); !s.ok()) return s;
-  Result<SqliteStatement*> count = db_->Prepare(kCountHostCredentials);
+  Result<CredentialCount> count = CountCredentials(*db_, holder.count_sql, key);
   if (!count.ok()) return count.status();
-  Result<bool> row = (*count)->Bind(1, host_key).Step();
-  if (!row.ok()) return row.status();
-  int64_t issued = *row ? (*count)->Int(0) : 0;
-  int64_t unrevoked = *row ? (*count)->Int(1) : 0;
-  (*count)->Reset();
-  if (issued == 0) {
-    return Status::NotFound("no certificates were issued to host " +
-                            TruncateUtf8(EscapeForDisplay(host), 80));
+  if (count->issued == 0) {
+    std::string shown = TruncateUtf8(EscapeForDisplay(name), 80);
+    std::string message =
+        std::string("no certificates were issued to ") + holder.noun + " " + shown;
+    // The name of the other kind given to the wrong command: say which one revokes it.
+    Result<CredentialCount> other = CountCredentials(*db_, holder.other->count_sql, key);
+    if (!other.ok()) return other.status();
+    if (other->issued > 0) {
+      message += std::string(", only to a ") + holder.other->noun +
+                 " of that name: " + holder.other->revoke_command + " " + shown + " revokes a " +
+                 holder.other->noun + "'s";
+    }
+    return Status::NotFound(std::move(message));
   }
-  if (unrevoked > 0) {
-    Result<SqliteStatement*> update = db_->Prepare(kRevokeHost);
+  if (count->unrevoked > 0) {
+    Result<SqliteStatement*> update = db_->Prepare(holder.revoke_sql);
     if (!update.ok()) return update.status();
-    if (Status s = (*update)->Bind(1, host_key).Bind(2, ToNanos(now)).Run(); !s.ok()) return s;
+    if (Status s = (*update)->Bind(1, key).Bind(2, ToNanos(now)).Run(); !s.ok()) return s;
     if (Status s = transaction.Commit(); !s.ok()) return s;
   }
-  return static_cast<int>(unrevoked);
+  return static_cast<int>(count->unrevoked);
 }
 
 }  // namespace perfhive

@@ -2,7 +2,9 @@
 // agents got for them (issue 22, docs/enrollment.md). An enrollment token is a reusable secret
 // that an agent exchanges, once, for a certificate bound to its host name; the registry checks a
 // token and spends one of its uses, and remembers every certificate issued so that a host's can
-// be revoked.
+// be revoked. A reader's certificate (perfhive login --enroll) is recorded beside the hosts' but
+// apart from them: a reader may take a host's name, and what is asked or done about a host
+// (listing, counting, revoking) never touches a reader's credentials, nor the reverse.
 //
 // The token text given to people is "phe1_<id>_<secret>": "phe1" names the format, the id is 8
 // lower-case hex digits (random; it names the token in listings and logs) and the secret 32
@@ -30,7 +32,8 @@
 //   credentials: one row a certificate issued.
 //     serial TEXT PRIMARY KEY   the certificate's serial number in hex, as recorded; compared
 //                               ignoring case (COLLATE NOCASE)
-//     host TEXT                 the host name it is bound to, as the agent gave it
+//     host TEXT                 the host name it is bound to, as the agent gave it (a reader's
+//                               name for a reader's)
 //     host_key TEXT             the host name folded (perfdata/case_folding.h), as the store
 //                               keys hosts, so that a host's certificates are found whatever
 //                               the case; indexed with issued
@@ -130,24 +133,34 @@ class EnrollmentRegistry {
   // that is not one; ALREADY_EXISTS for a serial recorded before. With `renews`, the serial of
   // the certificate it renews: UNAUTHENTICATED, recording nothing, when that one is revoked or
   // unknown, checked in the same transaction as the insert, so that a revocation wins over a
-  // renewal in flight (RevokeHost either comes first and is seen here, or comes after and
+  // renewal in flight (a revocation either comes first and is seen here, or comes after and
   // revokes the new certificate with the others).
   Status RecordCredential(const CredentialInfo& credential, std::string_view renews = {});
   // The credential with this serial (case ignored), NOT_FOUND when unknown.
   Result<CredentialInfo> FindCredential(const std::string& serial);
-  // Every credential, by host (folded name), each host's newest first.
-  Result<std::vector<CredentialInfo>> ListCredentials();
-  // The credentials revoked at or after `since`, with the host each was issued to: one query for
-  // every open stream, however many there are.
-  Result<std::vector<std::pair<std::string, std::string>>> RevokedSince(
-      std::chrono::system_clock::time_point since);
+  // Every host's credential (agents' and pollers'), by host (folded name), each host's newest
+  // first; readers' are not among them.
+  Result<std::vector<CredentialInfo>> ListHostCredentials();
+  // Every reader's credential, by reader (folded name), each reader's newest first.
+  Result<std::vector<CredentialInfo>> ListReaderCredentials();
+  // The credentials revoked at or after `since`, hosts' and readers' (without their targets):
+  // one query for every open stream, however many there are.
+  Result<std::vector<CredentialInfo>> RevokedSince(std::chrono::system_clock::time_point since);
   // Marks every unrevoked credential of `host` (case ignored) revoked at `now`, the pollers'
-  // that may write as it too, and returns how many it marked (0 when all were revoked already);
-  // NOT_FOUND when none names the host.
+  // that may write as it too, never a reader's, and returns how many it marked (0 when all were
+  // revoked already); NOT_FOUND when no host's names the host, saying so when a reader's does.
   Result<int> RevokeHost(std::string_view host, std::chrono::system_clock::time_point now);
+  // The same for the credentials of reader `reader`, never a host's.
+  Result<int> RevokeReader(std::string_view reader, std::chrono::system_clock::time_point now);
 
  private:
+  struct Holder;  // hosts' or readers' credentials, and what a revocation of them says
+  static const Holder kHost, kReader;
+
   explicit EnrollmentRegistry(std::unique_ptr<SqliteDb> db);
+  Result<std::vector<CredentialInfo>> ListCredentials(const Holder& holder);
+  Result<int> Revoke(const Holder& holder, std::string_view name,
+                     std::chrono::system_clock::time_point now);
 
   std::mutex mutex_;  // the connection serves one thread at a time
   std::unique_ptr<SqliteDb> db_;

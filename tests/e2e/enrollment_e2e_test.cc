@@ -2,7 +2,8 @@
 // join a server made by `perfhive-server init`, get a client certificate of their own and ship
 // over mutual TLS; tokens that are expired, revoked, used up or for other hosts are refused; a
 // host's certificate writes as that host only; a revoked host is cut off at its next
-// connection. Real processes on loopback; docs/enrollment.md.
+// connection; a reader is listed and revoked apart from the host whose name it took. Real
+// processes on loopback; docs/enrollment.md.
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -14,6 +15,8 @@
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <regex>
+#include <string>
 #include <thread>
 
 #include "tests/e2e/e2e_cluster.h"
@@ -276,8 +279,10 @@ TEST_F(EnrollmentTest, ARevokedHostsOpenStreamIsClosed) {
 
 // Proves: `perfhive login --enroll` with a reader's enrollment token gets a certificate that
 // reads with no flag afterwards (the server, fingerprint and credential remembered in the CLI's
-// config file), may not write, and stops reading once revoked; an agent's token logs no reader
-// in.
+// config file), may not write, and stops reading once `readers revoke` revoked it; an agent's
+// token logs no reader in. The reader takes the name of host web01 (issue 34, 7): it is listed
+// under `readers list`, not `hosts list`; `hosts revoke web01` leaves it reading; `readers
+// revoke` of host alice's name is refused naming `hosts revoke`.
 TEST_F(EnrollmentTest, AReaderLogsInWithAnEnrollmentTokenAndReadsWithoutFlags) {
   std::string host_token = CreateToken({"--hosts", "web*"});
   ReplayDir dir = WriteReplayDir(*scratch_, "web01", 3);
@@ -300,9 +305,9 @@ TEST_F(EnrollmentTest, AReaderLogsInWithAnEnrollmentTokenAndReadsWithoutFlags) {
   EXPECT_THAT(denied.err, HasSubstr("enrolled host alice may not read"));
 
   CommandResult login = cli({"login", "--server", server_->address(), "--ca-sha256", fingerprint_,
-                             "--enroll", reader_token, "--name", "alice-reader"});
+                             "--enroll", reader_token, "--name", "web01"});
   ASSERT_EQ(login.exit_code, 0) << login.err;
-  EXPECT_THAT(login.out, HasSubstr("as alice-reader"));
+  EXPECT_THAT(login.out, HasSubstr("as web01"));
   CommandResult hosts = cli({"hosts", "--format", "json"});
   ASSERT_EQ(hosts.exit_code, 0) << hosts.err;
   EXPECT_EQ(nlohmann::json::parse(hosts.out)["hosts"][0]["name"], "web01");
@@ -313,10 +318,35 @@ TEST_F(EnrollmentTest, AReaderLogsInWithAnEnrollmentTokenAndReadsWithoutFlags) {
   ASSERT_EQ(stat((*scratch_ / ".config/perfhive/credential/key.pem").c_str(), &info), 0);
   EXPECT_EQ(info.st_mode & 0777, 0600u);
 
-  ASSERT_EQ(Admin({"hosts", "revoke", "alice-reader"}).exit_code, 0);
+  std::smatch row;
+  std::string readers = Admin({"readers", "list"}).out;
+  ASSERT_TRUE(
+      std::regex_search(readers, row, std::regex("\nweb01 +([0-9a-f]+) +[0-9T:Z-]+ +valid")))
+      << readers;
+  std::string reader_serial = row[1];
+  EXPECT_THAT(Admin({"hosts", "list"}).out, Not(HasSubstr(reader_serial)));
+  EXPECT_EQ(Hosts()[0]["credential"], "enrolled");
+
+  CommandResult host_revoked = Admin({"hosts", "revoke", "web01"});
+  ASSERT_EQ(host_revoked.exit_code, 0) << host_revoked.err;
+  EXPECT_THAT(host_revoked.out, HasSubstr("revoked 1 credential of host web01"));
+  CommandResult still = cli({"hosts", "--format", "json"});
+  ASSERT_EQ(still.exit_code, 0) << still.err;
+  EXPECT_EQ(nlohmann::json::parse(still.out)["hosts"][0]["credential"], "revoked");
+
+  CommandResult host_named = Admin({"readers", "revoke", "alice"});
+  EXPECT_EQ(host_named.exit_code, 1);
+  EXPECT_THAT(host_named.err, HasSubstr("only to a host of that name: perfhive-server hosts "
+                                        "revoke alice revokes a host's"));
+  CommandResult reader_revoked = Admin({"readers", "revoke", "WEB01"});
+  ASSERT_EQ(reader_revoked.exit_code, 0) << reader_revoked.err;
+  EXPECT_THAT(reader_revoked.out, HasSubstr("revoked 1 credential of reader WEB01"));
   CommandResult revoked = cli({"hosts"});
   EXPECT_NE(revoked.exit_code, 0);
-  EXPECT_THAT(revoked.err, HasSubstr("was revoked"));
+  EXPECT_THAT(revoked.err, HasSubstr("the credential of reader \"web01\" was revoked "
+                                     "(perfhive-server readers revoke)"));
+  EXPECT_THAT(Admin({"readers", "list"}).out,
+              ::testing::ContainsRegex("web01 +[0-9a-f]+ +[0-9T:Z-]+ +revoked "));
   setenv("HOME", saved_home.c_str(), 1);
 }
 

@@ -1,6 +1,6 @@
 // The enrollment registry: tokens made, listed, revoked and spent; every refusal saying why
-// without showing a secret; credentials recorded and revoked by host; and two registries on one
-// directory, as the running server and a `perfhive-server enroll` command are.
+// without showing a secret; credentials recorded and revoked by host or by reader, apart; and two
+// registries on one directory, as the running server and a `perfhive-server enroll` command are.
 
 #include "server/enrollment/enrollment_registry.h"
 
@@ -392,7 +392,7 @@ TEST(EnrollmentRegistryTest, ARevocationWinsOverARenewalInFlight) {
   // A renewal of a certificate never issued here is refused too.
   EXPECT_EQ(registry->RecordCredential(credential("aa04", kNow), "ffff").code(),
             StatusCode::kUnauthenticated);
-  Result<std::vector<CredentialInfo>> all = registry->ListCredentials();
+  Result<std::vector<CredentialInfo>> all = registry->ListHostCredentials();
   ASSERT_TRUE(all.ok());
   for (const CredentialInfo& each : *all) EXPECT_TRUE(each.revoked) << each.serial;
 }
@@ -434,7 +434,7 @@ TEST(EnrollmentRegistryTest, RecordsFindsListsAndRevokesCredentialsByHost) {
   EXPECT_EQ(unknown.error(), "no certificate with serial abcdef was issued here");
 
   // By host, ignoring case; each host's newest first.
-  Result<std::vector<CredentialInfo>> all = registry->ListCredentials();
+  Result<std::vector<CredentialInfo>> all = registry->ListHostCredentials();
   ASSERT_TRUE(all.ok()) << all.error();
   ASSERT_EQ(all->size(), 3u);
   EXPECT_EQ((*all)[0].serial, "01ab");
@@ -445,7 +445,7 @@ TEST(EnrollmentRegistryTest, RecordsFindsListsAndRevokesCredentialsByHost) {
   Result<int> revoked = registry->RevokeHost("Web01", kNow + hours(2));
   ASSERT_TRUE(revoked.ok()) << revoked.error();
   EXPECT_EQ(*revoked, 2);
-  all = registry->ListCredentials();
+  all = registry->ListHostCredentials();
   ASSERT_TRUE(all.ok()) << all.error();
   EXPECT_EQ((*all)[0].revoked, std::nullopt);
   EXPECT_EQ((*all)[1].revoked, kNow + hours(2));
@@ -462,6 +462,129 @@ TEST(EnrollmentRegistryTest, RecordsFindsListsAndRevokesCredentialsByHost) {
   Result<int> none = registry->RevokeHost("web02", kNow);
   EXPECT_EQ(none.status().code(), StatusCode::kNotFound);
   EXPECT_EQ(none.error(), "no certificates were issued to host web02");
+}
+
+// Issue 34, 7: readers and hosts shared one namespace of credentials, so `hosts revoke web02`
+// also revoked a reader enrolled (perfhive login --enroll) as web02, even one that named web02
+// as a polled host, and counted the reader's credential as the host's. A host's revocation
+// touches hosts' credentials only.
+TEST(EnrollmentRegistryTest, RevokingAHostSparesAReaderEnrolledUnderItsName) {
+  TempDir dir;
+  std::unique_ptr<EnrollmentRegistry> registry = OpenRegistry(dir.path());
+  ASSERT_NE(registry, nullptr);
+  auto record = [&](std::string serial, std::string name, bool read,
+                    std::vector<std::string> targets) {
+    return registry->RecordCredential({.serial = std::move(serial),
+                                       .host = std::move(name),
+                                       .token_id = "1234abcd",
+                                       .issued = kNow,
+                                       .expires = kNow + hours(24),
+                                       .revoked = std::nullopt,
+                                       .read = read,
+                                       .targets = std::move(targets)});
+  };
+  ASSERT_TRUE(record("0b01", "web02", false, {}).ok());
+  ASSERT_TRUE(record("0b02", "WEB02", true, {}).ok());
+  ASSERT_TRUE(record("0b03", "alice", true, {"web02"}).ok());
+
+  Result<int> revoked = registry->RevokeHost("web02", kNow + minutes(1));
+  ASSERT_TRUE(revoked.ok()) << revoked.error();
+  EXPECT_EQ(*revoked, 1);
+  EXPECT_EQ(registry->FindCredential("0b01")->revoked, kNow + minutes(1));
+  EXPECT_EQ(registry->FindCredential("0b02")->revoked, std::nullopt);
+  EXPECT_EQ(registry->FindCredential("0b03")->revoked, std::nullopt);
+
+  // Listed apart: the hosts' list has the host's alone, the readers' both readers.
+  Result<std::vector<CredentialInfo>> hosts = registry->ListHostCredentials();
+  ASSERT_TRUE(hosts.ok()) << hosts.error();
+  ASSERT_EQ(hosts->size(), 1u);
+  EXPECT_EQ(hosts->front().serial, "0b01");
+  Result<std::vector<CredentialInfo>> readers = registry->ListReaderCredentials();
+  ASSERT_TRUE(readers.ok()) << readers.error();
+  ASSERT_EQ(readers->size(), 2u);
+  EXPECT_EQ((*readers)[0].serial, "0b03");
+  EXPECT_THAT((*readers)[0].targets, ElementsAre("web02"));
+  EXPECT_TRUE((*readers)[0].read);
+  EXPECT_EQ((*readers)[1].serial, "0b02");
+  EXPECT_EQ((*readers)[1].host, "WEB02");
+  // Only the host's stream has anything to end.
+  Result<std::vector<CredentialInfo>> since = registry->RevokedSince(kNow);
+  ASSERT_TRUE(since.ok()) << since.error();
+  ASSERT_EQ(since->size(), 1u);
+  EXPECT_EQ(since->front().serial, "0b01");
+}
+
+// Issue 34, 7: a reader's credential counted as the host's, so `hosts revoke web03`, where only
+// a reader is enrolled as web03, revoked the reader and said it revoked a host's credential. It
+// is refused, naming the command that revokes a reader.
+TEST(EnrollmentRegistryTest, AReadersCredentialDoesNotCountAsAHostsOfItsName) {
+  TempDir dir;
+  std::unique_ptr<EnrollmentRegistry> registry = OpenRegistry(dir.path());
+  ASSERT_NE(registry, nullptr);
+  ASSERT_TRUE(registry
+                  ->RecordCredential({.serial = "0c01",
+                                      .host = "web03",
+                                      .token_id = "1234abcd",
+                                      .issued = kNow,
+                                      .expires = kNow + hours(24),
+                                      .revoked = std::nullopt,
+                                      .read = true})
+                  .ok());
+  Result<int> revoked = registry->RevokeHost("Web03", kNow + minutes(1));
+  EXPECT_EQ(revoked.status().code(), StatusCode::kNotFound);
+  EXPECT_EQ(revoked.error(),
+            "no certificates were issued to host Web03, only to a reader of that name: "
+            "perfhive-server readers revoke Web03 revokes a reader's");
+  EXPECT_EQ(registry->FindCredential("0c01")->revoked, std::nullopt);
+}
+
+// Proves: `readers revoke` revokes a reader's credentials (case ignored) and no host's of the
+// same name, and the revocation is among those the server's pass over open calls sees, as a
+// reader's; a name only a host holds is refused, naming `hosts revoke`, and an unknown one is not
+// found.
+TEST(EnrollmentRegistryTest, RevokingAReaderSparesAHostOfItsName) {
+  TempDir dir;
+  std::unique_ptr<EnrollmentRegistry> registry = OpenRegistry(dir.path());
+  ASSERT_NE(registry, nullptr);
+  auto record = [&](std::string serial, std::string name, bool read) {
+    return registry->RecordCredential({.serial = std::move(serial),
+                                       .host = std::move(name),
+                                       .token_id = "1234abcd",
+                                       .issued = kNow,
+                                       .expires = kNow + hours(24),
+                                       .revoked = std::nullopt,
+                                       .read = read});
+  };
+  ASSERT_TRUE(record("0d01", "web04", false).ok());
+  ASSERT_TRUE(record("0d02", "web04", true).ok());
+  ASSERT_TRUE(record("0d03", "web05", false).ok());
+
+  Result<int> revoked = registry->RevokeReader("WEB04", kNow + minutes(1));
+  ASSERT_TRUE(revoked.ok()) << revoked.error();
+  EXPECT_EQ(*revoked, 1);
+  EXPECT_EQ(registry->FindCredential("0d02")->revoked, kNow + minutes(1));
+  EXPECT_EQ(registry->FindCredential("0d01")->revoked, std::nullopt);
+  revoked = registry->RevokeReader("web04", kNow + minutes(2));
+  ASSERT_TRUE(revoked.ok()) << revoked.error();
+  EXPECT_EQ(*revoked, 0);
+  EXPECT_EQ(registry->FindCredential("0d02")->revoked, kNow + minutes(1));
+
+  Result<std::vector<CredentialInfo>> since = registry->RevokedSince(kNow);
+  ASSERT_TRUE(since.ok()) << since.error();
+  ASSERT_EQ(since->size(), 1u);
+  EXPECT_EQ(since->front().serial, "0d02");
+  EXPECT_EQ(since->front().host, "web04");
+  EXPECT_TRUE(since->front().read);
+
+  Result<int> host = registry->RevokeReader("web05", kNow);
+  EXPECT_EQ(host.status().code(), StatusCode::kNotFound);
+  EXPECT_EQ(host.error(),
+            "no certificates were issued to reader web05, only to a host of that name: "
+            "perfhive-server hosts revoke web05 revokes a host's");
+  EXPECT_EQ(registry->FindCredential("0d03")->revoked, std::nullopt);
+  Result<int> unknown = registry->RevokeReader("bob", kNow);
+  EXPECT_EQ(unknown.status().code(), StatusCode::kNotFound);
+  EXPECT_EQ(unknown.error(), "no certificates were issued to reader bob");
 }
 
 TEST(EnrollmentRegistryTest, KeepsEverythingAcrossReopening) {
@@ -520,16 +643,18 @@ TEST(EnrollmentRegistryTest, APollersTargetsAreCheckedKeptAndRevokedWithIt) {
   found = registry->FindCredential("ab12");
   ASSERT_TRUE(found.ok());
   EXPECT_TRUE(found->revoked.has_value());
-  Result<std::vector<CredentialInfo>> listed = registry->ListCredentials();
+  Result<std::vector<CredentialInfo>> listed = registry->ListHostCredentials();
   ASSERT_TRUE(listed.ok());
   ASSERT_EQ(listed->size(), 1u);
   EXPECT_THAT(listed->front().targets, ElementsAre("WIN02", "win01"));
 
   // What the server's pass over its open streams asks: revocations from a time on.
-  using Revoked = std::vector<std::pair<std::string, std::string>>;
-  Result<Revoked> since = registry->RevokedSince(kNow);
+  Result<std::vector<CredentialInfo>> since = registry->RevokedSince(kNow);
   ASSERT_TRUE(since.ok()) << since.error();
-  EXPECT_EQ(*since, (Revoked{{"ab12", "poller1"}}));
+  ASSERT_EQ(since->size(), 1u);
+  EXPECT_EQ(since->front().serial, "ab12");
+  EXPECT_EQ(since->front().host, "poller1");
+  EXPECT_FALSE(since->front().read);
   since = registry->RevokedSince(kNow + minutes(2));
   ASSERT_TRUE(since.ok()) << since.error();
   EXPECT_TRUE(since->empty());

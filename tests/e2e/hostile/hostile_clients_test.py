@@ -8,7 +8,8 @@ test time) and raw sockets for HTTP. Each attack is judged by
   attack runs (VmRSS sampled, and VmHWM after the peak was reset);
 - its answers to an honest client meanwhile: `perfhive hosts` as a reader runs it, asked again
   and again during the attack, each answered within LATENCY_BOUND_SECONDS;
-- the registry's rows afterwards (`perfhive-server hosts list`, `enroll list`, `perfhive hosts`).
+- the registry's rows afterwards (`perfhive-server hosts list`, `readers list`, `enroll list`,
+  `perfhive hosts`).
 
 Usage: hostile_clients_test.py --server PERFHIVE_SERVER --cli PERFHIVE [--protoc PROTOC]
            [--proto-dir DIR] [unittest arguments]
@@ -375,8 +376,11 @@ class FleetAttacks(AttackCase):
 
     def test_reader_under_revoked_hosts_name_does_not_show_it_enrolled(self):
         """Issue 34, 7: a reader enrolled (perfhive login --enroll) under the name of a revoked
-        host made `perfhive hosts` show that host enrolled again. The host stays revoked there;
-        the reader reads."""
+        host made `perfhive hosts` show that host enrolled again, and readers and hosts shared
+        one namespace of credentials: `hosts revoke` of the name revoked the reader too. The
+        host stays revoked there and its reader reads; the reader is listed under `readers
+        list`, not `hosts list`; `hosts revoke` leaves it be, and of a name only a reader holds
+        is refused naming `readers revoke`, which alone ends a reader."""
         server = self.server
         host = "db07"
         host_credential = server.enroll(server.create_token("--hosts", host), host)
@@ -384,13 +388,34 @@ class FleetAttacks(AttackCase):
         self.assertTrue(welcomed, details)
         server.admin(["hosts", "revoke", host])
         self.assertEqual(self.credential_state(host), "revoked")
+        read_token = server.create_token("--read")
         with self.attack() as watch:
-            reader = server.enroll(server.create_token("--read"), host, label=host + "-reader")
+            reader = server.enroll(read_token, host, label=host + "-reader")
             self.assertTrue(server.list_hosts(reader).hosts)
+            again = server.admin(["hosts", "revoke", host])
+            self.assertIn("revoked 0 credentials of host db07", again.stdout)
+            self.assertTrue(server.list_hosts(reader).hosts)
+            loner = server.enroll(read_token, "db08")
+            refused = server.admin(["hosts", "revoke", "db08"], check=False)
+            self.assertEqual(refused.returncode, 1, refused.stdout)
+            self.assertIn("no certificates were issued to host db08, only to a reader of that "
+                          "name: perfhive-server readers revoke db08", refused.stderr)
+            self.assertTrue(server.list_hosts(loner).hosts)
         self.judge(watch)
         self.assertEqual(self.credential_state(host), "revoked")
-        rows = server.registry_rows(host)
-        self.assertEqual(len(rows), 2, rows)
+        self.assertEqual(len(server.registry_rows(host)), 1, server.registry_rows(host))
+        readers = server.registry_rows(host, "readers")
+        self.assertEqual(len(readers), 1, readers)
+        self.assertEqual(readers[0][3], "valid", readers)
+
+        revoked = server.admin(["readers", "revoke", host.upper()])
+        self.assertIn("revoked 1 credential of reader DB07", revoked.stdout)
+        error = self.rpc_error(server.list_hosts, reader)
+        self.assertEqual(error.code(), grpc.StatusCode.UNAUTHENTICATED, error.details())
+        self.assertIn('the credential of reader "db07" was revoked', error.details())
+        self.assertEqual(server.registry_rows(host, "readers")[0][3], "revoked")
+        self.assertTrue(server.list_hosts(loner).hosts)
+        self.assertEqual(self.credential_state(host), "revoked")
 
     def test_cross_site_post_to_login_and_logout_is_refused(self):
         """Issue 34, 9: another site's page could post the console's login form (logging a

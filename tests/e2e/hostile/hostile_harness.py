@@ -240,13 +240,14 @@ class Server:
             raise AssertionError("enroll create printed no token:\n" + made.stdout)
         return token
 
-    def registry_rows(self, host):
-        """The rows of `hosts list` for `host` (case ignored), each split into its columns."""
-        listed = self.admin(["hosts", "list"]).stdout
+    def registry_rows(self, name, holders="hosts"):
+        """The rows of `hosts list` (or `readers list`) for `name` (case ignored), each split
+        into its columns."""
+        listed = self.admin([holders, "list"]).stdout
         rows = []
         for line in listed.splitlines()[1:]:
             columns = line.split()
-            if columns and columns[0].lower() == host.lower():
+            if columns and columns[0].lower() == name.lower():
                 rows.append(columns)
         return rows
 
