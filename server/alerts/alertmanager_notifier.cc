@@ -17,8 +17,8 @@ std::string AlertmanagerPostBody(const std::vector<Alert>& alerts, int64_t now_n
     posted["labels"] = alert.labels;
     posted["annotations"] = alert.annotations;
     posted["startsAt"] = FormatRfc3339(alert.active_since_ns, 3);
-    const int64_t ends = alert.state == Alert::State::kResolved ? alert.resolved_ns
-                                                                : now_ns + resend_ns;
+    const int64_t ends =
+        alert.state == Alert::State::kResolved ? alert.resolved_ns : now_ns + resend_ns;
     posted["endsAt"] = FormatRfc3339(ends, 3);
     if (!generator_url.empty()) posted["generatorURL"] = generator_url;
     body.push_back(std::move(posted));
@@ -93,9 +93,9 @@ void AlertmanagerNotifier::Run() {
         if (to_send_ && to_send_->generation == view.generation) to_send_.reset();
       } else {
         ++stats_.failed_posts;
-        stats_.last_error =
-            response.ok() ? "HTTP " + std::to_string(response->status) + ": " + response->body
-                          : response.error();
+        stats_.last_error = response.ok()
+                                ? "HTTP " + std::to_string(response->status) + ": " + response->body
+                                : response.error();
       }
     }
     if (accepted) {

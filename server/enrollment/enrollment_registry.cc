@@ -472,6 +472,12 @@ Result<EnrollmentTokenInfo> EnrollmentRegistry::Redeem(std::string_view token_te
 
   if (!secret_matches) return Unauthenticated(name + ": wrong secret");
   if (info.revoked) return Unauthenticated(name + " was revoked");
+  // A reader reads; it writes for no host, so it polls none: its certificate would carry targets
+  // nothing honours. Refused before a use is spent.
+  if (info.read && !targets.empty()) {
+    return Status::InvalidArgument(name + " is a reader's (--read): a reader polls no hosts; " +
+                                   "enroll it without targets, or make a host token for a poller");
+  }
   if (expires) {
     info.expires = FromNanos(*expires);
     if (ToNanos(now) >= *expires) {

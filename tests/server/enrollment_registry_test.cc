@@ -607,6 +607,24 @@ TEST(EnrollmentRegistryTest, KeepsEverythingAcrossReopening) {
 // Proves: a poller enrolls for the hosts it polls, each checked against the token's patterns
 // (a target no pattern allows is refused naming it, and nothing is spent); its credential keeps
 // them in order; revoking one polled host revokes the poller's credential.
+// A reader's token redeemed with poller targets gave a reader's certificate carrying targets that
+// nothing honours. It is refused, and the token's one use is not spent.
+TEST(EnrollmentRegistryTest, AReadersTokenWithPollerTargetsIsRefusedWithoutSpendingAUse) {
+  TempDir dir;
+  std::unique_ptr<EnrollmentRegistry> registry = OpenRegistry(dir.path());
+  ASSERT_NE(registry, nullptr);
+  EnrollmentTokenSpec spec = Spec({"*"}, 1);
+  spec.read = true;
+  std::string token = Create(*registry, spec);
+  Result<EnrollmentTokenInfo> refused = registry->Redeem(token, "alice", kNow, {"web02"});
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_THAT(refused.error(), HasSubstr("a reader polls no hosts"));
+  Result<EnrollmentTokenInfo> redeemed = registry->Redeem(token, "alice", kNow);
+  ASSERT_TRUE(redeemed.ok()) << redeemed.error();
+  EXPECT_TRUE(redeemed->read);
+}
+
 TEST(EnrollmentRegistryTest, APollersTargetsAreCheckedKeptAndRevokedWithIt) {
   TempDir dir;
   std::unique_ptr<EnrollmentRegistry> registry = OpenRegistry(dir.path() + "/data");

@@ -24,11 +24,11 @@ namespace perfhive::testing {
 
 inline constexpr const char* kAlertmanagerBinary = "/usr/bin/prometheus-alertmanager";
 
-#define SKIP_WITHOUT_ALERTMANAGER()                                                      \
-  if (!std::filesystem::exists(::perfhive::testing::kAlertmanagerBinary)) {              \
-    GTEST_SKIP() << ::perfhive::testing::kAlertmanagerBinary                             \
-                 << " is not installed (apt-get install prometheus-alertmanager; "       \
-                    "scripts/install-deps.sh)";                                          \
+#define SKIP_WITHOUT_ALERTMANAGER()                                                \
+  if (!std::filesystem::exists(::perfhive::testing::kAlertmanagerBinary)) {        \
+    GTEST_SKIP() << ::perfhive::testing::kAlertmanagerBinary                       \
+                 << " is not installed (apt-get install prometheus-alertmanager; " \
+                    "scripts/install-deps.sh)";                                    \
   }
 
 // One Alertmanager on 127.0.0.1 whose only receiver posts every notification to `webhook_url`
@@ -36,22 +36,20 @@ inline constexpr const char* kAlertmanagerBinary = "/usr/bin/prometheus-alertman
 // from its log) unless the test gives one. Its state under `dir` survives Stop and Start.
 class Alertmanager {
  public:
-  Alertmanager(const std::filesystem::path& dir, const std::string& webhook_url,
-               uint16_t port = 0)
+  Alertmanager(const std::filesystem::path& dir, const std::string& webhook_url, uint16_t port = 0)
       : dir_(dir), port_(port) {
     std::filesystem::create_directories(dir / "data");
-    std::ofstream(dir / "alertmanager.yml")
-        << "route:\n"
-        << "  receiver: test\n"
-        << "  group_by: ['...']\n"
-        << "  group_wait: 1s\n"
-        << "  group_interval: 1s\n"
-        << "  repeat_interval: 1h\n"
-        << "receivers:\n"
-        << "  - name: test\n"
-        << "    webhook_configs:\n"
-        << "      - url: '" << webhook_url << "'\n"
-        << "        send_resolved: true\n";
+    std::ofstream(dir / "alertmanager.yml") << "route:\n"
+                                            << "  receiver: test\n"
+                                            << "  group_by: ['...']\n"
+                                            << "  group_wait: 1s\n"
+                                            << "  group_interval: 1s\n"
+                                            << "  repeat_interval: 1h\n"
+                                            << "receivers:\n"
+                                            << "  - name: test\n"
+                                            << "    webhook_configs:\n"
+                                            << "      - url: '" << webhook_url << "'\n"
+                                            << "        send_resolved: true\n";
     log_ = (dir / "alertmanager.log").string();
   }
   ~Alertmanager() {
@@ -67,13 +65,12 @@ class Alertmanager {
   bool Start() {
     if (process_) return true;
     std::filesystem::remove(log_);
-    process_.emplace(std::vector<std::string>{kAlertmanagerBinary,
-                                              "--config.file=" + (dir_ / "alertmanager.yml").string(),
-                                              "--storage.path=" + (dir_ / "data").string(),
-                                              "--web.listen-address=127.0.0.1:" +
-                                                  std::to_string(port_),
-                                              "--cluster.listen-address="},
-                     log_, log_);
+    process_.emplace(
+        std::vector<std::string>{
+            kAlertmanagerBinary, "--config.file=" + (dir_ / "alertmanager.yml").string(),
+            "--storage.path=" + (dir_ / "data").string(),
+            "--web.listen-address=127.0.0.1:" + std::to_string(port_), "--cluster.listen-address="},
+        log_, log_);
     if (port_ == 0) {
       std::optional<std::string> port = WaitForMatch(
           log_, R"(msg="Listening on" address=127\.0\.0\.1:([0-9]+))", std::chrono::seconds(30));
@@ -90,8 +87,7 @@ class Alertmanager {
       if (ready.ok() && ready->status == 200) return true;
       std::this_thread::sleep_for(std::chrono::milliseconds(100));
     }
-    ADD_FAILURE() << "alertmanager on " << Url() << " not ready; its log:\n"
-                  << ReadWholeFile(log_);
+    ADD_FAILURE() << "alertmanager on " << Url() << " not ready; its log:\n" << ReadWholeFile(log_);
     return false;
   }
 
