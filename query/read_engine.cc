@@ -206,7 +206,8 @@ Result<QueryAnswer> ReadEngine::ReadWindow(const ReadRequest& request, const Sel
     std::vector<bool> selected;
     host.status = AddHostSeries(*samples, paths, options, host.answer, &selected);
     if (host.status.ok()) {
-      ExplainUnselected(name, in_range, paths, request, selected, host.answer.warnings);
+      ExplainUnselected(name, matched.size() <= kMostHostsSuggestedFor, in_range, paths, request,
+                        selected, host.answer.warnings);
     }
     if (aggregator) {
       // Folded in as each host is computed: the read never holds every host's series.
@@ -279,7 +280,8 @@ Status ReadEngine::ListWithinLimits(const std::vector<std::string>& hosts,
   return CheckEstimate(estimates, options);
 }
 
-void ReadEngine::ExplainUnselected(const std::string& host, std::span<const HostSample> samples,
+void ReadEngine::ExplainUnselected(const std::string& host, bool suggest,
+                                   std::span<const HostSample> samples,
                                    std::span<const CounterPath> paths, const ReadRequest& request,
                                    const std::vector<bool>& selected,
                                    std::vector<std::string>& warnings) {
@@ -287,7 +289,7 @@ void ReadEngine::ExplainUnselected(const std::string& host, std::span<const Host
   std::optional<HostSample> whole;
   bool loaded = false;
   auto whole_sample = [&]() -> const HostSample* {
-    if (!loaded) {
+    if (!loaded && suggest) {
       loaded = true;
       Result<HostSample> sample = reader_.WholeSampleIn(host, request.from_ns, request.to_ns);
       if (sample.ok()) whole = std::move(sample).value();

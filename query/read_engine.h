@@ -61,6 +61,10 @@ class ReadEngine {
   // The most listed samples a read keeps between its estimate and its loading; beyond them a
   // host is listed again rather than held (a listing is about 200 bytes a sample).
   static constexpr size_t kKeptListings = 250'000;
+  // Reads of at most this many hosts suggest names for an object a host lacks ("did you mean");
+  // across more, a host without the object is the fleet's variety rather than a typo, and
+  // restoring a whole sample of each such host would cost more than the read.
+  static constexpr size_t kMostHostsSuggestedFor = 8;
 
   explicit ReadEngine(SampleReader& reader) : reader_(reader) {}
 
@@ -101,8 +105,10 @@ class ReadEngine {
                           const QueryOptions& options,
                           std::vector<std::unique_ptr<SampleReader::Listing>>& listings);
   // Adds to `warnings` why each path that selected nothing on `host` (`selected`, by path, from
-  // AddHostSeries) did so, from the host's `samples` in the range.
-  void ExplainUnselected(const std::string& host, std::span<const HostSample> samples,
+  // AddHostSeries) did so, from the host's `samples` in the range. With `suggest`, an object the
+  // host lacks comes with the names closest to it among the host's objects, which costs a whole
+  // sample of the host.
+  void ExplainUnselected(const std::string& host, bool suggest, std::span<const HostSample> samples,
                          std::span<const CounterPath> paths, const ReadRequest& request,
                          const std::vector<bool>& selected, std::vector<std::string>& warnings);
 

@@ -252,7 +252,13 @@ Result<query::HostSample> SampleLoader::WholeSampleIn(const std::string& host, i
                            kWholeSampleCandidates, /*newest=*/true);
   if (!listed.ok()) return Status::Unavailable("store: " + listed.error());
   if (listed->empty()) return Status::NotFound("no sample of " + host + " in the range");
-  return Load(host, NewestGlobal(*listed));
+  // Restored as a query's samples are (their frames' checksums), without the SHA-256 of the
+  // whole snapshot that an export's exact bytes get: a read explains what a host lacks from it
+  // for every host that lacks a path's object, which on a mixed fleet is most of them.
+  Result<query::HostSamples> loaded =
+      LoadListed(host, std::span<const SnapshotInfo>(&NewestGlobal(*listed), 1), nullptr);
+  if (!loaded.ok()) return loaded.status();
+  return std::move(loaded->samples.front());
 }
 
 std::optional<int64_t> SampleLoader::NearestSampleTime(const std::string& host, int64_t from_ns,

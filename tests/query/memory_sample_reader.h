@@ -4,6 +4,7 @@
 #ifndef PERFHIVE_TESTS_QUERY_MEMORY_SAMPLE_READER_H_
 #define PERFHIVE_TESTS_QUERY_MEMORY_SAMPLE_READER_H_
 
+#include <atomic>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -73,6 +74,7 @@ class MemorySampleReader final : public SampleReader {
     return HostSamples{host, {samples.end() - std::min<size_t>(2, samples.size()), samples.end()}};
   }
   Result<HostSample> WholeSampleIn(const std::string& host, int64_t, int64_t) override {
+    whole_samples_read_ += 1;
     return hosts_.at(host).back();
   }
   std::optional<int64_t> NearestSampleTime(const std::string& host, int64_t, int64_t) override {
@@ -83,6 +85,7 @@ class MemorySampleReader final : public SampleReader {
     std::lock_guard lock(mutex_);
     return loaded_;
   }
+  size_t whole_samples_read() const { return whole_samples_read_; }
 
  private:
   struct IndexListing final : Listing {
@@ -98,6 +101,7 @@ class MemorySampleReader final : public SampleReader {
   std::map<std::string, std::vector<HostSample>> hosts_;
   std::mutex mutex_;
   std::set<std::string> loaded_;
+  std::atomic<size_t> whole_samples_read_ = 0;
 };
 
 }  // namespace perfhive::query::testing

@@ -20,6 +20,7 @@ using namespace testing;  // NOLINT: the test hosts
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using ::testing::IsEmpty;
+using ::testing::Not;
 
 // `host`'s processors at `seconds` seconds, idle 75% (CPU 0) and 50% (CPU 1) of each second.
 void AddProcessorHost(MemorySampleReader& reader, const std::string& host, int seconds) {
@@ -136,6 +137,28 @@ TEST(ReadEngineTest, APathThatSelectsNothingIsExplainedAndTheOthersAnswered) {
   ASSERT_EQ(answer->warnings.size(), 1u);
   EXPECT_THAT(answer->warnings[0], HasSubstr("Processr"));
   EXPECT_THAT(answer->warnings[0], HasSubstr("Processor"));  // the close name suggested
+}
+
+// A fleet read of an object most hosts lack restored a whole sample of each such host to suggest
+// close names, 30% of the read's CPU on the side-by-side fleet. Across more hosts than
+// kMostHostsSuggestedFor it names the object and the host only; a small read still suggests.
+TEST(ReadEngineTest, AFleetReadDoesNotRestoreAWholeSampleOfEveryHostLackingTheObject) {
+  MemorySampleReader reader;
+  for (size_t h = 0; h <= ReadEngine::kMostHostsSuggestedFor; ++h) {
+    AddProcessorHost(reader, "WEB" + std::to_string(10 + h), 3);
+  }
+  ReadEngine engine(reader);
+  Result<QueryAnswer> answer = engine.Read(Read({"\\\\*\\Processr(*)\\% Processor Time"}));
+  ASSERT_TRUE(answer.ok()) << answer.error();
+  ASSERT_EQ(answer->warnings.size(), ReadEngine::kMostHostsSuggestedFor + 1);
+  EXPECT_THAT(answer->warnings[0], HasSubstr("no object \"Processr\" on WEB10"));
+  EXPECT_THAT(answer->warnings[0], Not(HasSubstr("did you mean")));
+  EXPECT_EQ(reader.whole_samples_read(), 0u);
+
+  Result<QueryAnswer> few = engine.Read(Read({"\\\\WEB10\\Processr(*)\\% Processor Time"}));
+  ASSERT_TRUE(few.ok()) << few.error();
+  ASSERT_FALSE(few->warnings.empty());
+  EXPECT_THAT(few->warnings[0], HasSubstr("did you mean \"Processor\""));
 }
 
 TEST(ReadEngineTest, AHostWithoutSamplesInTheRangeIsAWarningWithTheNearestTime) {
