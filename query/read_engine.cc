@@ -240,24 +240,38 @@ Status ReadEngine::ListWithinLimits(const std::vector<std::string>& hosts,
   std::vector<HostEstimate> estimates(hosts.size());
   std::vector<Status> failed(hosts.size());
   std::atomic<size_t> kept = 0;  // listed samples kept in `listings`
-  RunBounded(hosts.size(), kReadThreads, [&](size_t i) {
+  // Host i's estimate; with `restore`, each query's newest sample is restored to learn the share
+  // of the bytes the paths' objects take, else the samples' whole size is the (upper) bound.
+  auto estimate_host = [&](size_t i, bool restore) {
     const std::string& name = hosts[i];
-    Result<std::unique_ptr<SampleReader::Listing>> listed =
-        reader_.List(name, request.from_ns, request.to_ns);
+    std::unique_ptr<SampleReader::Listing> relisted;
+    if (!listings[i]) {
+      Result<std::unique_ptr<SampleReader::Listing>> listed =
+          reader_.List(name, request.from_ns, request.to_ns);
+      if (!listed.ok()) {
+        failed[i] = listed.status().Prefixed(name + ": ");
+        return;
+      }
+      relisted = std::move(listed).value();
+    }
+    const SampleReader::Listing& listing = listings[i] ? *listings[i] : *relisted;
     Result<std::vector<SampleReader::QueryInRange>> queries =
-        listed.ok() ? reader_.Probe(name, **listed, request.from_ns, &objects) : listed.status();
+        reader_.Probe(name, listing, request.from_ns, &objects, restore);
     if (!queries.ok()) {
       failed[i] = queries.status().Prefixed(name + ": ");
       return;
     }
     HostEstimate& estimate = estimates[i];
+    estimate = HostEstimate{};
     estimate.host = name;
     std::vector<ProbeSample> probes;
     for (SampleReader::QueryInRange& in_range : *queries) {
       estimate.samples += in_range.newest.samples;
       // Each sample restores the share of its bytes that the newest of its query restores.
-      const double share = static_cast<double>(in_range.newest.sample.bytes->size()) /
-                           static_cast<double>(std::max<int64_t>(in_range.newest_raw_size, 1));
+      const double share =
+          restore ? static_cast<double>(in_range.newest.sample.bytes->size()) /
+                        static_cast<double>(std::max<int64_t>(in_range.newest_raw_size, 1))
+                  : 1.0;
       estimate.bytes += static_cast<uint64_t>(static_cast<double>(in_range.raw_bytes) * share);
       probes.push_back(std::move(in_range.newest));
     }
@@ -271,11 +285,24 @@ Status ReadEngine::ListWithinLimits(const std::vector<std::string>& hosts,
                             ? at_most
                             : EstimatePoints(name, probes, paths, options);
     }
-    const size_t size = (*listed)->size();
-    if (kept.fetch_add(size) + size <= kKeptListings) listings[i] = std::move(listed).value();
-  });
+    if (relisted) {
+      const size_t size = relisted->size();
+      if (kept.fetch_add(size) + size <= kKeptListings) listings[i] = std::move(relisted);
+    }
+  };
+  // With a step no points are counted, so the samples' whole sizes settle the byte limit without
+  // restoring any when they are within it; only a read past that bound restores each query's
+  // newest sample (and reads its block a second time) for the share its objects take.
+  const bool bound_first = options.step_ns.has_value();
+  RunBounded(hosts.size(), kReadThreads, [&](size_t i) { estimate_host(i, !bound_first); });
   for (const Status& status : failed) {
     if (!status.ok()) return status;
+  }
+  if (bound_first && !CheckEstimate(estimates, options).ok()) {
+    RunBounded(hosts.size(), kReadThreads, [&](size_t i) { estimate_host(i, true); });
+    for (const Status& status : failed) {
+      if (!status.ok()) return status;
+    }
   }
   return CheckEstimate(estimates, options);
 }

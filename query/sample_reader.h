@@ -47,11 +47,12 @@ class SampleReader {
   // end of the first interval).
   virtual Result<std::unique_ptr<Listing>> List(const std::string& host, int64_t from_ns,
                                                 int64_t to_ns) = 0;
-  // Each query of the listed samples taken from `from_ns` on, the newest of each restored.
-  // With `objects`, samples may hold only the objects it selects (and their parents).
+  // Each query of the listed samples taken from `from_ns` on, the newest of each restored when
+  // `restore_newest` (else counted only: `newest.sample` is empty). With `objects`, samples may
+  // hold only the objects it selects (and their parents).
   virtual Result<std::vector<QueryInRange>> Probe(const std::string& host, const Listing& listed,
-                                                  int64_t from_ns,
-                                                  const ObjectNameFilter* objects) = 0;
+                                                  int64_t from_ns, const ObjectNameFilter* objects,
+                                                  bool restore_newest) = 0;
   // The listed samples restored, in time order (with `objects` as above).
   virtual Result<HostSamples> Load(const std::string& host, const Listing& listed,
                                    const ObjectNameFilter* objects) = 0;

@@ -214,9 +214,11 @@ Result<std::unique_ptr<query::SampleReader::Listing>> SampleLoader::List(const s
   return std::unique_ptr<Listing>(std::make_unique<SnapshotListing>(std::move(listed).value()));
 }
 
-Result<std::vector<SampleLoader::QueryInRange>> SampleLoader::Probe(
-    const std::string& host, const Listing& listing, int64_t from_ns,
-    const ObjectNameFilter* objects) {
+Result<std::vector<SampleLoader::QueryInRange>> SampleLoader::Probe(const std::string& host,
+                                                                    const Listing& listing,
+                                                                    int64_t from_ns,
+                                                                    const ObjectNameFilter* objects,
+                                                                    bool restore_newest) {
   std::vector<QueryInRange> queries;
   std::vector<const SnapshotInfo*> newest;  // of each of `queries`
   std::map<std::string, size_t> query_at;
@@ -232,10 +234,11 @@ Result<std::vector<SampleLoader::QueryInRange>> SampleLoader::Probe(
     newest[at->second] = &info;  // listed by time
   }
   for (size_t q = 0; q < queries.size(); ++q) {
+    queries[q].newest_raw_size = newest[q]->raw_size;
+    if (!restore_newest) continue;
     Result<query::HostSamples> restored = LoadListed(host, {newest[q], 1}, objects);
     if (!restored.ok()) return restored.status();
     queries[q].newest.sample = std::move(restored->samples.front());
-    queries[q].newest_raw_size = newest[q]->raw_size;
   }
   return queries;
 }

@@ -59,14 +59,15 @@ class SampleLoader final : public query::SampleReader {
   Result<query::HostSamples> LoadAfter(const std::string& host, int64_t after_ns,
                                        size_t max_samples);
 
-  // query::SampleReader: List lists what LoadRange loads; Probe restores the newest sample of
-  // each query of a listing taken from `from_ns` on; Load restores the listing.
+  // query::SampleReader: List lists what LoadRange loads; Probe counts each query of a listing
+  // taken from `from_ns` on and restores the newest sample of each when asked; Load restores the
+  // listing.
   Result<std::vector<std::string>> HostNames() override;
   Result<std::unique_ptr<Listing>> List(const std::string& host, int64_t from_ns,
                                         int64_t to_ns) override;
   Result<std::vector<QueryInRange>> Probe(const std::string& host, const Listing& listed,
-                                          int64_t from_ns,
-                                          const ObjectNameFilter* objects) override;
+                                          int64_t from_ns, const ObjectNameFilter* objects,
+                                          bool restore_newest) override;
   Result<query::HostSamples> Load(const std::string& host, const Listing& listed,
                                   const ObjectNameFilter* objects) override;
   Result<query::HostSample> WholeSampleIn(const std::string& host, int64_t from_ns,

@@ -39,7 +39,8 @@ class MemorySampleReader final : public SampleReader {
     return std::unique_ptr<Listing>(std::move(listing));
   }
   Result<std::vector<QueryInRange>> Probe(const std::string& host, const Listing& listed,
-                                          int64_t from_ns, const ObjectNameFilter*) override {
+                                          int64_t from_ns, const ObjectNameFilter*,
+                                          bool restore_newest) override {
     std::map<std::string, QueryInRange> by_query;
     for (size_t i : static_cast<const IndexListing&>(listed).in) {
       const HostSample& sample = hosts_.at(host)[i];
@@ -47,11 +48,12 @@ class MemorySampleReader final : public SampleReader {
       QueryInRange& query = by_query[sample.query];
       ++query.newest.samples;
       query.raw_bytes += static_cast<int64_t>(sample.bytes->size());
-      query.newest.sample = sample;
+      if (restore_newest) query.newest.sample = sample;
       query.newest_raw_size = static_cast<int64_t>(sample.bytes->size());
     }
     std::vector<QueryInRange> queries;
     for (auto& [name, query] : by_query) queries.push_back(std::move(query));
+    if (restore_newest) probes_restored_ += queries.size();
     return queries;
   }
   Result<HostSamples> Load(const std::string& host, const Listing& listed,
@@ -86,6 +88,7 @@ class MemorySampleReader final : public SampleReader {
     return loaded_;
   }
   size_t whole_samples_read() const { return whole_samples_read_; }
+  size_t probes_restored() const { return probes_restored_; }
 
  private:
   struct IndexListing final : Listing {
@@ -102,6 +105,7 @@ class MemorySampleReader final : public SampleReader {
   std::mutex mutex_;
   std::set<std::string> loaded_;
   std::atomic<size_t> whole_samples_read_ = 0;
+  std::atomic<size_t> probes_restored_ = 0;
 };
 
 }  // namespace perfhive::query::testing

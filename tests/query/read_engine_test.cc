@@ -187,6 +187,28 @@ TEST(ReadEngineTest, AReadOverTheByteLimitIsRefusedBeforeAnyHostIsLoaded) {
   EXPECT_THAT(reader.loaded(), IsEmpty());
 }
 
+// A read with a step restored each query's newest sample of every host to estimate its bytes,
+// reading the same block again to answer (13% of a fleet read). Its samples' whole sizes bound
+// it without restoring; only a read past that bound probes, and one past the limit is refused.
+TEST(ReadEngineTest, AReadWithAStepWithinItsSamplesWholeSizeRestoresNoProbe) {
+  MemorySampleReader reader;
+  AddProcessorHost(reader, "WEB01", 50);
+  AddProcessorHost(reader, "WEB02", 50);
+  ReadEngine engine(reader);
+  ReadRequest request = Read({"\\Processor(*)\\% Processor Time"});
+  request.step_ns = 10 * kSecondNs;
+  Result<QueryAnswer> answer = engine.Read(request);
+  ASSERT_TRUE(answer.ok()) << answer.error();
+  EXPECT_EQ(answer->series.size(), 4u);
+  EXPECT_EQ(reader.probes_restored(), 0u);
+
+  engine.set_max_bytes(1000);  // fewer than the samples restore
+  answer = engine.Read(request);
+  ASSERT_FALSE(answer.ok());
+  EXPECT_EQ(answer.status().code(), StatusCode::kResourceExhausted);
+  EXPECT_EQ(reader.probes_restored(), 2u);  // the newest of each host, past the bound
+}
+
 TEST(ReadEngineTest, LatestGivesTheNewestPointOfEachSeries) {
   MemorySampleReader reader;
   AddProcessorHost(reader, "WEB01", 5);
