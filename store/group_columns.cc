@@ -235,24 +235,38 @@ const std::vector<SnapshotSection>& GroupColumns::SectionsOf(size_t index) {
   return *sections;
 }
 
+std::optional<std::vector<size_t>> GroupColumns::PiecesWanted(
+    size_t index, const std::function<bool(uint32_t)>& wanted) {
+  if (index >= size()) return std::nullopt;
+  const std::vector<std::pair<uint32_t, uint32_t>>& recipe = recipes_[index];
+  if (recipe.size() < 2 || streams_[recipe[0].first].kind != kHeaderStream) return std::nullopt;
+  // As sections, one per piece: what a sectioned frame would restore of them.
+  std::vector<size_t> chosen = SectionsToRestore(SectionsOf(index), wanted);
+  if (chosen.size() == recipe.size()) return std::nullopt;
+  return chosen;
+}
+
 Result<std::vector<uint8_t>> GroupColumns::Restore(size_t index,
                                                    const std::function<bool(uint32_t)>* wanted) {
+  if (wanted == nullptr) return RestorePieces(index, nullptr);
+  std::optional<std::vector<size_t>> pieces = PiecesWanted(index, *wanted);
+  return RestorePieces(index, pieces ? &*pieces : nullptr);
+}
+
+Result<std::vector<uint8_t>> GroupColumns::RestorePieces(size_t index,
+                                                         const std::vector<size_t>* pieces) {
   if (index >= size()) return Status::DataLoss("columnar block: no such snapshot");
   const std::vector<std::pair<uint32_t, uint32_t>>& recipe = recipes_[index];
-  std::vector<size_t> chosen;
-  bool partial = false;
-  if (wanted != nullptr && recipe.size() > 1 && streams_[recipe[0].first].kind == kHeaderStream) {
-    // As sections, one per piece: what a sectioned frame would restore of them.
-    chosen = SectionsToRestore(SectionsOf(index), *wanted);
-    partial = chosen.size() < recipe.size();
-  }
+  const bool partial = pieces != nullptr;
+  std::vector<size_t> all;
   if (!partial) {
-    chosen.resize(recipe.size());
-    for (size_t k = 0; k < recipe.size(); ++k) chosen[k] = k;
+    all.resize(recipe.size());
+    for (size_t k = 0; k < recipe.size(); ++k) all[k] = k;
   }
   std::vector<uint8_t> out;
   uint32_t objects = 0;
-  for (size_t k : chosen) {
+  for (size_t k : partial ? *pieces : all) {
+    if (k >= recipe.size()) return Status::DataLoss("columnar block: no such piece");
     Stream& stream = streams_[recipe[k].first];
     if (Status decoded = Decode(stream); !decoded.ok()) return decoded;
     const std::vector<uint8_t>& piece = (*stream.pieces)[recipe[k].second];

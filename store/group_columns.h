@@ -51,6 +51,16 @@ class GroupColumns {
   Result<std::vector<uint8_t>> Restore(size_t index,
                                        const std::function<bool(uint32_t)>* wanted = nullptr);
 
+  // Restore in two steps, for a reader that restores many snapshots of one recipe with the same
+  // `wanted`: the pieces of snapshot `index` that `wanted` takes (nullopt: all of them), the same
+  // for every snapshot of its recipe (RecipeOf); and the snapshot made of `pieces` (null: whole).
+  std::optional<std::vector<size_t>> PiecesWanted(size_t index,
+                                                  const std::function<bool(uint32_t)>& wanted);
+  uint32_t RecipeOf(size_t index) const {
+    return index < size() ? recipe_first_[index] : UINT32_MAX;
+  }
+  Result<std::vector<uint8_t>> RestorePieces(size_t index, const std::vector<size_t>* pieces);
+
  private:
   struct Stream {
     uint8_t kind = 0;

@@ -76,6 +76,8 @@ Result<query::HostSamples> SampleLoader::LoadListed(const std::string& host,
   // Consecutive samples mostly share their databases: each version is looked up once per run.
   const TitleVersion* english_version = nullptr;
   const TitleVersion* localized_version = nullptr;
+  // Runs of samples with the same databases, which `wanted` below answers alike.
+  std::vector<uint32_t> runs(listed.size());
   for (size_t i = 0; i < listed.size(); ++i) {
     query::HostSample& sample = samples.samples[i];
     sample.time_ns = listed[i].sample_time_ns;
@@ -86,6 +88,10 @@ Result<query::HostSamples> SampleLoader::LoadListed(const std::string& host,
                                                          : ParsedTitles(english);
     sample.localized = i > 0 && localized == localized_version ? samples.samples[i - 1].localized
                                                                : ParsedTitles(localized);
+    runs[i] = i > 0 && sample.english == samples.samples[i - 1].english &&
+                      sample.localized == samples.samples[i - 1].localized
+                  ? runs[i - 1]
+                  : static_cast<uint32_t>(i);
     english_version = english;
     localized_version = localized;
   }
@@ -108,8 +114,9 @@ Result<query::HostSamples> SampleLoader::LoadListed(const std::string& host,
     if (added) it->second = objects->Selects(object, memo_english, memo_localized);
     return it->second;
   };
-  Result<std::vector<std::vector<uint8_t>>> raws =
-      objects != nullptr ? store_.ReadSnapshots(listed, wanted) : store_.ReadSnapshots(listed);
+  Result<std::vector<std::vector<uint8_t>>> raws = objects != nullptr
+                                                       ? store_.ReadSnapshots(listed, wanted, runs)
+                                                       : store_.ReadSnapshots(listed);
   if (!raws.ok()) return raws.status();
   for (size_t i = 0; i < listed.size(); ++i) {
     samples.samples[i].bytes = std::make_shared<const std::vector<uint8_t>>(std::move((*raws)[i]));

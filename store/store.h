@@ -291,10 +291,13 @@ class Store {
   // With `wanted` (the position in `infos`, an object's title index: whether the read needs it),
   // each snapshot is restored in part where its frame allows: only the sections holding wanted
   // objects and their parents, behind a header that counts them (docs/store_format.md). A
-  // query for one object of a large snapshot then decodes a small part of it.
+  // query for one object of a large snapshot then decodes a small part of it. `wanted_runs`
+  // (empty, or one number per position) says which positions `wanted` answers alike (the same
+  // title databases): a columnar block chooses its pieces once per recipe and run.
   using ObjectsWanted = std::function<bool(size_t position, uint32_t title_index)>;
-  Result<std::vector<std::vector<uint8_t>>> ReadSnapshots(std::span<const SnapshotInfo> infos,
-                                                          const ObjectsWanted& wanted = {});
+  Result<std::vector<std::vector<uint8_t>>> ReadSnapshots(
+      std::span<const SnapshotInfo> infos, const ObjectsWanted& wanted = {},
+      std::span<const uint32_t> wanted_runs = {});
   // The highest sequence stored for (host, instance id): where an agent resumes.
   Result<std::optional<uint64_t>> LastSequence(const std::string& host,
                                                const std::string& instance_id);

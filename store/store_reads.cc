@@ -167,8 +167,9 @@ Result<std::vector<uint8_t>> Store::ReadSnapshot(int64_t id) {
   return raw;
 }
 
-Result<std::vector<std::vector<uint8_t>>> Store::ReadSnapshots(std::span<const SnapshotInfo> infos,
-                                                               const ObjectsWanted& wanted) {
+Result<std::vector<std::vector<uint8_t>>> Store::ReadSnapshots(
+    std::span<const SnapshotInfo> infos, const ObjectsWanted& wanted,
+    std::span<const uint32_t> wanted_runs) {
   // The frames first, in one read transaction; restoring them needs no connection, so other
   // readers go on meanwhile.
   std::vector<std::vector<uint8_t>> frames;
@@ -181,6 +182,8 @@ Result<std::vector<std::vector<uint8_t>>> Store::ReadSnapshots(std::span<const S
   struct Block {
     std::vector<uint8_t> bytes;
     std::optional<GroupColumns> parsed;
+    // The pieces wanted of its snapshots, by recipe and run of `wanted_runs`.
+    std::map<std::pair<uint32_t, uint32_t>, std::optional<std::vector<size_t>>> pieces;
   };
   std::map<int64_t, Block> blocks;
   // Each snapshot's place in its group's block as this read finds it (-1: it has a frame): a
@@ -216,7 +219,7 @@ Result<std::vector<std::vector<uint8_t>>> Store::ReadSnapshots(std::span<const S
         if (!blocks.contains(keyframe_id)) {
           Result<std::vector<uint8_t>> block = ReadFrame(*reader, keyframe_id);
           if (!block.ok()) return block.status();
-          blocks.emplace(keyframe_id, Block{std::move(*block), std::nullopt});
+          blocks.emplace(keyframe_id, Block{std::move(*block), std::nullopt, {}});
         }
         frames.emplace_back();
         continue;
@@ -248,8 +251,17 @@ Result<std::vector<std::vector<uint8_t>>> Store::ReadSnapshots(std::span<const S
         if (!parsed.ok()) return RestoreError(path(), info.id, parsed.status());
         block.parsed.emplace(std::move(parsed).value());
       }
-      Result<std::vector<uint8_t>> raw = block.parsed->Restore(static_cast<size_t>(block_index[i]),
-                                                               wanted ? &object_wanted : nullptr);
+      const size_t index = static_cast<size_t>(block_index[i]);
+      const std::optional<std::vector<size_t>>* pieces = nullptr;
+      if (wanted && i < wanted_runs.size()) {
+        auto [chosen, first] =
+            block.pieces.try_emplace({block.parsed->RecipeOf(index), wanted_runs[i]});
+        if (first) chosen->second = block.parsed->PiecesWanted(index, object_wanted);
+        pieces = &chosen->second;
+      }
+      Result<std::vector<uint8_t>> raw =
+          pieces != nullptr ? block.parsed->RestorePieces(index, *pieces ? &**pieces : nullptr)
+                            : block.parsed->Restore(index, wanted ? &object_wanted : nullptr);
       if (!raw.ok()) return RestoreError(path(), info.id, raw.status());
       raws.push_back(std::move(*raw));
       continue;

@@ -268,6 +268,37 @@ TEST(StoreCompactionTest, SnapshotsListedBeforeAPassStillReadAfterIt) {
   }
 }
 
+// A block chooses the pieces a read wants once per recipe and run of positions `wanted` answers
+// alike: positions of another run (other title databases) get their own choice, not the first's.
+TEST(StoreCompactionTest, ABlocksPiecesAreChosenOncePerRunOfLikeAnswers) {
+  TempDir dir;
+  auto store = OpenTenSnapshotGroupStore(dir.path());
+  ASSERT_NE(store, nullptr);
+  AppendSamples(*store, 0, 23);
+  ASSERT_EQ(store->CompactClosedGroups(INT64_MAX)->snapshots, 23);
+  Result<std::vector<SnapshotInfo>> listed = store->ListSnapshots("web01", 0, INT64_MAX);
+  ASSERT_TRUE(listed.ok());
+  // Positions before 8 want Thread (and so its parent Process), the others nothing but the
+  // header; groups 3-12 and 13-22 each hold positions of both runs.
+  std::vector<uint32_t> runs(listed->size());
+  for (size_t i = 0; i < runs.size(); ++i) runs[i] = i < 8 ? 0 : 8;
+  Result<std::vector<std::vector<uint8_t>>> part = store->ReadSnapshots(
+      *listed,
+      [](size_t position, uint32_t object) {
+        return position < 8 && object == title_index::kThread;
+      },
+      runs);
+  ASSERT_TRUE(part.ok()) << part.error();
+  for (size_t i = 0; i < listed->size(); ++i) {
+    std::vector<uint32_t> objects =
+        testing::ObjectsAsStored((*part)[i], Sample((*listed)[i].sequence));
+    const std::vector<uint32_t> expected =
+        i < 8 ? std::vector<uint32_t>{title_index::kProcess, title_index::kThread}
+              : std::vector<uint32_t>{};
+    EXPECT_EQ(objects, expected) << "position " << i;
+  }
+}
+
 // Passes that race appends (every group idle at once, so the open group is taken while its
 // stream adds to it) lose nothing and count what the database holds.
 TEST(StoreCompactionTest, PassesRacingAppendsLoseNothing) {
