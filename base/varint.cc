@@ -34,7 +34,7 @@ VarintRead GetVarint(std::span<const uint8_t> bytes, size_t& at, int max_bits, u
   return VarintRead::kTooLong;
 }
 
-uint64_t ByteReader::Varint64(const char* field) {
+uint64_t ByteReader::LongVarint64(const char* field) {
   if (!ok()) return 0;
   uint64_t value = 0;
   switch (GetVarint(bytes_, at_, 64, value)) {

@@ -37,7 +37,12 @@ class ByteReader {
       : bytes_(bytes), what_(std::move(what)) {}
 
   // Each returns 0 (or empty) once an error was met; `field` names what was read.
-  uint64_t Varint64(const char* field);
+  uint64_t Varint64(const char* field) {
+    // One byte is the common case (counts, sizes, small deltas of a columnar block's values):
+    // read here, inline; a decoder reads millions of them.
+    if (error_.empty() && at_ < bytes_.size() && bytes_[at_] < 0x80) return bytes_[at_++];
+    return LongVarint64(field);
+  }
   // A varint that must not exceed `max`.
   uint64_t Bounded(uint64_t max, const char* field);
   uint8_t Byte(const char* field);
@@ -54,6 +59,8 @@ class ByteReader {
   Status status() const;
 
  private:
+  uint64_t LongVarint64(const char* field);
+
   std::span<const uint8_t> bytes_;
   std::string what_;
   size_t at_ = 0;

@@ -263,17 +263,25 @@ Result<std::vector<uint8_t>> GroupColumns::RestorePieces(size_t index,
     all.resize(recipe.size());
     for (size_t k = 0; k < recipe.size(); ++k) all[k] = k;
   }
-  std::vector<uint8_t> out;
-  uint32_t objects = 0;
-  for (size_t k : partial ? *pieces : all) {
+  const std::vector<size_t>& chosen = partial ? *pieces : all;
+  // The pieces decoded and measured first, so the snapshot is made in one buffer of its size.
+  uint64_t restored_size = 0;
+  for (size_t k : chosen) {
     if (k >= recipe.size()) return Status::DataLoss("columnar block: no such piece");
     Stream& stream = streams_[recipe[k].first];
     if (Status decoded = Decode(stream); !decoded.ok()) return decoded;
+    restored_size += (*stream.pieces)[recipe[k].second].size();
+  }
+  if (restored_size > raw_sizes_[index]) {
+    return Status::DataLoss("columnar block: snapshot " + std::to_string(index) +
+                            "'s pieces exceed its size");
+  }
+  std::vector<uint8_t> out;
+  out.reserve(static_cast<size_t>(restored_size));
+  uint32_t objects = 0;
+  for (size_t k : chosen) {
+    const Stream& stream = streams_[recipe[k].first];
     const std::vector<uint8_t>& piece = (*stream.pieces)[recipe[k].second];
-    if (piece.size() > raw_sizes_[index] - out.size()) {
-      return Status::DataLoss("columnar block: snapshot " + std::to_string(index) +
-                              "'s pieces exceed its size");
-    }
     out.insert(out.end(), piece.begin(), piece.end());
     objects += stream.kind == kObjectStream;
   }
