@@ -1,6 +1,7 @@
 // QueryService: the server side of perfhive.v1.Query, over the store. Reads are the query
 // engine's (query/read_engine.h), turned into responses; browsing (hosts, objects, counters,
-// instances) opens stored samples. Every call needs a token that may read (or --insecure).
+// instances) opens stored samples (query/browse.h). Every call needs a token that may read (or
+// --insecure).
 
 #ifndef PERFHIVE_SERVER_QUERY_SERVICE_H_
 #define PERFHIVE_SERVER_QUERY_SERVICE_H_
@@ -84,29 +85,16 @@ class QueryService final : public perfhive::v1::Query::CallbackService {
   Result<std::vector<perfhive::v1::ReadResponse>> Answer(const perfhive::v1::ReadRequest& request);
 
  private:
-  // One stored sample, opened, with its parsed title database, for browsing.
-  struct BrowsedSample {
+  // One host's samples to browse (SampleReader::BrowseSamples), the host as stored.
+  struct BrowsedHost {
     HostRecord host;
-    SnapshotInfo info;
-    query::HostSample sample;
-    std::optional<SnapshotReader> snapshot;  // over sample.bytes
-    // The newest sample of each other query among the candidates: where browsing finds the
-    // objects this one lacks (a Linux host's Thread is in its Costly samples only).
-    std::vector<SnapshotInfo> others;
-
-    query::Titles titles() const { return {sample.english.get(), sample.localized.get()}; }
+    std::vector<query::HostSample> samples;
   };
-  // Finds the sample `where` names and opens it.
-  Result<BrowsedSample> Browse(const perfhive::v1::BrowseAt& where);
-  // `browsed`'s host's sample `info`, opened for browsing.
-  Result<BrowsedSample> Reopen(const BrowsedSample& browsed, const SnapshotInfo& info);
-  // The sample `where` names, or failing that one of its others, that holds `object`, and the
-  // object in it; the error of the first when none does.
-  Result<std::pair<BrowsedSample, ObjectView>> BrowseObject(const perfhive::v1::BrowseAt& where,
-                                                            const std::string& object);
-  Result<BrowsedSample> SampleToBrowse(const perfhive::v1::BrowseAt& where);
-  // The object named `object` in the browsed sample; NOT_FOUND names the host and close names.
-  static Result<ObjectView> FindObjectIn(const BrowsedSample& browsed, const std::string& object);
+  // The samples of the one host `where` names.
+  Result<BrowsedHost> Browse(const perfhive::v1::BrowseAt& where);
+  // The object named `object` in the host's samples; NOT_FOUND names the host and close names.
+  static Result<query::BrowsedObject> FindObjectIn(const BrowsedHost& browsed,
+                                                   const std::string& object);
   // The caller may read, or the error to finish with.
   Status Authorize(const grpc::CallbackServerContext& context) const;
   // The stored host named `name` (ignoring case), or NOT_FOUND naming the hosts that come close.
