@@ -121,6 +121,35 @@ void ToProto(const query::CounterInfo& counter, v1::CounterInfo* out) {
   out->set_unit(counter.unit);
 }
 
+void ToProto(const query::Presence& presence, v1::Presence* out) {
+  out->set_hosts(static_cast<uint32_t>(presence.hosts));
+  for (const std::string& host : presence.lacking) out->add_lacking(ValidUtf8(host));
+}
+
+void ToProto(const query::BrowsedHosts& hosts, v1::BrowsedHosts* out) {
+  for (const std::string& name : hosts.names) out->add_names(ValidUtf8(name));
+  out->set_without_sample(static_cast<uint32_t>(hosts.without_sample));
+  out->set_oldest_sample_unix_nanos(hosts.oldest_ns);
+  out->set_newest_sample_unix_nanos(hosts.newest_ns);
+}
+
+// Whether `where` asks for several hosts: a selector, or a pattern for the host.
+bool IsFleet(const v1::BrowseAt& where) {
+  return !where.host_selector().empty() || HasWildcard(where.host());
+}
+
+// `where` as the engine's request for several hosts.
+Result<query::FleetBrowseRequest> FleetRequest(const v1::BrowseAt& where, v1::DetailLevel detail) {
+  Result<query::HostSelector> selector = query::HostSelector::Parse(where.host_selector());
+  if (!selector.ok()) return selector.status();
+  query::FleetBrowseRequest request;
+  request.hosts = where.host();
+  request.selector = std::move(selector).value();
+  if (where.at_unix_nanos() != 0) request.at_ns = where.at_unix_nanos();
+  request.max_detail = MaxDetail(detail);
+  return request;
+}
+
 std::string IdentityText(const query::InstanceIdentity& identity) {
   std::string text;
   if (identity.pid) text = "pid " + std::to_string(*identity.pid);
@@ -180,6 +209,7 @@ grpc::ServerWriteReactor<v1::ReadResponse>* QueryService::Read(grpc::CallbackSer
 }
 
 Result<v1::ListObjectsResponse> QueryService::Objects(const v1::ListObjectsRequest& request) {
+  if (IsFleet(request.where())) return FleetObjects(request);
   Result<BrowsedHost> browsed = Browse(request.where());
   if (!browsed.ok()) return browsed.status();
   Result<std::vector<query::ObjectInfo>> objects =
@@ -193,6 +223,7 @@ Result<v1::ListObjectsResponse> QueryService::Objects(const v1::ListObjectsReque
 }
 
 Result<v1::ListCountersResponse> QueryService::Counters(const v1::ListCountersRequest& request) {
+  if (IsFleet(request.where())) return FleetCounters(request);
   Result<BrowsedHost> browsed = Browse(request.where());
   if (!browsed.ok()) return browsed.status();
   Result<query::BrowsedObject> found = FindObjectIn(*browsed, request.object());
@@ -209,6 +240,7 @@ Result<v1::ListCountersResponse> QueryService::Counters(const v1::ListCountersRe
 }
 
 Result<v1::ListInstancesResponse> QueryService::Instances(const v1::ListInstancesRequest& request) {
+  if (IsFleet(request.where())) return FleetInstances(request);
   Result<BrowsedHost> browsed = Browse(request.where());
   if (!browsed.ok()) return browsed.status();
   Result<query::BrowsedObject> found = FindObjectIn(*browsed, request.object());
@@ -221,6 +253,58 @@ Result<v1::ListInstancesResponse> QueryService::Instances(const v1::ListInstance
     v1::InstanceInfo* out = response.add_instances();
     out->set_name(instance.name);
     out->set_identity(IdentityText(instance.identity));
+  }
+  return response;
+}
+
+Result<v1::ListObjectsResponse> QueryService::FleetObjects(const v1::ListObjectsRequest& request) {
+  Result<query::FleetBrowseRequest> fleet = FleetRequest(request.where(), request.detail());
+  if (!fleet.ok()) return fleet.status();
+  Result<query::FleetObjects> answer = browser_.Objects(*fleet);
+  if (!answer.ok()) return answer.status();
+  v1::ListObjectsResponse response;
+  ToProto(answer->hosts, response.mutable_fleet());
+  for (const query::Present<query::ObjectInfo>& object : answer->objects) {
+    v1::ObjectInfo* out = response.add_objects();
+    ToProto(object.info, out);
+    ToProto(object.presence, out->mutable_presence());
+  }
+  return response;
+}
+
+Result<v1::ListCountersResponse> QueryService::FleetCounters(
+    const v1::ListCountersRequest& request) {
+  Result<query::FleetBrowseRequest> fleet = FleetRequest(request.where(), request.detail());
+  if (!fleet.ok()) return fleet.status();
+  Result<query::FleetCounters> answer = browser_.Counters(*fleet, request.object());
+  if (!answer.ok()) return answer.status();
+  v1::ListCountersResponse response;
+  ToProto(answer->hosts, response.mutable_fleet());
+  response.set_object(answer->object);
+  ToProto(answer->object_presence, response.mutable_object_presence());
+  for (const query::Present<query::CounterInfo>& counter : answer->items) {
+    v1::CounterInfo* out = response.add_counters();
+    ToProto(counter.info, out);
+    ToProto(counter.presence, out->mutable_presence());
+  }
+  return response;
+}
+
+Result<v1::ListInstancesResponse> QueryService::FleetInstances(
+    const v1::ListInstancesRequest& request) {
+  Result<query::FleetBrowseRequest> fleet =
+      FleetRequest(request.where(), v1::DETAIL_LEVEL_UNSPECIFIED);
+  if (!fleet.ok()) return fleet.status();
+  Result<query::FleetInstances> answer = browser_.Instances(*fleet, request.object());
+  if (!answer.ok()) return answer.status();
+  v1::ListInstancesResponse response;
+  ToProto(answer->hosts, response.mutable_fleet());
+  response.set_object(answer->object);
+  ToProto(answer->object_presence, response.mutable_object_presence());
+  for (const query::Present<std::string>& instance : answer->items) {
+    v1::InstanceInfo* out = response.add_instances();
+    out->set_name(instance.info);
+    ToProto(instance.presence, out->mutable_presence());
   }
   return response;
 }

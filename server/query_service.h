@@ -1,7 +1,7 @@
 // QueryService: the server side of perfhive.v1.Query, over the store. Reads are the query
 // engine's (query/read_engine.h), turned into responses; browsing (hosts, objects, counters,
-// instances) opens stored samples (query/browse.h). Every call needs a token that may read (or
-// --insecure).
+// instances) opens stored samples, one host's (query/browse.h) or many hosts' at once
+// (query/fleet_browse.h). Every call needs a token that may read (or --insecure).
 
 #ifndef PERFHIVE_SERVER_QUERY_SERVICE_H_
 #define PERFHIVE_SERVER_QUERY_SERVICE_H_
@@ -14,6 +14,7 @@
 
 #include "perfhive/v1/query.grpc.pb.h"
 #include "query/browse.h"
+#include "query/fleet_browse.h"
 #include "query/host_samples.h"
 #include "query/read_engine.h"
 #include "query/series_query.h"
@@ -30,7 +31,7 @@ namespace perfhive {
 class QueryService final : public perfhive::v1::Query::CallbackService {
  public:
   QueryService(Store& store, SampleLoader& loader, const TokenTable& tokens)
-      : store_(store), loader_(loader), tokens_(tokens), engine_(loader) {}
+      : store_(store), loader_(loader), tokens_(tokens), engine_(loader), browser_(loader) {}
 
   // Enrollment: where ListHosts finds each host's credential, and the readers' certificates
   // (perfhive login); null: no enrollment.
@@ -42,6 +43,12 @@ class QueryService final : public perfhive::v1::Query::CallbackService {
   // The most bytes of samples a Read may restore (query::QueryOptions::max_bytes), estimated
   // before it loads them; reads of the latest values are bounded already.
   void set_max_query_bytes(uint64_t bytes) { engine_.set_max_bytes(bytes); }
+
+  // Where hosts' labels come from, for reads and browsing that select hosts by label.
+  void set_host_labels(const query::HostLabelsLookup& labels) {
+    engine_.set_host_labels(labels);
+    browser_.set_host_labels(labels);
+  }
 
   // The engine that answers reads, for fronts other than gRPC (the HTTP API) that render its
   // answer themselves.
@@ -85,6 +92,13 @@ class QueryService final : public perfhive::v1::Query::CallbackService {
   Result<std::vector<perfhive::v1::ReadResponse>> Answer(const perfhive::v1::ReadRequest& request);
 
  private:
+  // Objects, Counters and Instances of several hosts (BrowseAt's pattern or selector).
+  Result<perfhive::v1::ListObjectsResponse> FleetObjects(
+      const perfhive::v1::ListObjectsRequest& request);
+  Result<perfhive::v1::ListCountersResponse> FleetCounters(
+      const perfhive::v1::ListCountersRequest& request);
+  Result<perfhive::v1::ListInstancesResponse> FleetInstances(
+      const perfhive::v1::ListInstancesRequest& request);
   // One host's samples to browse (SampleReader::BrowseSamples), the host as stored.
   struct BrowsedHost {
     HostRecord host;
@@ -107,6 +121,7 @@ class QueryService final : public perfhive::v1::Query::CallbackService {
   const EnrolledClients* enrolled_ = nullptr;
   const PolicyFile* policies_ = nullptr;
   query::ReadEngine engine_;
+  query::FleetBrowser browser_;
 };
 
 }  // namespace perfhive
