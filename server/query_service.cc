@@ -13,7 +13,6 @@
 #include "perfdata/counter_path.h"
 #include "perfdata/display_text.h"
 #include "perfdata/name_pattern.h"
-#include "perfdata/snapshot_reader.h"
 #include "perfdata/title_bytes.h"
 #include "proto/series_conversion.h"
 #include "proto/source_kind.h"

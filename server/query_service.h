@@ -7,7 +7,6 @@
 #define PERFHIVE_SERVER_QUERY_SERVICE_H_
 
 #include <cstdint>
-#include <optional>
 #include <span>
 #include <string>
 #include <vector>
