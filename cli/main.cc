@@ -217,10 +217,16 @@ int main(int argc, char** argv) {
   AddConnectionOptions(watch_cmd, connection);
 
   perfhive::cli::BrowseOptions browse;
+  // `several`: a pattern for the host and --select browse every host they pick.
   auto add_browse = [&](const char* name, const char* help, const char* target_help,
-                        bool with_detail) {
+                        bool with_detail, bool several) {
     CLI::App* command = app.add_subcommand(name, help);
     command->add_option("TARGET", browse.target, target_help)->required();
+    if (several) {
+      command->add_option("--select", browse.select,
+                          "Every host with these labels (of those TARGET names): "
+                          "role=web,site=ams* (host=NAME too); with how many have each name");
+    }
     if (with_detail) {
       command->add_option("--detail", browse.detail,
                           "Up to this detail level: novice, advanced, expert, wizard");
@@ -231,14 +237,17 @@ int main(int argc, char** argv) {
     AddConnectionOptions(command, connection);
     return command;
   };
-  CLI::App* objects_cmd =
-      add_browse("objects", "The performance objects of a host", "\\\\HOST", true);
-  CLI::App* counters_cmd =
-      add_browse("counters", "The counters of an object", "\\\\HOST\\OBJECT", true);
-  CLI::App* instances_cmd =
-      add_browse("instances", "The instances of an object", "\\\\HOST\\OBJECT", false);
+  CLI::App* objects_cmd = add_browse(
+      "objects", "The performance objects of a host, or of several with how many have each",
+      "\\\\HOST, or a pattern (\\\\web*; default \\\\*) for several", true, true);
+  CLI::App* counters_cmd = add_browse("counters", "The counters of an object",
+                                      "\\\\HOST\\OBJECT (\\\\web*\\OBJECT: several)", true, true);
+  CLI::App* instances_cmd = add_browse("instances", "The instances of an object",
+                                       "\\\\HOST\\OBJECT (\\\\web*\\OBJECT: several)", false, true);
   CLI::App* explain_cmd = add_browse("explain", "What a counter means: its explain text and type",
-                                     "\\\\HOST\\OBJECT\\COUNTER", false);
+                                     "\\\\HOST\\OBJECT\\COUNTER", false, false);
+  // Without TARGET, the objects of every host (of those --select picks).
+  objects_cmd->get_option("TARGET")->required(false);
 
   CLI11_PARSE(app, argc, argv);
   if (query_cmd->parsed()) RunAgainstServer(connection, query, perfhive::cli::RunQuery);

@@ -12,6 +12,7 @@
 #include <thread>
 
 #include "cli/error_text.h"
+#include "cli/fleet_browse_output.h"
 #include "cli/stored_snapshot_commands.h"
 #include "perfdata/counter_path.h"
 #include "perfdata/display_text.h"
@@ -92,8 +93,13 @@ void Render(const query::QueryAnswer& answer, QueryFormat format, bool raw, size
 }
 
 // "\\HOST\Object(...)\..." as host and object; `need_object` says whether an object must follow.
+// Without one, an empty target is every host.
 Status SplitTarget(const std::string& target, bool need_object, std::string& host,
                    std::string& object) {
+  if (!need_object && target.empty()) {
+    host = "*";
+    return Status();
+  }
   if (!target.starts_with("\\\\")) {
     return Status::InvalidArgument("expected \\\\HOST" +
                                    std::string(need_object ? "\\OBJECT" : "") + ", got \"" +
@@ -126,11 +132,16 @@ std::string HelpForDisplay(std::string_view help) {
   return shown;
 }
 
-Result<v1::BrowseAt> BrowseAt(const std::string& host, const std::string& at) {
+// Which samples of which hosts to browse; a selector that does not parse is named before the
+// server is asked.
+Result<v1::BrowseAt> BrowseAt(const std::string& host, const BrowseOptions& options) {
+  Result<query::HostSelector> selector = query::HostSelector::Parse(options.select);
+  if (!selector.ok()) return selector.status().Prefixed("--select: ");
   v1::BrowseAt where;
   where.set_host(host);
-  if (!at.empty()) {
-    Result<int64_t> time = ParseRfc3339(at);
+  where.set_host_selector(selector->text());
+  if (!options.at.empty()) {
+    Result<int64_t> time = ParseRfc3339(options.at);
     if (!time.ok()) return time.status().Prefixed("--at: ");
     where.set_at_unix_nanos(*time);
   }
@@ -179,6 +190,17 @@ Status HeldNow(const std::string& condition, const query::QueryAnswer& answer) {
   }
   std::cerr << "perfhive: " << answer.series.size() << of << "held \"" << condition
             << "\" in the range; none holds at its last value\n";
+  return Status();
+}
+
+// A server older than browsing several hosts ignores the selector and answers for one host: say
+// so rather than show that host as if it were the hosts selected.
+Status CheckBrowsedSeveral(const v1::BrowseAt& where, bool several) {
+  if (!several && (!where.host_selector().empty() || HasWildcard(where.host()))) {
+    return Status::Error(
+        "the server does not browse several hosts at once: upgrade perfhive-server to this "
+        "perfhive's version");
+  }
   return Status();
 }
 
@@ -312,7 +334,7 @@ Status RunObjects(const ServerConnection& server, const BrowseOptions& options, 
   if (Status status = SplitTarget(options.target, false, host, object); !status.ok()) {
     return status;
   }
-  Result<v1::BrowseAt> where = BrowseAt(host, options.at);
+  Result<v1::BrowseAt> where = BrowseAt(host, options);
   if (!where.ok()) return where.status();
   Result<v1::DetailLevel> detail = DetailOf(options.detail);
   if (!detail.ok()) return detail.status();
@@ -325,6 +347,13 @@ Status RunObjects(const ServerConnection& server, const BrowseOptions& options, 
           v1::Query::NewStub(server.channel())->ListObjects(context.get(), request, &response);
       !status.ok()) {
     return server.Explain(status);
+  }
+  if (Status status = CheckBrowsedSeveral(*where, response.has_fleet()); !status.ok()) {
+    return status;
+  }
+  if (response.has_fleet()) {
+    PrintFleetObjects(*where, response, options.format, out);
+    return Status();
   }
   if (options.format == OutputFormat::kJson) {
     nlohmann::ordered_json objects = nlohmann::ordered_json::array();
@@ -358,15 +387,15 @@ Status RunObjects(const ServerConnection& server, const BrowseOptions& options, 
 
 namespace {
 
+// The counters of `object` on `where`'s hosts.
 Result<v1::ListCountersResponse> ListCountersOf(const ServerConnection& server,
-                                                const std::string& host, const std::string& object,
+                                                const v1::BrowseAt& where,
+                                                const std::string& object,
                                                 const BrowseOptions& options) {
-  Result<v1::BrowseAt> where = BrowseAt(host, options.at);
-  if (!where.ok()) return where.status();
   Result<v1::DetailLevel> detail = DetailOf(options.detail);
   if (!detail.ok()) return detail.status();
   v1::ListCountersRequest request;
-  *request.mutable_where() = *where;
+  *request.mutable_where() = where;
   request.set_object(object);
   request.set_detail(*detail);
   v1::ListCountersResponse response;
@@ -375,6 +404,9 @@ Result<v1::ListCountersResponse> ListCountersOf(const ServerConnection& server,
           v1::Query::NewStub(server.channel())->ListCounters(context.get(), request, &response);
       !status.ok()) {
     return server.Explain(status);
+  }
+  if (Status status = CheckBrowsedSeveral(where, response.has_fleet()); !status.ok()) {
+    return status;
   }
   return response;
 }
@@ -387,8 +419,14 @@ Status RunCounters(const ServerConnection& server, const BrowseOptions& options,
   if (Status status = SplitTarget(options.target, true, host, object); !status.ok()) {
     return status;
   }
-  Result<v1::ListCountersResponse> response = ListCountersOf(server, host, object, options);
+  Result<v1::BrowseAt> where = BrowseAt(host, options);
+  if (!where.ok()) return where.status();
+  Result<v1::ListCountersResponse> response = ListCountersOf(server, *where, object, options);
   if (!response.ok()) return response.status();
+  if (response->has_fleet()) {
+    PrintFleetCounters(*where, *response, options.format, out);
+    return Status();
+  }
   if (options.format == OutputFormat::kJson) {
     nlohmann::ordered_json counters = nlohmann::ordered_json::array();
     for (const v1::CounterInfo& c : response->counters()) {
@@ -424,7 +462,7 @@ Status RunInstances(const ServerConnection& server, const BrowseOptions& options
   if (Status status = SplitTarget(options.target, true, host, object); !status.ok()) {
     return status;
   }
-  Result<v1::BrowseAt> where = BrowseAt(host, options.at);
+  Result<v1::BrowseAt> where = BrowseAt(host, options);
   if (!where.ok()) return where.status();
   v1::ListInstancesRequest request;
   *request.mutable_where() = *where;
@@ -435,6 +473,13 @@ Status RunInstances(const ServerConnection& server, const BrowseOptions& options
           v1::Query::NewStub(server.channel())->ListInstances(context.get(), request, &response);
       !status.ok()) {
     return server.Explain(status);
+  }
+  if (Status status = CheckBrowsedSeveral(*where, response.has_fleet()); !status.ok()) {
+    return status;
+  }
+  if (response.has_fleet()) {
+    PrintFleetInstances(*where, response, options.format, out);
+    return Status();
   }
   if (options.format == OutputFormat::kJson) {
     nlohmann::ordered_json instances = nlohmann::ordered_json::array();
@@ -462,13 +507,14 @@ Status RunInstances(const ServerConnection& server, const BrowseOptions& options
 Status RunExplain(const ServerConnection& server, const BrowseOptions& options, std::ostream& out) {
   Result<CounterPath> path = ParseCounterPath(options.target);
   if (!path.ok()) return WithPathDisplay(path.status(), options.target);
-  if (path->machine.empty()) {
+  if (path->machine.empty() || HasWildcard(path->machine)) {
     return Status::InvalidArgument("name the host: \\\\HOST\\Object\\Counter");
   }
   BrowseOptions all = options;
   all.detail.clear();
-  Result<v1::ListCountersResponse> response =
-      ListCountersOf(server, path->machine, path->object, all);
+  Result<v1::BrowseAt> where = BrowseAt(path->machine, all);
+  if (!where.ok()) return where.status();
+  Result<v1::ListCountersResponse> response = ListCountersOf(server, *where, path->object, all);
   if (!response.ok()) return response.status();
   for (const v1::CounterInfo& c : response->counters()) {
     if (!MatchesPattern(path->counter, c.name()) && path->counter != std::to_string(c.index())) {

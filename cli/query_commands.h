@@ -46,7 +46,10 @@ struct WatchOptions {
 Status RunWatch(const ServerConnection& server, const WatchOptions& options, std::ostream& out);
 
 struct BrowseOptions {
-  std::string target;  // \\HOST, \\HOST\Object or a counter path, as each command needs
+  // \\HOST, \\HOST\Object or a counter path, as each command needs; a pattern for the host
+  // (\\web*) browses every host it matches (objects: empty is \\*).
+  std::string target;
+  std::string select;  // a host selector: every host it picks of those the target names
   std::string detail;  // novice, advanced, expert, wizard; empty: all
   std::string at;      // RFC 3339; empty: the newest sample
   OutputFormat format = OutputFormat::kTable;

@@ -37,6 +37,15 @@ size_t EditDistanceIgnoringCase(std::string_view a, std::string_view b) {
   return row[y.size()];
 }
 
+// A browsed sample opened, as SnapshotReader::Open opens it.
+Result<SnapshotReader> Open(const HostSample& sample) {
+  Result<SnapshotReader> snapshot = SnapshotReader::Open(*sample.bytes);
+  if (!snapshot.ok()) return Status::DataLoss("stored sample: " + snapshot.error());
+  return snapshot;
+}
+
+Titles TitlesOf(const HostSample& sample) { return {sample.english.get(), sample.localized.get()}; }
+
 }  // namespace
 
 std::string DetailLevelName(uint32_t level) {
@@ -84,6 +93,39 @@ std::vector<ObjectInfo> ListObjects(const SnapshotReader& snapshot, const Titles
                        object.num_instances(), object.num_counters()});
   }
   return objects;
+}
+
+Result<std::vector<ObjectInfo>> ListObjects(std::span<const HostSample> samples,
+                                            uint32_t max_detail) {
+  std::vector<ObjectInfo> objects;
+  for (size_t i = 0; i < samples.size(); ++i) {
+    Result<SnapshotReader> snapshot = Open(samples[i]);
+    if (!snapshot.ok()) {
+      if (i == 0) return snapshot.status();
+      continue;
+    }
+    for (ObjectInfo& object : ListObjects(*snapshot, TitlesOf(samples[i]), max_detail)) {
+      auto listed = [&](const ObjectInfo& known) { return known.index == object.index; };
+      if (i > 0 && std::any_of(objects.begin(), objects.end(), listed)) continue;
+      objects.push_back(std::move(object));
+    }
+  }
+  return objects;
+}
+
+Result<BrowsedObject> FindObject(std::span<const HostSample> samples, std::string_view object) {
+  Status first_error = Status::NotFound("no sample to browse");
+  for (size_t i = 0; i < samples.size(); ++i) {
+    Result<SnapshotReader> snapshot = Open(samples[i]);
+    if (!snapshot.ok()) {
+      if (i == 0) return snapshot.status();
+      continue;
+    }
+    Result<ObjectView> found = FindObject(*snapshot, TitlesOf(samples[i]), object);
+    if (found.ok()) return BrowsedObject{&samples[i], *snapshot, *found};
+    if (i == 0) first_error = found.status();
+  }
+  return first_error;
 }
 
 Result<ObjectView> FindObject(const SnapshotReader& snapshot, const Titles& titles,

@@ -1,11 +1,14 @@
 // Browsing one snapshot of a host, as PdhEnumObjects and PdhEnumObjectItems do: its objects,
-// an object's counters (filtered by detail level), an object's instances with their identity.
+// an object's counters (filtered by detail level), an object's instances with their identity;
+// and a host's browsed samples (SampleReader::BrowseSamples) as one: the objects of all of them,
+// the first that holds an object.
 
 #ifndef PERFHIVE_QUERY_BROWSE_H_
 #define PERFHIVE_QUERY_BROWSE_H_
 
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -13,6 +16,7 @@
 #include "base/status.h"
 #include "perfdata/snapshot_reader.h"
 #include "perfdata/title_database.h"
+#include "query/host_samples.h"
 #include "query/instance_identity.h"
 
 namespace perfhive::query {
@@ -44,6 +48,12 @@ struct ObjectInfo {
 std::vector<ObjectInfo> ListObjects(const SnapshotReader& snapshot, const Titles& titles,
                                     uint32_t max_detail);
 
+// The objects of a host's browsed samples (SampleReader::BrowseSamples) up to `max_detail`: the
+// first sample's, then those only the others hold, each once. kDataLoss when the first cannot be
+// opened; another that cannot is passed over.
+Result<std::vector<ObjectInfo>> ListObjects(std::span<const HostSample> samples,
+                                            uint32_t max_detail);
+
 struct CounterInfo {
   uint32_t index = 0;
   std::string name;
@@ -59,6 +69,20 @@ struct CounterInfo {
 // `object`; kNotFound names the objects with a close name.
 Result<ObjectView> FindObject(const SnapshotReader& snapshot, const Titles& titles,
                               std::string_view object);
+
+// An object as browsing found it in one of a host's browsed samples, which stays the owner of
+// the bytes `snapshot` and `object` read.
+struct BrowsedObject {
+  const HostSample* sample = nullptr;
+  SnapshotReader snapshot;
+  ObjectView object;
+
+  Titles titles() const { return {sample->english.get(), sample->localized.get()}; }
+};
+
+// The first of a host's browsed samples that holds `object` (FindObject); when none does, the
+// first sample's kNotFound, with its close names. kDataLoss when the first cannot be opened.
+Result<BrowsedObject> FindObject(std::span<const HostSample> samples, std::string_view object);
 
 // The object's counters up to `max_detail`, base counters left out, in definition order.
 std::vector<CounterInfo> ListCounters(const ObjectView& object, const Titles& titles,

@@ -67,6 +67,13 @@ class SampleReader {
   // newest.
   virtual Result<HostSample> WholeSampleIn(const std::string& host, int64_t from_ns,
                                            int64_t to_ns) = 0;
+  // The samples browsing reads names from, as of `at_ns` (INT64_MAX: now): the newest whole
+  // sample taken at or before it (chosen as WholeSampleIn chooses), then the newest of each other
+  // query among the same candidates, newest first: they may hold objects it lacks (a Linux
+  // host's Thread is in its Costly samples only). With `objects`, as Load. kNotFound when the
+  // host has no sample by then.
+  virtual Result<std::vector<HostSample>> BrowseSamples(const std::string& host, int64_t at_ns,
+                                                        const ObjectNameFilter* objects) = 0;
   // When the sample of `host` nearest to the range was taken, if it has any.
   virtual std::optional<int64_t> NearestSampleTime(const std::string& host, int64_t from_ns,
                                                    int64_t to_ns) = 0;

@@ -94,17 +94,38 @@ const char* DetailName(v1::DetailLevel level) {
   }
 }
 
-// The sample to browse: host (required) and at (a time; absent: the newest).
+// The sample to browse: host, select (host or select required: a pattern for the host, or a
+// selector, browses every host they pick) and at (a time; absent: the newest).
 Result<v1::BrowseAt> BrowseParams(const HttpRequest& request, int64_t now_ns) {
   v1::BrowseAt where;
   where.set_host(request.Param("host"));
-  if (where.host().empty()) return Status::InvalidArgument("host: give the host to browse");
+  where.set_host_selector(request.Param("select"));
+  if (where.host().empty() && where.host_selector().empty()) {
+    return Status::InvalidArgument(
+        "host: give the host to browse, a pattern (web*), or select= (role=web)");
+  }
   if (std::string at = request.Param("at"); !at.empty()) {
     Result<int64_t> time = ParseApiTime(at, now_ns);
     if (!time.ok()) return time.status().Prefixed("at: ");
     where.set_at_unix_nanos(*time);
   }
   return where;
+}
+
+// What a browse of several hosts read, into its answer `body`.
+void AddBrowsedHosts(const v1::BrowsedHosts& hosts, json& body) {
+  body["hosts"] = json(std::vector<std::string>(hosts.names().begin(), hosts.names().end()));
+  body["without_sample"] = hosts.without_sample();
+  body["oldest_sample_ms"] = Millis(hosts.oldest_sample_unix_nanos());
+  body["newest_sample_ms"] = Millis(hosts.newest_sample_unix_nanos());
+}
+
+// Which of the hosts browsed have a name, into its `item`: {"hosts": 5, "lacking": ["WEB03"]},
+// `prefix` before each key.
+void AddPresence(const v1::Presence& presence, json& item, const std::string& prefix = "") {
+  item[prefix + "hosts"] = presence.hosts();
+  item[prefix + "lacking"] =
+      json(std::vector<std::string>(presence.lacking().begin(), presence.lacking().end()));
 }
 
 Result<std::string> ObjectParam(const HttpRequest& request) {
@@ -291,18 +312,24 @@ HttpReply HttpApi::Objects(const HttpRequest& request, int64_t now_ns) {
   list.set_detail(*detail);
   Result<v1::ListObjectsResponse> answer = query_.Objects(list);
   if (!answer.ok()) return JsonError(answer.status());
+  const bool fleet = answer->has_fleet();
   json objects = json::array();
   for (const v1::ObjectInfo& object : answer->objects()) {
-    objects.push_back({{"name", object.name()},
-                       {"index", object.index()},
-                       {"help", object.help()},
-                       {"detail", DetailName(object.detail())},
-                       {"instances", object.instances()},
-                       {"counters", object.counters()}});
+    json item = {{"name", object.name()},           {"index", object.index()},
+                 {"help", object.help()},           {"detail", DetailName(object.detail())},
+                 {"instances", object.instances()}, {"counters", object.counters()}};
+    if (fleet) AddPresence(object.presence(), item);
+    objects.push_back(std::move(item));
   }
-  return JsonReply({{"host", answer->host()},
-                    {"sample_ms", Millis(answer->sample_unix_nanos())},
-                    {"objects", std::move(objects)}});
+  if (!fleet) {
+    return JsonReply({{"host", answer->host()},
+                      {"sample_ms", Millis(answer->sample_unix_nanos())},
+                      {"objects", std::move(objects)}});
+  }
+  json body;
+  AddBrowsedHosts(answer->fleet(), body);
+  body["objects"] = std::move(objects);
+  return JsonReply(body);
 }
 
 HttpReply HttpApi::Counters(const HttpRequest& request, int64_t now_ns) {
@@ -318,21 +345,32 @@ HttpReply HttpApi::Counters(const HttpRequest& request, int64_t now_ns) {
   list.set_detail(*detail);
   Result<v1::ListCountersResponse> answer = query_.Counters(list);
   if (!answer.ok()) return JsonError(answer.status());
+  const bool fleet = answer->has_fleet();
   json counters = json::array();
   for (const v1::CounterInfo& counter : answer->counters()) {
-    counters.push_back({{"name", counter.name()},
-                        {"index", counter.index()},
-                        {"help", counter.help()},
-                        {"detail", DetailName(counter.detail())},
-                        {"type", counter.type()},
-                        {"type_name", counter.type_name()},
-                        {"default_scale", counter.default_scale()},
-                        {"unit", counter.unit()}});
+    json item = {{"name", counter.name()},
+                 {"index", counter.index()},
+                 {"help", counter.help()},
+                 {"detail", DetailName(counter.detail())},
+                 {"type", counter.type()},
+                 {"type_name", counter.type_name()},
+                 {"default_scale", counter.default_scale()},
+                 {"unit", counter.unit()}};
+    if (fleet) AddPresence(counter.presence(), item);
+    counters.push_back(std::move(item));
   }
-  return JsonReply({{"host", answer->host()},
-                    {"object", answer->object()},
-                    {"sample_ms", Millis(answer->sample_unix_nanos())},
-                    {"counters", std::move(counters)}});
+  if (!fleet) {
+    return JsonReply({{"host", answer->host()},
+                      {"object", answer->object()},
+                      {"sample_ms", Millis(answer->sample_unix_nanos())},
+                      {"counters", std::move(counters)}});
+  }
+  json body;
+  AddBrowsedHosts(answer->fleet(), body);
+  body["object"] = answer->object();
+  AddPresence(answer->object_presence(), body, "object_");
+  body["counters"] = std::move(counters);
+  return JsonReply(body);
 }
 
 HttpReply HttpApi::Instances(const HttpRequest& request, int64_t now_ns) {
@@ -345,6 +383,20 @@ HttpReply HttpApi::Instances(const HttpRequest& request, int64_t now_ns) {
   list.set_object(*object);
   Result<v1::ListInstancesResponse> answer = query_.Instances(list);
   if (!answer.ok()) return JsonError(answer.status());
+  if (answer->has_fleet()) {
+    json instances = json::array();
+    for (const v1::InstanceInfo& instance : answer->instances()) {
+      json item = {{"name", instance.name()}};
+      AddPresence(instance.presence(), item);
+      instances.push_back(std::move(item));
+    }
+    json body;
+    AddBrowsedHosts(answer->fleet(), body);
+    body["object"] = answer->object();
+    AddPresence(answer->object_presence(), body, "object_");
+    body["instances"] = std::move(instances);
+    return JsonReply(body);
+  }
   json instances = json::array();
   for (const v1::InstanceInfo& instance : answer->instances()) {
     json item = {{"name", instance.name()}, {"identity", instance.identity()}};

@@ -13,7 +13,6 @@
 #include "perfdata/counter_path.h"
 #include "perfdata/display_text.h"
 #include "perfdata/name_pattern.h"
-#include "perfdata/snapshot_reader.h"
 #include "perfdata/title_bytes.h"
 #include "proto/series_conversion.h"
 #include "proto/source_kind.h"
@@ -110,6 +109,46 @@ void ToProto(const query::ObjectInfo& object, v1::ObjectInfo* out) {
   out->set_counters(object.num_counters);
 }
 
+void ToProto(const query::CounterInfo& counter, v1::CounterInfo* out) {
+  out->set_name(counter.name);
+  out->set_index(counter.index);
+  out->set_help(counter.help);
+  out->set_detail(ToProtoDetail(counter.detail_level));
+  out->set_type(counter.type);
+  out->set_type_name(counter.type_name);
+  out->set_default_scale(counter.default_scale);
+  out->set_unit(counter.unit);
+}
+
+void ToProto(const query::Presence& presence, v1::Presence* out) {
+  out->set_hosts(static_cast<uint32_t>(presence.hosts));
+  for (const std::string& host : presence.lacking) out->add_lacking(ValidUtf8(host));
+}
+
+void ToProto(const query::BrowsedHosts& hosts, v1::BrowsedHosts* out) {
+  for (const std::string& name : hosts.names) out->add_names(ValidUtf8(name));
+  out->set_without_sample(static_cast<uint32_t>(hosts.without_sample));
+  out->set_oldest_sample_unix_nanos(hosts.oldest_ns);
+  out->set_newest_sample_unix_nanos(hosts.newest_ns);
+}
+
+// Whether `where` asks for several hosts: a selector, or a pattern for the host.
+bool IsFleet(const v1::BrowseAt& where) {
+  return !where.host_selector().empty() || HasWildcard(where.host());
+}
+
+// `where` as the engine's request for several hosts.
+Result<query::FleetBrowseRequest> FleetRequest(const v1::BrowseAt& where, v1::DetailLevel detail) {
+  Result<query::HostSelector> selector = query::HostSelector::Parse(where.host_selector());
+  if (!selector.ok()) return selector.status();
+  query::FleetBrowseRequest request;
+  request.hosts = where.host();
+  request.selector = std::move(selector).value();
+  if (where.at_unix_nanos() != 0) request.at_ns = where.at_unix_nanos();
+  request.max_detail = MaxDetail(detail);
+  return request;
+}
+
 std::string IdentityText(const query::InstanceIdentity& identity) {
   std::string text;
   if (identity.pid) text = "pid " + std::to_string(*identity.pid);
@@ -169,96 +208,103 @@ grpc::ServerWriteReactor<v1::ReadResponse>* QueryService::Read(grpc::CallbackSer
   return new ListWriter<v1::ReadResponse>(std::move(items), std::move(status));
 }
 
-Result<QueryService::BrowsedSample> QueryService::SampleToBrowse(const v1::BrowseAt& where) {
-  Result<HostRecord> host = FindHost(where.host());
-  if (!host.ok()) return host.status();
-  int64_t at = where.at_unix_nanos() == 0 ? INT64_MAX : where.at_unix_nanos();
-  Result<std::vector<SnapshotInfo>> listed =
-      store_.ListSnapshots(host->info.name, 0, at == INT64_MAX ? at : at + 1, std::nullopt,
-                           SampleLoader::kWholeSampleCandidates, /*newest=*/true);
-  if (!listed.ok()) return Status::Unavailable("store: " + listed.error());
-  if (listed->empty()) {
-    return Status::NotFound("host \"" + host->info.name +
-                            "\" has no sample at or before that time");
-  }
-  const SnapshotInfo& chosen = NewestGlobal(*listed);
-  Result<query::HostSample> sample = loader_.Load(host->info.name, chosen);
-  if (!sample.ok()) return sample.status();
-  std::vector<SnapshotInfo> others;
-  for (const SnapshotInfo& candidate : *listed) {  // newest first
-    if (candidate.query == chosen.query) continue;
-    auto same = [&](const SnapshotInfo& other) { return other.query == candidate.query; };
-    if (std::none_of(others.begin(), others.end(), same)) others.push_back(candidate);
-  }
-  return BrowsedSample{*host, chosen, std::move(sample).value(), std::nullopt, std::move(others)};
-}
-
 Result<v1::ListObjectsResponse> QueryService::Objects(const v1::ListObjectsRequest& request) {
-  Result<BrowsedSample> browsed = Browse(request.where());
+  if (IsFleet(request.where())) return FleetObjects(request);
+  Result<BrowsedHost> browsed = Browse(request.where());
   if (!browsed.ok()) return browsed.status();
-  query::Titles titles = browsed->titles();
+  Result<std::vector<query::ObjectInfo>> objects =
+      query::ListObjects(browsed->samples, MaxDetail(request.detail()));
+  if (!objects.ok()) return objects.status();
   v1::ListObjectsResponse response;
   response.set_host(browsed->host.info.name);
-  response.set_sample_unix_nanos(browsed->info.sample_time_ns);
-  for (const query::ObjectInfo& object :
-       query::ListObjects(*browsed->snapshot, titles, MaxDetail(request.detail()))) {
-    ToProto(object, response.add_objects());
-  }
-  // Objects that only another query's samples hold, after the sample's own.
-  for (const SnapshotInfo& info : browsed->others) {
-    Result<BrowsedSample> other = Reopen(*browsed, info);
-    if (!other.ok()) continue;
-    for (const query::ObjectInfo& object :
-         query::ListObjects(*other->snapshot, other->titles(), MaxDetail(request.detail()))) {
-      auto listed = [&](const v1::ObjectInfo& known) { return known.index() == object.index; };
-      if (std::any_of(response.objects().begin(), response.objects().end(), listed)) continue;
-      ToProto(object, response.add_objects());
-    }
-  }
+  response.set_sample_unix_nanos(browsed->samples.front().time_ns);
+  for (const query::ObjectInfo& object : *objects) ToProto(object, response.add_objects());
   return response;
 }
 
 Result<v1::ListCountersResponse> QueryService::Counters(const v1::ListCountersRequest& request) {
-  Result<std::pair<BrowsedSample, ObjectView>> found =
-      BrowseObject(request.where(), request.object());
+  if (IsFleet(request.where())) return FleetCounters(request);
+  Result<BrowsedHost> browsed = Browse(request.where());
+  if (!browsed.ok()) return browsed.status();
+  Result<query::BrowsedObject> found = FindObjectIn(*browsed, request.object());
   if (!found.ok()) return found.status();
-  const BrowsedSample* browsed = &found->first;
-  const ObjectView* object = &found->second;
-  query::Titles titles = browsed->titles();
   v1::ListCountersResponse response;
   response.set_host(browsed->host.info.name);
-  response.set_object(titles.Name(object->name_index()));
-  response.set_sample_unix_nanos(browsed->info.sample_time_ns);
+  response.set_object(found->titles().Name(found->object.name_index()));
+  response.set_sample_unix_nanos(found->sample->time_ns);
   for (const query::CounterInfo& counter :
-       query::ListCounters(*object, titles, MaxDetail(request.detail()))) {
-    v1::CounterInfo* out = response.add_counters();
-    out->set_name(counter.name);
-    out->set_index(counter.index);
-    out->set_help(counter.help);
-    out->set_detail(ToProtoDetail(counter.detail_level));
-    out->set_type(counter.type);
-    out->set_type_name(counter.type_name);
-    out->set_default_scale(counter.default_scale);
-    out->set_unit(counter.unit);
+       query::ListCounters(found->object, found->titles(), MaxDetail(request.detail()))) {
+    ToProto(counter, response.add_counters());
   }
   return response;
 }
 
 Result<v1::ListInstancesResponse> QueryService::Instances(const v1::ListInstancesRequest& request) {
-  Result<std::pair<BrowsedSample, ObjectView>> found =
-      BrowseObject(request.where(), request.object());
+  if (IsFleet(request.where())) return FleetInstances(request);
+  Result<BrowsedHost> browsed = Browse(request.where());
+  if (!browsed.ok()) return browsed.status();
+  Result<query::BrowsedObject> found = FindObjectIn(*browsed, request.object());
   if (!found.ok()) return found.status();
-  const BrowsedSample* browsed = &found->first;
-  const ObjectView* object = &found->second;
-  query::Titles titles = browsed->titles();
   v1::ListInstancesResponse response;
   response.set_host(browsed->host.info.name);
-  response.set_object(titles.Name(object->name_index()));
-  response.set_sample_unix_nanos(browsed->info.sample_time_ns);
-  for (const query::InstanceInfo& instance : query::ListInstances(*browsed->snapshot, *object)) {
+  response.set_object(found->titles().Name(found->object.name_index()));
+  response.set_sample_unix_nanos(found->sample->time_ns);
+  for (const query::InstanceInfo& instance : query::ListInstances(found->snapshot, found->object)) {
     v1::InstanceInfo* out = response.add_instances();
     out->set_name(instance.name);
     out->set_identity(IdentityText(instance.identity));
+  }
+  return response;
+}
+
+Result<v1::ListObjectsResponse> QueryService::FleetObjects(const v1::ListObjectsRequest& request) {
+  Result<query::FleetBrowseRequest> fleet = FleetRequest(request.where(), request.detail());
+  if (!fleet.ok()) return fleet.status();
+  Result<query::FleetObjects> answer = browser_.Objects(*fleet);
+  if (!answer.ok()) return answer.status();
+  v1::ListObjectsResponse response;
+  ToProto(answer->hosts, response.mutable_fleet());
+  for (const query::Present<query::ObjectInfo>& object : answer->objects) {
+    v1::ObjectInfo* out = response.add_objects();
+    ToProto(object.info, out);
+    ToProto(object.presence, out->mutable_presence());
+  }
+  return response;
+}
+
+Result<v1::ListCountersResponse> QueryService::FleetCounters(
+    const v1::ListCountersRequest& request) {
+  Result<query::FleetBrowseRequest> fleet = FleetRequest(request.where(), request.detail());
+  if (!fleet.ok()) return fleet.status();
+  Result<query::FleetCounters> answer = browser_.Counters(*fleet, request.object());
+  if (!answer.ok()) return answer.status();
+  v1::ListCountersResponse response;
+  ToProto(answer->hosts, response.mutable_fleet());
+  response.set_object(answer->object);
+  ToProto(answer->object_presence, response.mutable_object_presence());
+  for (const query::Present<query::CounterInfo>& counter : answer->items) {
+    v1::CounterInfo* out = response.add_counters();
+    ToProto(counter.info, out);
+    ToProto(counter.presence, out->mutable_presence());
+  }
+  return response;
+}
+
+Result<v1::ListInstancesResponse> QueryService::FleetInstances(
+    const v1::ListInstancesRequest& request) {
+  Result<query::FleetBrowseRequest> fleet =
+      FleetRequest(request.where(), v1::DETAIL_LEVEL_UNSPECIFIED);
+  if (!fleet.ok()) return fleet.status();
+  Result<query::FleetInstances> answer = browser_.Instances(*fleet, request.object());
+  if (!answer.ok()) return answer.status();
+  v1::ListInstancesResponse response;
+  ToProto(answer->hosts, response.mutable_fleet());
+  response.set_object(answer->object);
+  ToProto(answer->object_presence, response.mutable_object_presence());
+  for (const query::Present<std::string>& instance : answer->items) {
+    v1::InstanceInfo* out = response.add_instances();
+    out->set_name(instance.info);
+    ToProto(instance.presence, out->mutable_presence());
   }
   return response;
 }
@@ -287,45 +333,22 @@ grpc::ServerUnaryReactor* QueryService::ListInstances(grpc::CallbackServerContex
   return FinishUnary(context, status);
 }
 
-Result<QueryService::BrowsedSample> QueryService::Browse(const v1::BrowseAt& where) {
-  Result<BrowsedSample> browsed = SampleToBrowse(where);
-  if (!browsed.ok()) return browsed.status();
-  Result<SnapshotReader> snapshot = SnapshotReader::Open(*browsed->sample.bytes);
-  if (!snapshot.ok()) return Status::DataLoss("stored sample: " + snapshot.error());
-  browsed->snapshot = *snapshot;
-  return browsed;
+Result<QueryService::BrowsedHost> QueryService::Browse(const v1::BrowseAt& where) {
+  Result<HostRecord> host = FindHost(where.host());
+  if (!host.ok()) return host.status();
+  const int64_t at = where.at_unix_nanos() == 0 ? INT64_MAX : where.at_unix_nanos();
+  Result<std::vector<query::HostSample>> samples =
+      loader_.BrowseSamples(host->info.name, at, nullptr);
+  if (!samples.ok()) return samples.status();
+  return BrowsedHost{*host, std::move(samples).value()};
 }
 
-Result<QueryService::BrowsedSample> QueryService::Reopen(const BrowsedSample& browsed,
-                                                         const SnapshotInfo& info) {
-  Result<query::HostSample> sample = loader_.Load(browsed.host.info.name, info);
-  if (!sample.ok()) return sample.status();
-  BrowsedSample other{browsed.host, info, std::move(sample).value(), std::nullopt, {}};
-  Result<SnapshotReader> snapshot = SnapshotReader::Open(*other.sample.bytes);
-  if (!snapshot.ok()) return Status::DataLoss("stored sample: " + snapshot.error());
-  other.snapshot = *snapshot;
-  return other;
-}
-
-Result<std::pair<QueryService::BrowsedSample, ObjectView>> QueryService::BrowseObject(
-    const v1::BrowseAt& where, const std::string& object) {
-  Result<BrowsedSample> browsed = Browse(where);
-  if (!browsed.ok()) return browsed.status();
-  Result<ObjectView> found = FindObjectIn(*browsed, object);
-  if (found.ok()) return std::pair(std::move(browsed).value(), *found);
-  for (const SnapshotInfo& info : browsed->others) {
-    Result<BrowsedSample> other = Reopen(*browsed, info);
-    if (!other.ok()) continue;
-    Result<ObjectView> in_other = query::FindObject(*other->snapshot, other->titles(), object);
-    if (in_other.ok()) return std::pair(std::move(other).value(), *in_other);
+Result<query::BrowsedObject> QueryService::FindObjectIn(const BrowsedHost& browsed,
+                                                        const std::string& object) {
+  Result<query::BrowsedObject> found = query::FindObject(browsed.samples, object);
+  if (!found.ok() && found.status().code() == StatusCode::kNotFound) {
+    return found.status().Prefixed(browsed.host.info.name + ": ");
   }
-  return found.status();
-}
-
-Result<ObjectView> QueryService::FindObjectIn(const BrowsedSample& browsed,
-                                              const std::string& object) {
-  Result<ObjectView> found = query::FindObject(*browsed.snapshot, browsed.titles(), object);
-  if (!found.ok()) return found.status().Prefixed(browsed.host.info.name + ": ");
   return found;
 }
 

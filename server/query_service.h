@@ -1,18 +1,19 @@
 // QueryService: the server side of perfhive.v1.Query, over the store. Reads are the query
 // engine's (query/read_engine.h), turned into responses; browsing (hosts, objects, counters,
-// instances) opens stored samples. Every call needs a token that may read (or --insecure).
+// instances) opens stored samples, one host's (query/browse.h) or many hosts' at once
+// (query/fleet_browse.h). Every call needs a token that may read (or --insecure).
 
 #ifndef PERFHIVE_SERVER_QUERY_SERVICE_H_
 #define PERFHIVE_SERVER_QUERY_SERVICE_H_
 
 #include <cstdint>
-#include <optional>
 #include <span>
 #include <string>
 #include <vector>
 
 #include "perfhive/v1/query.grpc.pb.h"
 #include "query/browse.h"
+#include "query/fleet_browse.h"
 #include "query/host_samples.h"
 #include "query/read_engine.h"
 #include "query/series_query.h"
@@ -29,7 +30,7 @@ namespace perfhive {
 class QueryService final : public perfhive::v1::Query::CallbackService {
  public:
   QueryService(Store& store, SampleLoader& loader, const TokenTable& tokens)
-      : store_(store), loader_(loader), tokens_(tokens), engine_(loader) {}
+      : store_(store), loader_(loader), tokens_(tokens), engine_(loader), browser_(loader) {}
 
   // Enrollment: where ListHosts finds each host's credential, and the readers' certificates
   // (perfhive login); null: no enrollment.
@@ -41,6 +42,12 @@ class QueryService final : public perfhive::v1::Query::CallbackService {
   // The most bytes of samples a Read may restore (query::QueryOptions::max_bytes), estimated
   // before it loads them; reads of the latest values are bounded already.
   void set_max_query_bytes(uint64_t bytes) { engine_.set_max_bytes(bytes); }
+
+  // Where hosts' labels come from, for reads and browsing that select hosts by label.
+  void set_host_labels(const query::HostLabelsLookup& labels) {
+    engine_.set_host_labels(labels);
+    browser_.set_host_labels(labels);
+  }
 
   // The engine that answers reads, for fronts other than gRPC (the HTTP API) that render its
   // answer themselves.
@@ -84,29 +91,23 @@ class QueryService final : public perfhive::v1::Query::CallbackService {
   Result<std::vector<perfhive::v1::ReadResponse>> Answer(const perfhive::v1::ReadRequest& request);
 
  private:
-  // One stored sample, opened, with its parsed title database, for browsing.
-  struct BrowsedSample {
+  // Objects, Counters and Instances of several hosts (BrowseAt's pattern or selector).
+  Result<perfhive::v1::ListObjectsResponse> FleetObjects(
+      const perfhive::v1::ListObjectsRequest& request);
+  Result<perfhive::v1::ListCountersResponse> FleetCounters(
+      const perfhive::v1::ListCountersRequest& request);
+  Result<perfhive::v1::ListInstancesResponse> FleetInstances(
+      const perfhive::v1::ListInstancesRequest& request);
+  // One host's samples to browse (SampleReader::BrowseSamples), the host as stored.
+  struct BrowsedHost {
     HostRecord host;
-    SnapshotInfo info;
-    query::HostSample sample;
-    std::optional<SnapshotReader> snapshot;  // over sample.bytes
-    // The newest sample of each other query among the candidates: where browsing finds the
-    // objects this one lacks (a Linux host's Thread is in its Costly samples only).
-    std::vector<SnapshotInfo> others;
-
-    query::Titles titles() const { return {sample.english.get(), sample.localized.get()}; }
+    std::vector<query::HostSample> samples;
   };
-  // Finds the sample `where` names and opens it.
-  Result<BrowsedSample> Browse(const perfhive::v1::BrowseAt& where);
-  // `browsed`'s host's sample `info`, opened for browsing.
-  Result<BrowsedSample> Reopen(const BrowsedSample& browsed, const SnapshotInfo& info);
-  // The sample `where` names, or failing that one of its others, that holds `object`, and the
-  // object in it; the error of the first when none does.
-  Result<std::pair<BrowsedSample, ObjectView>> BrowseObject(const perfhive::v1::BrowseAt& where,
-                                                            const std::string& object);
-  Result<BrowsedSample> SampleToBrowse(const perfhive::v1::BrowseAt& where);
-  // The object named `object` in the browsed sample; NOT_FOUND names the host and close names.
-  static Result<ObjectView> FindObjectIn(const BrowsedSample& browsed, const std::string& object);
+  // The samples of the one host `where` names.
+  Result<BrowsedHost> Browse(const perfhive::v1::BrowseAt& where);
+  // The object named `object` in the host's samples; NOT_FOUND names the host and close names.
+  static Result<query::BrowsedObject> FindObjectIn(const BrowsedHost& browsed,
+                                                   const std::string& object);
   // The caller may read, or the error to finish with.
   Status Authorize(const grpc::CallbackServerContext& context) const;
   // The stored host named `name` (ignoring case), or NOT_FOUND naming the hosts that come close.
@@ -119,6 +120,7 @@ class QueryService final : public perfhive::v1::Query::CallbackService {
   const EnrolledClients* enrolled_ = nullptr;
   const PolicyFile* policies_ = nullptr;
   query::ReadEngine engine_;
+  query::FleetBrowser browser_;
 };
 
 }  // namespace perfhive

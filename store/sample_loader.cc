@@ -271,6 +271,25 @@ Result<query::HostSample> SampleLoader::WholeSampleIn(const std::string& host, i
   return std::move(loaded->samples.front());
 }
 
+Result<std::vector<query::HostSample>> SampleLoader::BrowseSamples(
+    const std::string& host, int64_t at_ns, const ObjectNameFilter* objects) {
+  Result<std::vector<SnapshotInfo>> candidates =
+      store_.ListSnapshots(host, 0, at_ns == INT64_MAX ? at_ns : at_ns + 1, std::nullopt,
+                           kWholeSampleCandidates, /*newest=*/true);
+  if (!candidates.ok()) return Status::Unavailable("store: " + candidates.error());
+  if (candidates->empty()) {
+    return Status::NotFound("host \"" + host + "\" has no sample at or before that time");
+  }
+  std::vector<SnapshotInfo> listed = {NewestGlobal(*candidates)};
+  for (auto it = candidates->rbegin(); it != candidates->rend(); ++it) {  // newest first
+    auto same = [&](const SnapshotInfo& other) { return other.query == it->query; };
+    if (std::none_of(listed.begin(), listed.end(), same)) listed.push_back(*it);
+  }
+  Result<query::HostSamples> loaded = LoadListed(host, listed, objects);
+  if (!loaded.ok()) return loaded.status();
+  return std::move(loaded->samples);
+}
+
 std::optional<int64_t> SampleLoader::NearestSampleTime(const std::string& host, int64_t from_ns,
                                                        int64_t to_ns) {
   std::optional<int64_t> nearest;

@@ -72,11 +72,13 @@ class SampleLoader final : public query::SampleReader {
                                   const ObjectNameFilter* objects) override;
   Result<query::HostSample> WholeSampleIn(const std::string& host, int64_t from_ns,
                                           int64_t to_ns) override;
+  Result<std::vector<query::HostSample>> BrowseSamples(const std::string& host, int64_t at_ns,
+                                                       const ObjectNameFilter* objects) override;
   std::optional<int64_t> NearestSampleTime(const std::string& host, int64_t from_ns,
                                            int64_t to_ns) override;
 
  private:
-  // LoadRange in two steps: what it lists, then those samples loaded (any listing in time
+  // LoadRange in two steps: what it lists, then those samples loaded (any listing, in its
   // order, with `objects` as above).
   Result<std::vector<SnapshotInfo>> ListRange(const std::string& host, int64_t from_ns,
                                               int64_t to_ns);

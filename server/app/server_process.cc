@@ -115,7 +115,7 @@ void ServerProcess::StartQuery() {
   query_->set_max_query_bytes(options_.max_query_bytes);
   query_->set_enrollment(registry_.get(), enrolled_.get());
   query_->set_policies(policies_.get());
-  query_->reads().set_host_labels(host_labels_->Lookup());
+  query_->set_host_labels(host_labels_->Lookup());
 }
 
 Status ServerProcess::StartExport() {

@@ -4,7 +4,10 @@
 // Chart.js at /chart.min.js) and the JSON API they read (docs/http_api.md). Every view is a
 // URL, so it can be bookmarked and shared:
 //
-//   #/fleet?filter=web*&sort=last_seen&desc=1      every host and its health (fleet_view.js)
+//   #/fleet?filter=role=web&group=site&sort=last_seen&desc=1
+//                                                   every host and its health, by selector,
+//                                                   pattern or text, grouped by a label
+//                                                   (fleet_view.js)
 //   #/chart?path=P&path=P2&range=5m|1h|24h|custom&from=MS&to=MS&live=1&scale=N,N,...&fit=1
 //                                                   a line chart of what the paths select
 //                                                   (chart_view.js, add_counters_dialog.js)

@@ -33,6 +33,7 @@ from selenium.common.exceptions import (NoSuchElementException,  # noqa: E402
                                         StaleElementReferenceException, WebDriverException)
 from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.webdriver.common.keys import Keys  # noqa: E402
+from selenium.webdriver.support.select import Select  # noqa: E402
 
 ARGS = None
 SOURCE_DIR = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
@@ -40,6 +41,9 @@ CPU_PATH = "\\\\*\\Processor(*)\\% Processor Time"
 BAD_PATH = "\\\\*\\Processor(*\\% Processor Time"
 WINDOWS_HOST = "WPREPW01"  # 4 processors and _Total, recorded in 2010 (zenoss-windowsmonitor)
 WINDOWS_HOST_2 = "KINEX01"  # 66 processes
+# The labels each host's agent gives it (this host's procfs agent: LINUX).
+LABELS = {"LINUX": ("role=web", "site=ams"), WINDOWS_HOST: ("role=web", "site=fra"),
+          WINDOWS_HOST_2: ("role=sql", "site=ams")}
 
 
 def pdh_status_names():
@@ -86,7 +90,9 @@ class ConsoleBrowserTest(unittest.TestCase):
         cls.url = cluster.console_url
         cls.reader_file = cluster.write("reader.token", cls.reader_secret + "\n")
         cls.writer_file = cluster.write("writer.token", cls.writer_secret + "\n")
-        cls.procfs_agent = cluster.start_procfs_agent(token_file=cls.writer_file, interval="1s")
+        cls.procfs_agent = cluster.start_procfs_agent(
+            token_file=cls.writer_file, interval="1s",
+            extra=[arg for label in LABELS["LINUX"] for arg in ("--label", label)])
         cls.fixtures = perfhive_cluster.shared_fixtures_dir(ARGS.shared or SOURCE_DIR)
         cls.windows_hosts = []
         if cls.fixtures:
@@ -94,7 +100,8 @@ class ConsoleBrowserTest(unittest.TestCase):
             end = int(time.time() * 1000) - 20000
             for fixture, name in (("wprepw01", WINDOWS_HOST), ("kinex01", WINDOWS_HOST_2)):
                 replay = cluster.fixture_replay(cls.fixtures, fixture, name, end)
-                cluster.start_replay_agent(replay, name, token_file=cls.writer_file)
+                cluster.start_replay_agent(replay, name, token_file=cls.writer_file,
+                                           labels=LABELS[name])
                 cls.windows_hosts.append(name)
         else:
             print("SKIPPED (in part): no ../shared/fixtures here, so no replayed Windows host; "
@@ -309,6 +316,79 @@ class ConsoleBrowserTest(unittest.TestCase):
         for name in ("gone", "slow-gone"):
             self.assertIn("quiet", quiet[name][1], "a visible word, not colour alone")
         self.assertNotIn("quiet", quiet["busy"][1])
+
+    def fleet_rows(self):
+        """The fleet table's rows in order: ("group", value, count) for a group's heading,
+        ("host", name) for a host."""
+        return self.js("""
+          return [...document.querySelectorAll('#fleet-table tbody tr')].map(r =>
+            r.classList.contains('group-head') ? ['group', r.dataset.group, Number(r.dataset.count)]
+                                               : ['host', r.dataset.host]);""")
+
+    def type_filter(self, text):
+        box = self.d.find_element(By.ID, "fleet-filter")
+        box.send_keys(Keys.CONTROL, "a")
+        box.send_keys(Keys.DELETE)
+        if text:
+            box.send_keys(text)
+
+    def selected_by_cli(self, selector):
+        return sorted(h["name"] for h in self.cli_json(["hosts", "--select", selector])["hosts"])
+
+    def test_2a_the_fleet_filters_by_a_selector_and_groups_by_a_label(self):
+        self.go("#/fleet")
+        self.wait_for("the fleet view", lambda: self.view_shown("fleet"))
+        self.wait_for("every host", lambda: len(self.fleet_rows()) == 1 + len(self.windows_hosts))
+        # A filter with "=" is a host selector, the server's: the rows are `perfhive hosts
+        # --select`'s hosts.
+        selector = "role=web"
+        expected = self.selected_by_cli(selector)
+        self.assertIn(self.linux_host, expected)
+        self.type_filter(selector)
+        self.wait_for("the hosts %s selects (%s)" % (selector, expected), lambda: sorted(
+            name for kind, name, *_ in self.fleet_rows() if kind == "host") == expected)
+        self.assertEqual(self.d.find_element(By.ID, "fleet-count").text,
+                         "%d host%s selected by %s" % (len(expected), "" if len(expected) == 1 else "s",
+                                                       selector))
+        self.assertIn("filter=" + urllib.parse.quote(selector, safe=""), self.d.current_url)
+        # Grouped by site: a heading per value with its host count, then its hosts, each group
+        # what `perfhive hosts --select role=web,site=VALUE` lists.
+        Select(self.d.find_element(By.ID, "fleet-group")).select_by_value("site")
+        self.wait_for("groups", lambda: any(row[0] == "group" for row in self.fleet_rows()))
+        self.assertIn("group=site", self.d.current_url)
+        groups = {}
+        for row in self.fleet_rows():
+            if row[0] == "group":
+                value, count = row[1], row[2]
+                groups[value] = {"count": count, "hosts": []}
+            else:
+                groups[value]["hosts"].append(row[1])
+        self.assertEqual(sum(g["count"] for g in groups.values()), len(expected))
+        for value, group in groups.items():
+            self.assertEqual(group["count"], len(group["hosts"]), value)
+            self.assertEqual(sorted(group["hosts"]), self.selected_by_cli(selector + ",site=" + value),
+                             "the hosts of site=%s" % value)
+        if self.windows_hosts:
+            self.assertEqual(set(groups), {"ams", "fra"})
+        self.shot("fleet-grouped")
+        # A selector that does not parse: the server's reason, and no rows.
+        self.type_filter("role=web,site")
+        self.wait_for("the selector's error", lambda: self.visible("fleet-error") and
+                      'the term "site" is not KEY=VALUE' in self.visible("fleet-error").text)
+        self.assertEqual(self.fleet_rows(), [])
+        self.assertEqual(self.d.find_element(By.ID, "fleet-filter").get_attribute("aria-invalid"), "true")
+        self.shot("fleet-bad-selector")
+        # Text without "=" is found in any column, as before: a site's name in the labels.
+        self.type_filter("fra")
+        self.wait_for("the error gone", lambda: not self.visible("fleet-error"))
+        fra = [name for name, labels in LABELS.items() if "site=fra" in labels and name in self.windows_hosts]
+        self.wait_for("the hosts at fra (%s)" % fra, lambda: sorted(
+            name for kind, name, *_ in self.fleet_rows() if kind == "host") == fra)
+        Select(self.d.find_element(By.ID, "fleet-group")).select_by_value("")
+        self.type_filter("")
+        self.wait_for("every host again, ungrouped", lambda: [kind for kind, *_ in self.fleet_rows()] ==
+                      ["host"] * (1 + len(self.windows_hosts)))
+        self.assertNotIn("group=", self.d.current_url)
 
     def test_3_the_chart_draws_every_cpu_and_its_last_values_are_the_clis(self):
         self.d.find_element(By.CSS_SELECTOR, "a[data-nav=chart]").click()

@@ -184,13 +184,17 @@ class Cluster:
             argv += ["--token-file", token_file]
         return self.start("agent-procfs", argv + list(extra))
 
-    def start_replay_agent(self, replay_dir, host_name, token_file=None, interval="100ms"):
+    def start_replay_agent(self, replay_dir, host_name, token_file=None, interval="100ms",
+                           labels=()):
+        """`labels`: "role=web" and the like, each an agent's --label."""
         argv = [self.agent_binary, "run", "--server", self.grpc_address, "--source", "replay",
                 "--replay", replay_dir, "--host-name", host_name, "--interval", interval,
                 "--spool-dir", self.path("spool-" + host_name.lower()),
                 "--timeout", "600s"] + self.agent_flags
         if token_file:
             argv += ["--token-file", token_file]
+        for label in labels:
+            argv += ["--label", label]
         return self.start("agent-" + host_name.lower(), argv)
 
     def fixture_replay(self, fixtures, host, name, end_ms):

@@ -90,24 +90,22 @@ class ConsoleTest : public ::testing::Test {
     EXPECT_EQ(result->status, expected_status) << target << ": " << result->body;
     return json::parse(result->body, nullptr, /*allow_exceptions=*/false);
   }
-  // The CLI's answer to `perfhive query PATH --format json` as the reader.
-  static json CliQuery(const std::string& path, const std::vector<std::string>& options = {},
-                       int expected_exit = 0) {
-    std::vector<std::string> argv = {CliBinary(),
-                                     "query",
-                                     path,
-                                     "--server",
-                                     server_->address(),
-                                     "--ca",
-                                     *scratch_ / "ca.pem",
-                                     "--token-file",
-                                     *scratch_ / "reader.token",
-                                     "--format",
-                                     "json"};
-    argv.insert(argv.end(), options.begin(), options.end());
+  // The CLI's answer to `perfhive ARGS --format json` as the reader, exiting `expected_exit`.
+  static json CliJson(const std::vector<std::string>& args, int expected_exit = 0) {
+    std::vector<std::string> argv = {CliBinary()};
+    argv.insert(argv.end(), args.begin(), args.end());
+    argv.insert(argv.end(), {"--server", server_->address(), "--ca", *scratch_ / "ca.pem",
+                             "--token-file", *scratch_ / "reader.token", "--format", "json"});
     CommandResult answer = RunCommand(*scratch_, argv);
     EXPECT_EQ(answer.exit_code, expected_exit) << answer.err;
     return json::parse(answer.out, nullptr, false);
+  }
+  // The CLI's answer to `perfhive query PATH --format json` as the reader.
+  static json CliQuery(const std::string& path, const std::vector<std::string>& options = {},
+                       int expected_exit = 0) {
+    std::vector<std::string> args = {"query", path};
+    args.insert(args.end(), options.begin(), options.end());
+    return CliJson(args, expected_exit);
   }
 
   static ScratchDir* scratch_;
@@ -258,6 +256,43 @@ TEST_F(ConsoleTest, BrowsingListsObjectsCountersAndProcessesWithPids) {
   std::map<std::string, uint64_t> pids;
   for (const json& instance : instances["instances"]) pids[instance["name"]] = instance["pid"];
   EXPECT_EQ(pids["svc"], 1002u) << instances.dump();
+}
+
+// Proves: a pattern for the host (or select=) browses every host it picks, each name with how
+// many of them have it and which lack it, as `perfhive objects` and `instances` answer (WINA was
+// built without LogicalDisk, with processor 0 as every host has); a selector that does not parse is
+// a 400 naming its term.
+TEST_F(ConsoleTest, BrowsingSeveralHostsGivesWhatTheCliGives) {
+  json objects = ReaderGet("/api/v1/objects?host=*");
+  json cli_objects = CliJson({"objects", "\\\\*"});
+  EXPECT_EQ(objects["hosts"], json({"LINUXREC", "WINA"})) << objects.dump();
+  EXPECT_EQ(objects["hosts"], cli_objects["hosts"]);
+  std::map<std::string, json> by_name;
+  for (const json& object : objects["objects"]) by_name[object["name"]] = object;
+  EXPECT_EQ(by_name["Processor"]["hosts"], 2);
+  EXPECT_EQ(by_name["LogicalDisk"]["hosts"], 1);
+  EXPECT_EQ(by_name["LogicalDisk"]["lacking"], json({"WINA"}));
+  ASSERT_EQ(objects["objects"].size(), cli_objects["objects"].size());
+  for (size_t i = 0; i < objects["objects"].size(); ++i) {
+    for (const char* key : {"name", "index", "instances", "counters", "hosts", "lacking"}) {
+      EXPECT_EQ(objects["objects"][i][key], cli_objects["objects"][i][key]) << i << " " << key;
+    }
+  }
+
+  json instances = ReaderGet("/api/v1/instances?select=" + Encoded("host=*") + "&object=Processor");
+  json cli_instances = CliJson({"instances", "\\\\*\\Processor", "--select", "host=*"});
+  EXPECT_EQ(instances["object_hosts"], 2);
+  EXPECT_EQ(instances["instances"], cli_instances["instances"]) << instances.dump();
+  std::map<std::string, json> processors;
+  for (const json& instance : instances["instances"]) processors[instance["name"]] = instance;
+  EXPECT_EQ(processors["0"]["hosts"], 2) << instances.dump();
+
+  json bad = ReaderGet("/api/v1/objects?select=role", 400);
+  EXPECT_EQ(bad["error"]["code"], "INVALID_ARGUMENT");
+  EXPECT_THAT(bad["error"]["message"].get<std::string>(),
+              HasSubstr("host selector \"role\": the term \"role\" is not KEY=VALUE"));
+  json nothing = ReaderGet("/api/v1/objects", 400);
+  EXPECT_THAT(nothing["error"]["message"].get<std::string>(), HasSubstr("select="));
 }
 
 // Proves: on a live Linux host that takes Global and Costly each 200 ms, browsing finds the

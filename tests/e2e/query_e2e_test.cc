@@ -28,6 +28,7 @@ namespace {
 using ::testing::AllOf;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
+using ::testing::MatchesRegex;
 using ::testing::Not;
 using ::testing::StartsWith;
 
@@ -69,7 +70,13 @@ std::string WriteSpoolerDir(const ScratchDir& scratch, const std::string& name, 
 
 // One server with four replayed hosts: WINA and WINB share a build (English names), LOCAL7 has
 // its objects named otherwise ("Processor X"); on WINA the first "app" exits at snapshot 4.
-// SPOOLER has a "Print Queue" without instances.
+// SPOOLER has a "Print Queue" without instances. Their agents label them (kQueryHostLabels).
+const std::map<std::string, std::vector<std::string>> kQueryHostLabels = {
+    {"WINA", {"role=web", "site=ams"}},
+    {"WINB", {"role=web", "site=fra"}},
+    {"LOCAL7", {"role=app", "site=fra"}},
+    {"SPOOLER", {"role=print", "site=ams"}}};
+
 class QueryEndToEndTest : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
@@ -82,12 +89,26 @@ class QueryEndToEndTest : public ::testing::Test {
                                      WriteSpoolerDir(*scratch_, "SPOOLER", 3)};
     for (const std::string& dir : dirs) {
       std::string host = dir.substr(dir.rfind('/') + 1);
-      CommandResult replayed =
-          RunCommand(*scratch_,
-                     {AgentBinary(), "run", "--server", server_->address(), "--insecure",
-                      "--source", "replay", "--replay", dir, "--host-name", host, "--interval",
-                      "20ms", "--timeout", "60s", "--spool-dir", *scratch_ / ("spool-" + host)},
-                     std::chrono::seconds(90));
+      std::vector<std::string> argv = {AgentBinary(),
+                                       "run",
+                                       "--server",
+                                       server_->address(),
+                                       "--insecure",
+                                       "--source",
+                                       "replay",
+                                       "--replay",
+                                       dir,
+                                       "--host-name",
+                                       host,
+                                       "--interval",
+                                       "20ms",
+                                       "--timeout",
+                                       "60s",
+                                       "--spool-dir",
+                                       *scratch_ / ("spool-" + host)};
+      for (const std::string& label : kQueryHostLabels.at(host))
+        argv.insert(argv.end(), {"--label", label});
+      CommandResult replayed = RunCommand(*scratch_, argv, std::chrono::seconds(90));
       ASSERT_EQ(replayed.exit_code, 0) << replayed.err;
     }
   }
@@ -250,6 +271,76 @@ TEST_F(QueryEndToEndTest, BrowsingListsObjectsCountersAndInstancesWithPids) {
   EXPECT_THAT(listed, ElementsAre("app pid 1000", "app#1 pid 1001", "svc pid 1002"));
 }
 
+// The lines of `text` that hold `part`.
+std::vector<std::string> LinesWith(const std::string& text, const std::string& part) {
+  std::vector<std::string> lines;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) {
+    if (line.find(part) != std::string::npos) lines.push_back(line);
+  }
+  return lines;
+}
+
+// name → [hosts that have it, the hosts lacking it] of a browse of several hosts (JSON).
+std::map<std::string, std::pair<uint64_t, std::vector<std::string>>> BrowsedPresences(
+    const nlohmann::json& items) {
+  std::map<std::string, std::pair<uint64_t, std::vector<std::string>>> presences;
+  for (const auto& item : items) {
+    presences[item["name"]] = {item["hosts"], item["lacking"].get<std::vector<std::string>>()};
+  }
+  return presences;
+}
+
+// Proves: a selector, or a pattern for the host, browses every host it picks: each object,
+// counter and instance with how many of them have it and which lack it, as the hosts were built
+// (WINA: "app" and "svc" left; WINB: "app", "app#1", "svc"; SPOOLER: Processor and Print
+// Queue). The table says "N of M" and names the hosts lacking.
+TEST_F(QueryEndToEndTest, BrowsingSeveralHostsCountsTheHostsThatHaveEachName) {
+  using Presence = std::pair<uint64_t, std::vector<std::string>>;
+  nlohmann::json objects = Json({"objects", "--select", "site=ams"});
+  EXPECT_EQ(objects["hosts"], nlohmann::json({"SPOOLER", "WINA"})) << objects.dump(1);
+  EXPECT_EQ(objects["without_sample"], 0);
+  EXPECT_EQ(BrowsedPresences(objects["objects"]),
+            (std::map<std::string, Presence>{{"Processor", {2, {}}},
+                                             {"Process", {1, {"SPOOLER"}}},
+                                             {"Memory", {1, {"SPOOLER"}}},
+                                             {"Print Queue", {1, {"WINA"}}}}));
+
+  nlohmann::json instances = Json({"instances", "\\\\WIN*\\Process"});
+  EXPECT_EQ(instances["hosts"], nlohmann::json({"WINA", "WINB"}));
+  EXPECT_EQ(instances["object_hosts"], 2);
+  EXPECT_EQ(BrowsedPresences(instances["instances"]),
+            (std::map<std::string, Presence>{
+                {"app", {2, {}}}, {"app#1", {1, {"WINA"}}}, {"svc", {2, {}}}}));
+
+  nlohmann::json counters = Json({"counters", "\\\\*\\Process", "--select", "role!=app"});
+  EXPECT_EQ(counters["hosts"], nlohmann::json({"SPOOLER", "WINA", "WINB"}));
+  EXPECT_EQ(counters["object_hosts"], 2);
+  EXPECT_EQ(counters["object_lacking"], nlohmann::json({"SPOOLER"}));
+  EXPECT_EQ(BrowsedPresences(counters["counters"]),
+            (std::map<std::string, Presence>{{"% Processor Time", {2, {"SPOOLER"}}},
+                                             {"ID Process", {2, {"SPOOLER"}}}}));
+
+  CommandResult table = Cli({"instances", "\\\\*\\Process", "--select", "role=web"});
+  ASSERT_EQ(table.exit_code, 0) << table.err;
+  EXPECT_THAT(table.out, StartsWith("\\\\*\\Process (role=web): on 2 of 2 hosts, sampled "));
+  EXPECT_THAT(LinesWith(table.out, "app#1"), ElementsAre(MatchesRegex("app#1 +1 of 2 +WINA")));
+  EXPECT_THAT(LinesWith(table.out, "svc"), ElementsAre(MatchesRegex("svc +2 of 2 +-")));
+}
+
+// Proves: a selector that does not parse is named before the server is asked (exit 2), and one
+// that selects no host says how many the pattern matched (exit 3).
+TEST_F(QueryEndToEndTest, ABadSelectorForBrowsingSaysWhatIsWrong) {
+  CommandResult bad = Cli({"objects", "--select", "role"});
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_THAT(bad.err, HasSubstr("--select: host selector \"role\": the term \"role\" is not "
+                                 "KEY=VALUE"));
+  CommandResult none = Cli({"instances", "\\\\WIN*\\Process", "--select", "role=sql"});
+  EXPECT_EQ(none.exit_code, 3);
+  EXPECT_THAT(none.err, HasSubstr("none of the 2 hosts \\\\WIN* matches is selected by "
+                                  "\"role=sql\""));
+}
+
 // Proves: mistakes get errors that say what is wrong, with exit codes scripts can rely on.
 TEST_F(QueryEndToEndTest, ErrorsSayWhatIsWrong) {
   CommandResult bad_path = Cli({"query", "\\\\WINA\\Processor(0\\% Processor Time"});
@@ -271,16 +362,6 @@ TEST_F(QueryEndToEndTest, ErrorsSayWhatIsWrong) {
   CommandResult no_object = Cli({"counters", "\\\\WINA\\Procesor"});
   EXPECT_EQ(no_object.exit_code, 3);
   EXPECT_THAT(no_object.err, HasSubstr("Processor"));
-}
-
-// The lines of `text` that hold `part`.
-std::vector<std::string> LinesWith(const std::string& text, const std::string& part) {
-  std::vector<std::string> lines;
-  std::istringstream in(text);
-  for (std::string line; std::getline(in, line);) {
-    if (line.find(part) != std::string::npos) lines.push_back(line);
-  }
-  return lines;
 }
 
 // Issue 20, case 8: a typo read as an empty time range. Proves: a misspelt object or counter is

@@ -4,6 +4,7 @@
 #ifndef PERFHIVE_TESTS_QUERY_MEMORY_SAMPLE_READER_H_
 #define PERFHIVE_TESTS_QUERY_MEMORY_SAMPLE_READER_H_
 
+#include <algorithm>
 #include <atomic>
 #include <cstdint>
 #include <map>
@@ -78,6 +79,27 @@ class MemorySampleReader final : public SampleReader {
   Result<HostSample> WholeSampleIn(const std::string& host, int64_t, int64_t) override {
     whole_samples_read_ += 1;
     return hosts_.at(host).back();
+  }
+  // As the store chooses them: the newest Global sample at or before `at_ns` (else the newest),
+  // then the newest of each other query; every object kept.
+  Result<std::vector<HostSample>> BrowseSamples(const std::string& host, int64_t at_ns,
+                                                const ObjectNameFilter*) override {
+    Loaded(host);
+    std::vector<HostSample> candidates;  // newest first
+    for (const HostSample& sample : hosts_.at(host)) {
+      if (sample.time_ns <= at_ns) candidates.insert(candidates.begin(), sample);
+    }
+    if (candidates.empty()) return Status::NotFound(host + " has no sample by then");
+    auto global = std::find_if(candidates.begin(), candidates.end(),
+                               [](const HostSample& sample) { return sample.query == "Global"; });
+    std::vector<HostSample> browsed = {global != candidates.end() ? *global : candidates.front()};
+    for (const HostSample& sample : candidates) {
+      if (std::none_of(browsed.begin(), browsed.end(),
+                       [&](const HostSample& kept) { return kept.query == sample.query; })) {
+        browsed.push_back(sample);
+      }
+    }
+    return browsed;
   }
   std::optional<int64_t> NearestSampleTime(const std::string& host, int64_t, int64_t) override {
     return hosts_.at(host).back().time_ns;
