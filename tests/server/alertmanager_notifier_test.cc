@@ -15,6 +15,7 @@
 
 #include "export/http_server.h"
 #include "tests/support/alertmanager_process.h"
+#include "tests/support/prometheus_process.h"  // FreePort
 #include "tests/support/temporary_folder.h"
 
 namespace perfhive {
@@ -107,10 +108,17 @@ class Webhook {
   std::unique_ptr<HttpServer> server_;
 };
 
-// The resolved alerts the notifier says were delivered.
+// The hosts of the resolved alerts `notifier` says were delivered.
 struct DeliveredLog {
   std::mutex mutex;
   std::vector<std::string> hosts;
+
+  void Follow(AlertmanagerNotifier& notifier) {
+    notifier.set_delivered([this](const std::vector<Alert>& resolved) {
+      std::lock_guard lock(mutex);
+      for (const Alert& alert : resolved) hosts.push_back(alert.labels.at("host"));
+    });
+  }
 
   bool Has(const std::string& host) {
     std::lock_guard lock(mutex);
@@ -133,10 +141,7 @@ TEST(AlertmanagerNotifierTest, AFiringAlertAndItsResolutionReachAReceiverThrough
   AlertmanagerNotifier notifier({.url = alertmanager.Url(), .http = {}, .generator_url = ""},
                                 nullptr);
   DeliveredLog delivered;
-  notifier.set_delivered([&](const std::vector<Alert>& resolved) {
-    std::lock_guard lock(delivered.mutex);
-    for (const Alert& alert : resolved) delivered.hosts.push_back(alert.labels.at("host"));
-  });
+  delivered.Follow(notifier);
   const int64_t now = NowNs();
   Alert firing = MakeAlert("web02", Alert::State::kFiring);
   firing.active_since_ns = now - 300 * kSecondNs;
@@ -160,21 +165,13 @@ TEST(AlertmanagerNotifierTest, AnAlertmanagerThatWasDownGetsTheStateOnceBack) {
   testing::TemporaryFolder dir("perfhive-am");
   Webhook webhook;
   // A port nothing listens on yet: the notifier's posts fail until Alertmanager starts there.
-  uint16_t port = 0;
-  {
-    auto probe = HttpServer::Start("127.0.0.1", 0, [](const HttpRequest&) { return HttpReply{}; });
-    ASSERT_TRUE(probe.ok());
-    port = (*probe)->port();
-  }
+  const uint16_t port = testing::FreePort();
   testing::Alertmanager alertmanager(dir.path(), webhook.Url(), port);
   AlertmanagerNotifier notifier(
       {.url = "http://127.0.0.1:" + std::to_string(port), .http = {}, .generator_url = ""},
       nullptr);
   DeliveredLog delivered;
-  notifier.set_delivered([&](const std::vector<Alert>& resolved) {
-    std::lock_guard lock(delivered.mutex);
-    for (const Alert& alert : resolved) delivered.hosts.push_back(alert.labels.at("host"));
-  });
+  delivered.Follow(notifier);
   const int64_t now = NowNs();
   Alert firing = MakeAlert("sql01", Alert::State::kFiring);
   firing.active_since_ns = now - 60 * kSecondNs;

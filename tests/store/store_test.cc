@@ -764,8 +764,15 @@ TEST(StoreTest, AnAsyncHostWriteReturnsAtOnceAndCompletesOnceTheRowIsDurable) {
   auto store = OpenStore(dir.path());
   std::promise<void> release;  // holds the writer, as a busy one
   std::shared_future<void> released = release.get_future().share();
+  std::promise<void> holding;  // the writer is in the append's completion
   store->AppendAsync(MakeAppend("first", "boot", 1, SmallSnapshot(1, 1)),
-                     [released](Result<AppendResult>) { released.wait(); });
+                     [released, &holding](Result<AppendResult>) {
+                       holding.set_value();
+                       released.wait();
+                     });
+  // The host writes are queued once the writer is held: queued earlier, some could share the
+  // append's batch and complete before it (a flake on a loaded machine: "completed 6").
+  holding.get_future().wait();
   constexpr int kHosts = 20;
   std::mutex mutex;
   std::condition_variable completed_cv;
