@@ -17,6 +17,7 @@ export const legendMethods = {
     for (const point of series.points) point.y = point.v === null ? null : point.v * factor;
     if (this.chart) {
       setDatasetData(this.chart.data.datasets[series.index], series.points);
+      this.applyThresholds();  // a rule's threshold is drawn at its series' scale
       this.chart.update('none');
     }
     const row = this.legendRows.get(series.key);

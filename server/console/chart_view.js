@@ -1,12 +1,15 @@
 // The chart view: Performance Monitor's line graph over any hosts' counters, its time ranges,
-// live mode, and the CSV and PNG of what it shows. Its legend is chart_legend.js.
+// live mode, and the CSV and PNG of what it shows. Its legend is chart_legend.js; the alerting
+// rules' thresholds drawn over the series they are about, chart_thresholds.js.
 //
 //   #/chart?path=P&path=P2&range=5m|1h|24h|custom&from=MS&to=MS&live=1&scale=N,N,...&fit=1
 
 import {api, queryOf} from './api.js';
 import {legendMethods} from './chart_legend.js';
 import {backgroundPlugin, cssVar, loadChartJs, setDatasetData} from './chart_library.js';
+import {marksPlugin} from './chart_marks.js';
 import {PALETTE, gapLimit, instanceLabel, lastOf, seriesKey} from './chart_series.js';
+import {thresholdMethods} from './chart_thresholds.js';
 import {$, el, showWarningsIn, toast} from './dom.js';
 import {formatExact, formatFullTime, pad, scaleLabel, toLocalInput} from './format.js';
 import {statusName} from './pdh_status.js';
@@ -37,6 +40,8 @@ export const chartView = {
   legendRows: new Map(),
   // renderLegend, updateLegendValues, setScale and scaleToFit.
   ...legendMethods,
+  // loadRules, thresholdLines and applyThresholds.
+  ...thresholdMethods,
 
   init() {
     for (const button of document.querySelectorAll('#view-chart [data-range]')) {
@@ -264,7 +269,11 @@ export const chartView = {
     $('chart-status').textContent = 'Reading…';
     let answer;
     try {
-      answer = await api('/api/v1/read', Object.assign({path: this.paths}, this.rangeFields()), controller.signal);
+      // The rules with the series, so that their thresholds are drawn with them.
+      [answer] = await Promise.all([
+        api('/api/v1/read', Object.assign({path: this.paths}, this.rangeFields()), controller.signal),
+        this.loadRules(controller.signal),
+      ]);
     } catch (error) {
       if (error.name === 'AbortError') return;
       if (error.status !== 401) {
@@ -437,7 +446,7 @@ export const chartView = {
             },
           },
         },
-        plugins: [backgroundPlugin],
+        plugins: [backgroundPlugin, marksPlugin],
       });
     }
     const chart = this.chart;
@@ -445,6 +454,7 @@ export const chartView = {
     chart.options.scales.x.max = to;
     this.fitDecimation();
     chart.data.datasets = this.series.map((series) => this.datasetOf(series));
+    this.applyThresholds();
     chart.update('none');
     const points = this.series.reduce((sum, s) => sum + s.points.length, 0);
     $('chart-status').textContent = this.series.length ?

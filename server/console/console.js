@@ -21,7 +21,9 @@
 // The shared parts: api.js (the JSON API), router.js (URLs and views), state.js (the session
 // and the view shown), login.js, theme.js (theme_early.js applies it before the first paint),
 // dom.js, format.js, sort.js, sortable_head.js, table_rows.js, counter_path.js,
-// host_pattern.js, pdh_status.js, latest_values.js, chart_library.js, chart_series.js.
+// host_pattern.js, pdh_status.js, latest_values.js, chart_library.js, chart_series.js,
+// chart_marks.js (thresholds and intervals drawn over a chart), chart_thresholds.js (the rules'
+// thresholds on the chart view), counter_path_pattern.js, alerts_answer.js.
 //
 // Hook for benchmarks and tests (tests/browser/console_bench.py):
 //   window.perfhiveConsole.renderSeries(readAnswer)  draws an /api/v1/read answer on the chart

@@ -80,3 +80,18 @@ export function scaleLabel(scale) {
   if (scale >= 0) return String(10 ** scale);
   return '0.' + '0'.repeat(-scale - 1) + '1';
 }
+// A span as rules and flags write it: "5m", "1h30m", "15s", "250ms".
+export function formatSpan(ms) {
+  if (ms === null || ms === undefined || !Number.isFinite(ms)) return '—';
+  if (ms === 0) return '0s';
+  if (ms % 1000 !== 0) return ms < 1000 ? ms + 'ms' : formatValue(ms / 1000) + 's';
+  let rest = ms / 1000;
+  let text = '';
+  for (const [unit, seconds] of [['d', 86400], ['h', 3600], ['m', 60], ['s', 1]]) {
+    if (rest >= seconds) {
+      text += Math.floor(rest / seconds) + unit;
+      rest %= seconds;
+    }
+  }
+  return text;
+}
