@@ -17,6 +17,9 @@
 //   #/processes?host=H&sort=cpu&desc=1             one host's processes, as Task Manager shows
 //                                                   them (processes_view.js)
 //   #/threads?host=H&pid=N&name=INSTANCE           one process's threads (threads_view.js)
+//   #/alerts?rule=R&series=S                       what the server's rules found, firing first,
+//                                                   an alert's chart, and the rules
+//                                                   (alerts_view.js)
 //
 // The shared parts: api.js (the JSON API), router.js (URLs and views), state.js (the session
 // and the view shown), login.js, theme.js (theme_early.js applies it before the first paint),
@@ -33,8 +36,11 @@
 //       view (open #/fleet first; polling stops) and returns the time to build the table and
 //       lay it out, in ms.
 //   window.perfhiveConsole.chart()                    the Chart.js chart, or null.
+//   window.perfhiveConsole.renderAlerts(alertsAnswer) shows an /api/v1/alerts answer in the alerts
+//       view (open #/alerts first; polling stops).
 
 import {addDialog} from './add_counters_dialog.js';
+import {alertsView} from './alerts_view.js';
 import {chartView} from './chart_view.js';
 import {fleet} from './fleet_view.js';
 import {groupsView} from './groups_view.js';
@@ -49,17 +55,22 @@ views.chart = chartView;
 views.groups = groupsView;
 views.processes = processes;
 views.threads = threads;
+views.alerts = alertsView;
 
 // A module runs once the page is parsed, before DOMContentLoaded: the listener keeps the order
 // the console has always started in, whichever way this file is loaded.
 document.addEventListener('DOMContentLoaded', () => {
-  initTheme(() => chartView.applyTheme());
+  initTheme(() => {
+    chartView.applyTheme();
+    alertsView.applyTheme();
+  });
   fleet.init();
   chartView.init();
   groupsView.init();
   addDialog.init();
   processes.init();
   threads.init();
+  alertsView.init();
   initLoginForm();
   window.addEventListener('hashchange', route);
   start();
@@ -76,4 +87,5 @@ window.perfhiveConsole = {
     return performance.now() - start;
   },
   chart: () => chartView.chart,
+  renderAlerts: (answer) => alertsView.render(answer),
 };
