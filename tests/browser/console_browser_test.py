@@ -20,6 +20,7 @@ import math
 import os
 import re
 import secrets
+import subprocess
 import sys
 import time
 import unittest
@@ -44,6 +45,58 @@ WINDOWS_HOST_2 = "KINEX01"  # 66 processes
 # The labels each host's agent gives it (this host's procfs agent: LINUX).
 LABELS = {"LINUX": ("role=web", "site=ams"), WINDOWS_HOST: ("role=web", "site=fra"),
           WINDOWS_HOST_2: ("role=sql", "site=ams")}
+# The alerting rules the server evaluates (perfhive-server --rules, docs/alerts.md), each firing
+# on what the agents send: the replayed KINEX01's memory (78.5 % committed when recorded) and
+# WPREPW01's processors (7.0 % _Total), and this host's live memory, with a `for`, so that it is
+# pending before it fires. "replayed" names the host a rule fires on from ../shared's recordings
+# (None: this host, live). rules_toml() writes them in the rules file's syntax: the one place to
+# change when that syntax does.
+RULES = [
+    {"name": "KinexMemoryCommitted", "path": "\\Memory\\% Committed Bytes In Use", "hosts": "role=sql",
+     "condition": "> 75", "threshold": 75, "severity": "critical", "replayed": WINDOWS_HOST_2,
+     "labels": {"team": "sql"}, "summary": "most of the memory is committed"},
+    {"name": "ReplayedProcessorBusy", "path": "\\Processor(_Total)\\% Processor Time", "hosts": "site=fra",
+     "condition": "> 5", "threshold": 5, "severity": "warning", "replayed": WINDOWS_HOST,
+     "summary": "the processors are busy"},
+    {"name": "LiveMemoryAvailable", "path": "\\Memory\\Available Bytes", "hosts": "role=web,site=ams",
+     "condition": "> 1", "threshold": 1, "for": "3s", "severity": "info", "replayed": None,
+     "summary": "this host has memory"},
+    # Over hosts that lack the object (this host has no Paging File): the rule lists them.
+    {"name": "PagingFileFull", "path": "\\Paging File(_Total)\\% Usage", "hosts": "role=web",
+     "condition": "> 99", "threshold": 99, "for": "1m", "severity": "warning", "replayed": None,
+     "summary": "the paging file is full"},
+]
+# The rule whose threshold test_7c looks for on the chart of its path, and that path.
+THRESHOLD_RULE = "ReplayedProcessorBusy"
+TOTAL_CPU_PATH = "\\\\*\\Processor(_Total)\\% Processor Time"
+
+
+def toml_value(value):
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (int, float)):
+        return repr(value)
+    if isinstance(value, dict):
+        return "{ " + ", ".join("%s = %s" % (k, toml_value(v)) for k, v in value.items()) + " }"
+    return json.dumps(value)  # a TOML basic string: JSON's escapes are TOML's
+
+
+def rules_toml(rules):
+    """The rules file: a [[rule]] table per rule, with the keys the JSON answer names."""
+    text = "# Rules of console_browser_test.py\n"
+    for rule in rules:
+        text += "\n[[rule]]\n"
+        for key in ("name", "path", "hosts", "aggregate", "by", "step", "condition", "for",
+                    "severity", "labels", "summary", "description"):
+            if key in rule:
+                text += "%s = %s\n" % (key, toml_value(rule[key]))
+    return text
+
+
+def server_has_rules(server_binary):
+    """Whether this perfhive-server evaluates rules (--rules); one from before them cannot."""
+    done = subprocess.run([server_binary, "--help"], capture_output=True, text=True, timeout=30)
+    return "--rules" in done.stdout + done.stderr
 
 
 def pdh_status_names():
@@ -83,10 +136,15 @@ class ConsoleBrowserTest(unittest.TestCase):
     def _start(cls, cluster):
         cls.reader_secret = "reader-" + secrets.token_hex(16)
         cls.writer_secret = "writer-" + secrets.token_hex(16)
+        # The rules, when this server has them: the other tests run on one from before them.
+        cls.rules_file = None
+        if server_has_rules(ARGS.server):
+            cls.rules_file = cluster.write("rules.toml", rules_toml(RULES))
         cluster.start_server(tokens=(
             '[[token]]\nname = "console reader"\nsecret = "%s"\nread = true\n\n'
             '[[token]]\nname = "test agents"\nsecret = "%s"\nwrite = ["*"]\n'
-            % (cls.reader_secret, cls.writer_secret)))
+            % (cls.reader_secret, cls.writer_secret)),
+            extra=["--rules", cls.rules_file] if cls.rules_file else [])
         cls.url = cluster.console_url
         cls.reader_file = cluster.write("reader.token", cls.reader_secret + "\n")
         cls.writer_file = cluster.write("writer.token", cls.writer_secret + "\n")
@@ -617,6 +675,244 @@ class ConsoleBrowserTest(unittest.TestCase):
             "\\\\%s\\Processor(_Total)\\%% Processor Time" % self.linux_host)
         self.assertIn("group=" + self.linux_host, self.d.current_url)
         self.shot("groups-members")
+
+    # Alerts.
+
+    def require_rules(self):
+        if not self.rules_file:
+            self.fail("this perfhive-server has no --rules: the server's alerting rules "
+                      "(docs/alerts.md) are needed for the alerts view's checks")
+
+    def cli_alerts(self):
+        return self.cli_json(["alerts"])
+
+    def page_alerts(self):
+        """The alerts table's rows in order, with the exact value each row holds."""
+        return self.js("""
+          return [...document.querySelectorAll('#alerts-table tbody tr')].map(r => ({
+            rule: r.dataset.rule, state: r.dataset.state, series: r.dataset.series, host: r.dataset.host,
+            value: r.dataset.value === '' ? null : Number(r.dataset.value),
+            cells: [...r.cells].map(td => td.textContent.trim())}));""")
+
+    def page_rules(self):
+        return self.js("""
+          return [...document.querySelectorAll('#rules-table tbody tr')].map(r => ({
+            name: r.dataset.rule, checked: r.dataset.checked,
+            missing: [...r.querySelectorAll('ul.missing li')].map(li => li.textContent),
+            error: r.cells[7].textContent.trim(), cells: [...r.cells].map(td => td.textContent.trim())}));""")
+
+    @staticmethod
+    def alerts_by_key(alerts):
+        return {(a["rule"], a["series"]): (a["state"], a["value"]) for a in alerts}
+
+    def same_alerts(self, page, cli):
+        """The page shows the CLI's alerts: the same rules, states, series and values."""
+        if set(page) != set(cli):
+            return False
+        return all(page[k][0] == cli[k][0] and (page[k][1] == cli[k][1] or (
+            page[k][1] is not None and cli[k][1] is not None and
+            math.isclose(page[k][1], cli[k][1], rel_tol=1e-12, abs_tol=1e-12))) for k in cli)
+
+    def marks_drawn(self, canvas_id):
+        """What chart_marks.js drew on a canvas' chart: its lines, each with the pixel row its value
+        is at by the chart's own y axis, and its bands."""
+        return self.js("""
+          const c = window.Chart && Chart.getChart(document.getElementById(arguments[0]));
+          if (!c || !c.perfhiveMarksDrawn) return null;
+          const area = c.chartArea;
+          return {lines: c.perfhiveMarksDrawn.lines.map(l => Object.assign({expected: c.scales.y.getPixelForValue(l.value)}, l)),
+                  bands: c.perfhiveMarksDrawn.bands, top: area.top, bottom: area.bottom};""", canvas_id)
+
+    def test_7b_the_alerts_view_shows_the_clis_alerts(self):
+        self.require_rules()
+        # The rules that fire on what the agents send: the replayed ones when there are recordings.
+        expected = [r["name"] for r in RULES if r["name"] != "PagingFileFull" and
+                    (r["replayed"] is None or r["replayed"] in self.windows_hosts)]
+        started = time.time()
+        cli = self.wait_for("perfhive alerts to list %s firing" % ", ".join(expected), lambda: (
+            lambda answer: answer if {a["rule"] for a in answer["alerts"] if a["state"] == "firing"} >= set(expected)
+            else None)(self.cli_alerts()), timeout=90)
+        print("alerts: %s firing after %.1f s" % (", ".join(expected), time.time() - started), file=sys.stderr)
+        self.assertEqual(cli["rules_file"], self.rules_file)
+        self.assertEqual([r["name"] for r in cli["rules"]], [r["name"] for r in RULES])
+        self.go("#/alerts")
+        self.wait_for("the alerts view", lambda: self.view_shown("alerts"))
+        self.wait_for("the alerts table", lambda: len(self.page_alerts()) > 0)
+        # The page polls every 5 s and the server evaluates on its own interval: the page shows
+        # what the CLI printed once both saw the same evaluation (this host's value moves).
+        for attempt in range(6):
+            cli = self.cli_alerts()
+            wanted = self.alerts_by_key(cli["alerts"])
+            deadline = time.time() + 12
+            while time.time() < deadline and not self.same_alerts(self.alerts_by_key(self.page_alerts()), wanted):
+                time.sleep(0.2)
+            if self.same_alerts(self.alerts_by_key(self.page_alerts()), wanted):
+                break
+        page = self.page_alerts()
+        self.assertEqual(self.alerts_by_key(page).keys(), wanted.keys(), "the CLI's alerts")
+        self.assertTrue(self.same_alerts(self.alerts_by_key(page), wanted),
+                        "page %r, perfhive alerts %r" % (self.alerts_by_key(page), wanted))
+        # Firing first, then pending, then resolved; each state a word on its row.
+        order = {"firing": 0, "pending": 1, "resolved": 2}
+        ranks = [order[row["state"]] for row in page]
+        self.assertEqual(ranks, sorted(ranks), "firing, then pending, then resolved")
+        for row in page:
+            self.assertEqual(row["cells"][0].lower(), row["state"], "the state in words")
+            self.assertEqual(row["cells"][1], row["rule"])
+        # The rules, as the CLI lists them: series checked, hosts lacking the counters, errors.
+        self.wait_for("the rules table", lambda: len(self.page_rules()) == len(cli["rules"]))
+        for attempt in range(3):
+            cli = self.cli_alerts()
+            rules = {r["name"]: r for r in self.page_rules()}
+            if all(rules[r["name"]]["checked"] == str(r["series_checked"]) for r in cli["rules"]):
+                break
+            time.sleep(5)
+        for rule in cli["rules"]:
+            row = rules[rule["name"]]
+            self.assertEqual(row["checked"], str(rule["series_checked"]), rule["name"])
+            self.assertEqual(row["missing"], rule.get("missing") or [], rule["name"])
+            self.assertEqual(row["error"], rule.get("error") or "", rule["name"])
+            self.assertIn(rule["path"], row["cells"][1])
+        self.assertFalse(self.visible("alerts-reload-error"), "the rules file was read")
+        self.assertFalse(self.visible("alerts-empty"), "something fires")
+        self.shot("alerts")
+        # An alert's chart: the replayed one (its values do not move), else this host's.
+        name = expected[0]
+        alert = next(a for a in cli["alerts"] if a["rule"] == name and a["state"] == "firing")
+        rule = next(r for r in cli["rules"] if r["name"] == name)
+        link = self.js("""return [...document.querySelectorAll('#alerts-table tbody tr')].find(
+            r => r.dataset.rule === arguments[0] && r.dataset.series === arguments[1]).querySelector('td a');""",
+                       name, alert["series"])
+        link.click()
+        self.wait_for("the alert's chart", lambda: self.visible("alerts-chart-part") and self.marks_drawn("alerts-canvas"))
+        self.assertIn("rule=" + name, self.d.current_url)
+        marks = self.marks_drawn("alerts-canvas")
+        lines = [line for line in marks["lines"] if line["label"].startswith(name + ":")]
+        self.assertEqual(len(lines), 1, "the rule's threshold: %r" % marks["lines"])
+        self.assertEqual(lines[0]["value"], rule["threshold"])
+        self.assertIsNotNone(lines[0]["y"], "the threshold is in the plot")
+        self.assertAlmostEqual(lines[0]["y"], lines[0]["expected"], delta=0.5)
+        self.assertTrue(any(band["from"] == alert["active_since_ms"] and band["right"] > band["left"]
+                            for band in marks["bands"]), "the time it held, shaded: %r" % marks["bands"])
+        # The series drawn is the CLI's over the same window.
+        request = json.loads(self.js("return document.getElementById('view-alerts').dataset.request"))
+        args = ["query", request["path"], "--from", ms_rfc3339(request["from"]), "--to", ms_rfc3339(request["to"])]
+        if request.get("step"):
+            args += ["--step", request["step"]]
+        if request.get("select"):
+            args += ["--select", request["select"]]
+        if request.get("aggregate"):
+            args += ["--aggregate", request["aggregate"]] + (["--group-by", request["group_by"]] if request.get("group_by") else [])
+        queried = [s for s in self.cli_json(args)["series"] if not request.get("aggregate") or s["path"] == alert["series"]]
+        drawn = self.js("""
+          const c = Chart.getChart(document.getElementById('alerts-canvas'));
+          return c.data.datasets.map(d => d.data.map(p => [p.x, p.y]));""")
+        self.assertEqual(len(drawn), len(queried))
+        for points, series in zip(drawn, queried):
+            # (The page adds a point without a value where samples are missing, to break the line.)
+            self.assertEqual([p for p in points if p[0] in series["times"]],
+                             [[t, v] for t, v in zip(series["times"], series["values"])], series["path"])
+        self.shot("alert-chart")
+
+    def test_7c_a_rules_threshold_on_the_chart_of_its_path(self):
+        self.require_rules()
+        if WINDOWS_HOST not in self.windows_hosts:
+            print("SKIPPED (in part): the threshold of a rule over %s needs ../shared" % WINDOWS_HOST, file=sys.stderr)
+            return
+        rule = next(r for r in RULES if r["name"] == THRESHOLD_RULE)
+        self.go("#/chart?path=" + urllib.parse.quote(TOTAL_CPU_PATH, safe="\\") + "&range=5m")
+        self.wait_for("the chart", lambda: self.datasets() > 0)
+        marks = self.wait_for("the threshold of %s" % THRESHOLD_RULE, lambda: (lambda m: m if m and any(
+            l["label"].startswith(THRESHOLD_RULE + ":") for l in m["lines"]) else None)(self.marks_drawn("chart-canvas")))
+        line = next(l for l in marks["lines"] if l["label"].startswith(THRESHOLD_RULE + ":"))
+        self.assertEqual(line["value"], rule["threshold"])
+        self.assertIn(rule["condition"], line["label"])
+        self.assertIsNotNone(line["y"], "the threshold is in the plot")
+        self.assertAlmostEqual(line["y"], line["expected"], delta=0.5)
+        self.assertIn(THRESHOLD_RULE, self.d.find_element(By.ID, "chart-thresholds").text)
+        self.shot("chart-threshold")
+        # At a series' scale: WPREPW01's drawn ×10 has its own line at 10 times the threshold.
+        row = self.d.find_element(By.CSS_SELECTOR, "#legend-table tr[data-path*='%s'] select" % WINDOWS_HOST)
+        Select(row).select_by_value("1")
+        self.wait_for("the line at the scale", lambda: sorted(l["value"] for l in self.marks_drawn("chart-canvas")["lines"]
+                                                            if l["label"].startswith(THRESHOLD_RULE + ":")) ==
+                      [rule["threshold"], rule["threshold"] * 10])
+        # A path the rule is not about: no line.
+        self.go("#/chart?path=" + urllib.parse.quote("\\\\*\\Processor(0)\\% Processor Time", safe="\\") + "&range=5m")
+        self.wait_for("the chart of Processor(0)", lambda: self.datasets() > 0 and
+                      "Processor(0)" in self.d.find_element(By.ID, "chart-paths").text)
+        self.wait_for("no threshold", lambda: (lambda m: m is not None and not m["lines"])(self.marks_drawn("chart-canvas")))
+        self.assertFalse(self.visible("chart-thresholds"))
+
+    def test_7d_the_alerts_views_order_and_empty_states(self):
+        """The view's own logic, on answers given through its hook (no rules needed)."""
+        self.go("#/alerts")
+        self.wait_for("the alerts view", lambda: self.view_shown("alerts"))
+        now = int(time.time() * 1000)
+
+        def alert(rule, state, host, value, since_s):
+            return {"rule": rule, "state": state, "severity": "warning", "host": host,
+                    "series": "\\\\%s\\Processor(_Total)\\%% Processor Time" % host,
+                    "labels": {"alertname": rule, "host": host}, "annotations": {"summary": rule + " on " + host},
+                    "active_since_ms": now - since_s * 1000,
+                    "firing_since_ms": now - since_s * 1000 + 60000 if state != "pending" else None,
+                    "resolved_ms": now - 5000 if state == "resolved" else None, "value": value}
+        answer = {"rules_file": "/etc/perfhive/rules.toml", "interval_ms": 15000, "reload_error": "",
+                  "rules": [{"name": "Busy", "path": "\\Processor(_Total)\\% Processor Time", "hosts": "role=web",
+                             "aggregate": "", "by": "", "step_ms": 0, "condition": "> 90", "comparison": ">",
+                             "threshold": 90, "for_ms": 300000, "severity": "warning", "labels": {},
+                             "summary": "", "description": "", "last_evaluation_ms": now, "series_checked": 3,
+                             "error": "", "missing": ["web03: no object \"Processor\"", "web04: no object \"Processor\""]}],
+                  "alerts": [alert("Busy", "resolved", "web05", 12.5, 900), alert("Busy", "pending", "web02", 95.25, 60),
+                             alert("Busy", "firing", "web01", 99.5, 600), alert("Busy", "firing", "web00", 97, 400)]}
+        self.js("window.perfhiveConsole.renderAlerts(arguments[0])", answer)
+        rows = self.page_alerts()
+        self.assertEqual([(r["state"], r["host"]) for r in rows],
+                         [("firing", "web00"), ("firing", "web01"), ("pending", "web02"), ("resolved", "web05")])
+        self.assertEqual([r["cells"][0].lower() for r in rows], [r["state"] for r in rows], "each state in words")
+        self.assertEqual(rows[1]["cells"][6], "99.5")
+        colors = self.js("return [...document.querySelectorAll('#alerts-table .state-badge')].map(b => getComputedStyle(b).color)")
+        self.assertNotEqual(colors[0], colors[3], "firing and resolved look different")
+        rules = self.page_rules()
+        self.assertEqual(rules[0]["checked"], "3")
+        self.assertIn("web03, web04", rules[0]["cells"][6])
+        self.assertIn("> 90 for 5m", rules[0]["cells"][2])
+        self.assertFalse(self.visible("alerts-empty"))
+        self.shot("alerts-synthetic")
+        # An alert's chart: its series read from the server over its window, the rule's threshold
+        # and the time it held (an alert made up, over a real series).
+        host = WINDOWS_HOST_2 if WINDOWS_HOST_2 in self.windows_hosts else self.linux_host
+        series = "\\\\%s\\Memory\\Available Bytes" % host
+        self.go("#/alerts?rule=Made-up&series=" + urllib.parse.quote(series, safe="\\"))
+        self.wait_for("the alerts view", lambda: self.view_shown("alerts"))
+        made_up = {"rules_file": "/etc/perfhive/rules.toml", "interval_ms": 15000, "reload_error": "",
+                   "rules": [dict(answer["rules"][0], name="Made-up", path="\\Memory\\Available Bytes",
+                                  condition="> 1000", threshold=1000, for_ms=10000, missing=[])],
+                   "alerts": [dict(alert("Made-up", "firing", host, 2e8, 180), series=series)]}
+        self.js("window.perfhiveConsole.renderAlerts(arguments[0])", made_up)
+        marks = self.wait_for("the made-up alert's chart", lambda: self.marks_drawn("alerts-canvas"))
+        self.assertEqual([(l["label"], l["value"]) for l in marks["lines"]], [("Made-up: > 1000 for 10s", 1000)])
+        self.assertAlmostEqual(marks["lines"][0]["y"], marks["lines"][0]["expected"], delta=0.5)
+        band = marks["bands"][0]
+        self.assertEqual(band["from"], made_up["alerts"][0]["active_since_ms"])
+        self.assertGreater(band["right"], band["left"], "the time it held, shaded")
+        points = self.js("""const c = Chart.getChart(document.getElementById('alerts-canvas'));
+                            return c.data.datasets.map(d => d.data.filter(p => p.y !== null).length)""")
+        self.assertEqual(len(points), 1, "one series")
+        self.assertGreater(points[0], 0, "its points in the window")
+        self.assertEqual(self.d.find_element(By.CSS_SELECTOR, "#alerts-table a[aria-current=true]").text, series)
+        self.shot("alert-chart-made-up")
+        # Nothing active: why, with or without rules; a rules file that did not reload, on top.
+        answer["alerts"] = answer["alerts"][:1]
+        answer["reload_error"] = "rules.toml:3: unknown key \"threshhold\""
+        self.js("window.perfhiveConsole.renderAlerts(arguments[0])", answer)
+        self.assertIn("nothing pending or firing", self.visible("alerts-empty").text.lower())
+        self.assertIn("unknown key", self.visible("alerts-reload-error").text)
+        self.assertEqual(len(self.page_alerts()), 1, "the resolved one is still listed")
+        self.js("window.perfhiveConsole.renderAlerts(arguments[0])", {"rules_file": "", "rules": [], "alerts": []})
+        self.assertIn("no rules: start the server with --rules file", self.visible("alerts-empty").text.lower())
+        self.assertFalse(self.visible("alerts-reload-error"))
+        self.assertFalse(self.d.find_element(By.ID, "alerts-table").is_displayed())
 
     def test_8_dark_theme(self):
         self.go("#/fleet")
