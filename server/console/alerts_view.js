@@ -9,6 +9,7 @@ import {api} from './api.js';
 import {marksPlugin, setMarks} from './chart_marks.js';
 import {backgroundPlugin, cssVar, loadChartJs} from './chart_library.js';
 import {PALETTE, gapLimit, instanceLabel} from './chart_series.js';
+import {timeTickLabel, timeTicks} from './chart_time_axis.js';
 import {$, el, escapeHtml} from './dom.js';
 import {formatExact, formatFullTime, formatInteger, formatSpan, formatTime, formatValue} from './format.js';
 import {hashFor} from './router.js';
@@ -276,7 +277,7 @@ export const alertsView = {
     if (this.chart) this.chart.destroy();
     const text = cssVar('--chart-text');
     const grid = cssVar('--chart-grid');
-    const long = to - from > 20 * 3600000;
+    let tickStep = 60000;
     this.chart = new window.Chart($('alerts-canvas'), {
       type: 'line',
       data: {datasets},
@@ -289,8 +290,12 @@ export const alertsView = {
         elements: {point: {radius: 0}, line: {borderWidth: 1, tension: 0}},
         scales: {
           x: {type: 'linear', min: from, max: to, grid: {color: grid},
-            ticks: {color: text, maxRotation: 0,
-              callback: (value) => long ? formatFullTime(value).slice(5, 16) : formatFullTime(value).slice(11, 19)}},
+            ticks: {color: text, maxRotation: 0, callback: (value) => timeTickLabel(value, tickStep, to - from)},
+            afterBuildTicks: (axis) => {
+              const {ticks, step} = timeTicks(axis.min, axis.max, axis.width);
+              if (step) tickStep = step;
+              axis.ticks = ticks;
+            }},
           y: {beginAtZero: true, grid: {color: grid}, ticks: {color: text}},
         },
         plugins: {

@@ -10,17 +10,16 @@ import {backgroundPlugin, cssVar, loadChartJs, setDatasetData} from './chart_lib
 import {marksPlugin} from './chart_marks.js';
 import {PALETTE, gapLimit, instanceLabel, lastOf, seriesKey} from './chart_series.js';
 import {thresholdMethods} from './chart_thresholds.js';
+import {timeTickLabel, timeTicks} from './chart_time_axis.js';
 import {$, el, showWarningsIn, toast} from './dom.js';
-import {formatExact, formatFullTime, pad, scaleLabel, toLocalInput} from './format.js';
+import {formatExact, formatFullTime, scaleLabel, toLocalInput} from './format.js';
 import {statusName} from './pdh_status.js';
 import {replaceHash} from './router.js';
 import {SortableHead, nextSort} from './sortable_head.js';
 import {state} from './state.js';
 
-// The preset windows, and the steps that time ticks fall on.
+// The preset windows.
 const RANGES = {'5m': 5 * 60000, '1h': 3600000, '24h': 86400000};
-const TIME_STEPS = [1000, 2000, 5000, 10000, 15000, 30000, 60000, 120000, 300000, 600000, 900000,
-  1800000, 3600000, 7200000, 10800000, 21600000, 43200000, 86400000];
 
 export const chartView = {
   name: 'chart',
@@ -480,27 +479,15 @@ export const chartView = {
     return text;
   },
 
-  // Ticks at round local times, about one per 110 pixels.
+  // The axis' ticks (chart_time_axis.js), remembering their step for their labels.
   timeTicks(min, max, width) {
-    const span = max - min;
-    if (!(span > 0)) return [{value: min}];
-    const wanted = Math.max(2, Math.floor((width || 800) / 110));
-    const step = TIME_STEPS.find((s) => span / s <= wanted) || Math.ceil(span / wanted / 86400000) * 86400000;
-    this.tickStep = step;
-    const offset = -new Date(min).getTimezoneOffset() * 60000;  // local time, for whole hours and days
-    const ticks = [];
-    for (let t = Math.ceil((min + offset) / step) * step - offset; t <= max; t += step) ticks.push({value: t});
+    const {ticks, step} = timeTicks(min, max, width);
+    if (step) this.tickStep = step;
     return ticks;
   },
   tickLabel(value) {
-    const d = new Date(value);
-    const time = this.tickStep < 60000 ? pad(d.getHours()) + ':' + pad(d.getMinutes()) + ':' + pad(d.getSeconds()) :
-        pad(d.getHours()) + ':' + pad(d.getMinutes());
     const {from, to} = this.window();
-    if (to - from > 20 * 3600000 && (d.getHours() === 0 && d.getMinutes() === 0 || this.tickStep >= 86400000)) {
-      return [pad(d.getMonth() + 1) + '-' + pad(d.getDate()), time];
-    }
-    return time;
+    return timeTickLabel(value, this.tickStep, to - from);
   },
 
   // Live: asks for what is newer than the points held and slides the window.
