@@ -49,15 +49,15 @@ LABELS = {"LINUX": ("role=web", "site=ams"), WINDOWS_HOST: ("role=web", "site=fr
 # on what the agents send: the replayed KINEX01's memory (78.5 % committed when recorded) and
 # WPREPW01's processors (7.0 % _Total), and this host's live memory, with a `for`, so that it is
 # pending before it fires. "replayed" names the host a rule fires on from ../shared's recordings
-# (None: this host, live). rules_toml() writes them in the rules file's syntax: the one place to
-# change when that syntax does.
+# (None: this host, live). rules_toml() writes them in the rules file's syntax (the starter file,
+# packaging/config/rules.toml, shows it): the one place to change when that syntax does.
 RULES = [
     {"name": "KinexMemoryCommitted", "path": "\\Memory\\% Committed Bytes In Use", "hosts": "role=sql",
      "condition": "> 75", "threshold": 75, "severity": "critical", "replayed": WINDOWS_HOST_2,
-     "labels": {"team": "sql"}, "summary": "most of the memory is committed"},
+     "labels": {"team": "sql"}, "summary": "{host} has committed {value}% of its memory (over {threshold}%)"},
     {"name": "ReplayedProcessorBusy", "path": "\\Processor(_Total)\\% Processor Time", "hosts": "site=fra",
      "condition": "> 5", "threshold": 5, "severity": "warning", "replayed": WINDOWS_HOST,
-     "summary": "the processors are busy"},
+     "summary": "{path} is {value}%"},
     {"name": "LiveMemoryAvailable", "path": "\\Memory\\Available Bytes", "hosts": "role=web,site=ams",
      "condition": "> 1", "threshold": 1, "for": "3s", "severity": "info", "replayed": None,
      "summary": "this host has memory"},
@@ -81,9 +81,14 @@ def toml_value(value):
     return json.dumps(value)  # a TOML basic string: JSON's escapes are TOML's
 
 
+# Each evaluation reads a few intervals back: with the default 15 s it still sees the replayed
+# recordings, whose last sample is 20 s old when the agents start.
+RULES_INTERVAL = "15s"
+
+
 def rules_toml(rules):
     """The rules file: a [[rule]] table per rule, with the keys the JSON answer names."""
-    text = "# Rules of console_browser_test.py\n"
+    text = "# Rules of console_browser_test.py\ninterval = %s\n" % toml_value(RULES_INTERVAL)
     for rule in rules:
         text += "\n[[rule]]\n"
         for key in ("name", "path", "hosts", "aggregate", "by", "step", "condition", "for",
@@ -756,9 +761,11 @@ class ConsoleBrowserTest(unittest.TestCase):
         order = {"firing": 0, "pending": 1, "resolved": 2}
         ranks = [order[row["state"]] for row in page]
         self.assertEqual(ranks, sorted(ranks), "firing, then pending, then resolved")
+        summaries = {(a["rule"], a["series"]): a["annotations"].get("summary", "") for a in cli["alerts"]}
         for row in page:
             self.assertEqual(row["cells"][0].lower(), row["state"], "the state in words")
             self.assertEqual(row["cells"][1], row["rule"])
+            self.assertEqual(row["cells"][7], summaries[(row["rule"], row["series"])], "its summary, filled in")
         # The rules, as the CLI lists them: series checked, hosts lacking the counters, errors.
         self.wait_for("the rules table", lambda: len(self.page_rules()) == len(cli["rules"]))
         for attempt in range(3):
