@@ -39,11 +39,13 @@ export function sortAlerts(alerts) {
 }
 export const isActive = (alert) => alert.state === 'firing' || alert.state === 'pending';
 
-// "> 90 for 5m"; an aggregate's rule says what it combines: "p95 by role > 90 for 5m".
+// "> 90 for 5m"; an aggregate's rule says what it combines: "p95 by role > 90 for 5m". The
+// server's condition is the rule's text, which holds its `for` when the file wrote it there or
+// in a key of its own.
 export function conditionText(rule) {
   const combined = rule.aggregate ? rule.aggregate + (rule.by ? ' by ' + rule.by : '') + ' ' : '';
-  return combined + (rule.condition || (rule.comparison + ' ' + rule.threshold)) +
-      (rule.for_ms ? ' for ' + formatSpan(rule.for_ms) : '');
+  const condition = rule.condition || (rule.comparison + ' ' + rule.threshold);
+  return combined + condition + (rule.for_ms && !/\bfor\b/.test(condition) ? ' for ' + formatSpan(rule.for_ms) : '');
 }
 // What a threshold line on a chart is labelled with.
 export function thresholdLabel(rule) {

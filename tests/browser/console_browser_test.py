@@ -61,6 +61,10 @@ RULES = [
     {"name": "LiveMemoryAvailable", "path": "\\Memory\\Available Bytes", "hosts": "role=web,site=ams",
      "condition": "> 1", "threshold": 1, "for": "3s", "severity": "info", "replayed": None,
      "summary": "this host has memory"},
+    # An aggregate's rule: the smallest of the hosts' values per step, one alert for the group.
+    {"name": "LiveMemoryLeast", "path": "\\Memory\\Available Bytes", "hosts": "role=web,site=ams",
+     "aggregate": "min", "step": "5s", "condition": "> 1", "threshold": 1, "severity": "info",
+     "replayed": None, "summary": "the least memory available is {value} bytes"},
     # Over hosts that lack the object (this host has no Paging File): the rule lists them.
     {"name": "PagingFileFull", "path": "\\Paging File(_Total)\\% Usage", "hosts": "role=web",
      "condition": "> 99", "threshold": 99, "for": "1m", "severity": "warning", "replayed": None,
@@ -783,15 +787,23 @@ class ConsoleBrowserTest(unittest.TestCase):
         self.assertFalse(self.visible("alerts-reload-error"), "the rules file was read")
         self.assertFalse(self.visible("alerts-empty"), "something fires")
         self.shot("alerts")
-        # An alert's chart: the replayed one (its values do not move), else this host's.
-        name = expected[0]
+        # An alert's chart: the first replayed one (its values do not move), and an aggregate's.
+        for name in (expected[0], "LiveMemoryLeast"):
+            self.check_alert_chart(cli, name)
+
+    def check_alert_chart(self, cli, name):
+        """Opens the chart of rule `name`'s firing alert and finds its rule's threshold at its value,
+        the time it held shaded, and the CLI's values of its series over the same window."""
         alert = next(a for a in cli["alerts"] if a["rule"] == name and a["state"] == "firing")
         rule = next(r for r in cli["rules"] if r["name"] == name)
         link = self.js("""return [...document.querySelectorAll('#alerts-table tbody tr')].find(
             r => r.dataset.rule === arguments[0] && r.dataset.series === arguments[1]).querySelector('td a');""",
                        name, alert["series"])
         link.click()
-        self.wait_for("the alert's chart", lambda: self.visible("alerts-chart-part") and self.marks_drawn("alerts-canvas"))
+        self.wait_for("the chart of %s" % alert["series"], lambda: self.visible("alerts-chart-part") and
+                      self.d.find_element(By.ID, "alerts-chart-title").text == name + " on " + alert["series"] and
+                      (lambda m: m and any(l["label"].startswith(name + ":") for l in m["lines"]))(
+                          self.marks_drawn("alerts-canvas")))
         self.assertIn("rule=" + name, self.d.current_url)
         marks = self.marks_drawn("alerts-canvas")
         lines = [line for line in marks["lines"] if line["label"].startswith(name + ":")]
@@ -801,7 +813,7 @@ class ConsoleBrowserTest(unittest.TestCase):
         self.assertAlmostEqual(lines[0]["y"], lines[0]["expected"], delta=0.5)
         self.assertTrue(any(band["from"] == alert["active_since_ms"] and band["right"] > band["left"]
                             for band in marks["bands"]), "the time it held, shaded: %r" % marks["bands"])
-        # The series drawn is the CLI's over the same window.
+        # The series drawn is the CLI's over the same window (an aggregate's: its group's).
         request = json.loads(self.js("return document.getElementById('view-alerts').dataset.request"))
         args = ["query", request["path"], "--from", ms_rfc3339(request["from"]), "--to", ms_rfc3339(request["to"])]
         if request.get("step"):
@@ -809,8 +821,12 @@ class ConsoleBrowserTest(unittest.TestCase):
         if request.get("select"):
             args += ["--select", request["select"]]
         if request.get("aggregate"):
-            args += ["--aggregate", request["aggregate"]] + (["--group-by", request["group_by"]] if request.get("group_by") else [])
-        queried = [s for s in self.cli_json(args)["series"] if not request.get("aggregate") or s["path"] == alert["series"]]
+            args += ["--aggregate", request["aggregate"]]
+        if request.get("group_by"):
+            args += ["--group-by", request["group_by"]]
+        queried = [series for series in self.cli_json(args)["series"]
+                   if not request.get("aggregate") or series["path"] == alert["series"]]
+        self.assertTrue(queried, "perfhive %s selects the alert's series %s" % (" ".join(args), alert["series"]))
         drawn = self.js("""
           const c = Chart.getChart(document.getElementById('alerts-canvas'));
           return c.data.datasets.map(d => d.data.map(p => [p.x, p.y]));""")
@@ -819,7 +835,7 @@ class ConsoleBrowserTest(unittest.TestCase):
             # (The page adds a point without a value where samples are missing, to break the line.)
             self.assertEqual([p for p in points if p[0] in series["times"]],
                              [[t, v] for t, v in zip(series["times"], series["values"])], series["path"])
-        self.shot("alert-chart")
+        self.shot("alert-chart-" + name)
 
     def test_7c_a_rules_threshold_on_the_chart_of_its_path(self):
         self.require_rules()
@@ -866,7 +882,7 @@ class ConsoleBrowserTest(unittest.TestCase):
                     "resolved_ms": now - 5000 if state == "resolved" else None, "value": value}
         answer = {"rules_file": "/etc/perfhive/rules.toml", "interval_ms": 15000, "reload_error": "",
                   "rules": [{"name": "Busy", "path": "\\Processor(_Total)\\% Processor Time", "hosts": "role=web",
-                             "aggregate": "", "by": "", "step_ms": 0, "condition": "> 90", "comparison": ">",
+                             "aggregate": "", "by": "", "step_ms": 0, "condition": "> 90 for 5m", "comparison": ">",
                              "threshold": 90, "for_ms": 300000, "severity": "warning", "labels": {},
                              "summary": "", "description": "", "last_evaluation_ms": now, "series_checked": 3,
                              "error": "", "missing": ["web03: no object \"Processor\"", "web04: no object \"Processor\""]}],
@@ -883,7 +899,7 @@ class ConsoleBrowserTest(unittest.TestCase):
         rules = self.page_rules()
         self.assertEqual(rules[0]["checked"], "3")
         self.assertIn("web03, web04", rules[0]["cells"][6])
-        self.assertIn("> 90 for 5m", rules[0]["cells"][2])
+        self.assertEqual(rules[0]["cells"][2], "> 90 for 5m", "the condition with its for, once")
         self.assertFalse(self.visible("alerts-empty"))
         self.shot("alerts-synthetic")
         # An alert's chart: its series read from the server over its window, the rule's threshold
@@ -894,7 +910,7 @@ class ConsoleBrowserTest(unittest.TestCase):
         self.wait_for("the alerts view", lambda: self.view_shown("alerts"))
         made_up = {"rules_file": "/etc/perfhive/rules.toml", "interval_ms": 15000, "reload_error": "",
                    "rules": [dict(answer["rules"][0], name="Made-up", path="\\Memory\\Available Bytes",
-                                  condition="> 1000", threshold=1000, for_ms=10000, missing=[])],
+                                  condition="> 1000", threshold=1000, for_ms=10000, missing=[])],  # for apart
                    "alerts": [dict(alert("Made-up", "firing", host, 2e8, 180), series=series)]}
         self.js("window.perfhiveConsole.renderAlerts(arguments[0])", made_up)
         marks = self.wait_for("the made-up alert's chart", lambda: self.marks_drawn("alerts-canvas"))
