@@ -147,7 +147,8 @@ for package in "${packages[@]}"; do
 done
 ok "changelog.Debian.gz and copyright in /usr/share/doc of each package"
 conffiles=$(dpkg-query -W -f='${Conffiles}\n' perfhive-server perfhive-agent | awk '{print $1}')
-for file in /etc/perfhive/server.toml /etc/perfhive/tokens.toml /etc/perfhive/agent.toml; do
+for file in /etc/perfhive/server.toml /etc/perfhive/tokens.toml /etc/perfhive/rules.toml \
+  /etc/perfhive/agent.toml; do
   grep -qx "$file" <<<"$conffiles" || fail "$file is not a conffile"
 done
 ok "conffiles: $(tr '\n' ' ' <<<"$conffiles")"
@@ -350,10 +351,11 @@ for program in perfhive-server perfhive-agent perfhive; do
   [[ ! -e /usr/bin/$program ]] || fail "/usr/bin/$program is still there"
 done
 ok "programs gone; perfhive-server and perfhive-agent in state config-files, perfhive forgotten"
-for file in /etc/perfhive/server.toml /etc/perfhive/tokens.toml /etc/perfhive/agent.toml; do
+for file in /etc/perfhive/server.toml /etc/perfhive/tokens.toml /etc/perfhive/rules.toml \
+  /etc/perfhive/agent.toml; do
   [[ -f $file ]] || fail "$file went with dpkg -r"
 done
-ok "configuration kept: /etc/perfhive/{server,tokens,agent}.toml"
+ok "configuration kept: /etc/perfhive/{server,tokens,rules,agent}.toml"
 [[ -n $(ls -A /var/lib/perfhive-server) ]] || fail "/var/lib/perfhive-server was emptied"
 ok "data kept: /var/lib/perfhive-server holds $(find /var/lib/perfhive-server -mindepth 1 -printf '%P ')"
 
