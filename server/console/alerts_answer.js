@@ -55,8 +55,3 @@ export function thresholdLabel(rule) {
 export function ruleOf(answer, alert) {
   return answer.rules.find((rule) => rule.name === alert.rule) || null;
 }
-// The host each `missing` entry names ("web03: no object ..."), or '' when it names none.
-export function missingHost(entry) {
-  const colon = String(entry).indexOf(':');
-  return colon > 0 ? String(entry).slice(0, colon) : '';
-}

@@ -4,7 +4,7 @@
 // held shaded; and the rules themselves, each with the hosts that lack its counters. A rules file
 // that failed to reload is said on top, since the rules shown are then not the file's.
 
-import {conditionText, fetchAlerts, isActive, missingHost, ruleOf, sortAlerts, thresholdLabel} from './alerts_answer.js';
+import {conditionText, fetchAlerts, isActive, ruleOf, sortAlerts, thresholdLabel} from './alerts_answer.js';
 import {api} from './api.js';
 import {marksPlugin, setMarks} from './chart_marks.js';
 import {backgroundPlugin, cssVar, loadChartJs} from './chart_library.js';
@@ -20,8 +20,6 @@ const POLL_MS = 5000;
 // An alert's chart starts its rule's `for` before the alert became active, and has this much
 // more on both sides: a minute, or a tenth of the window when that is longer.
 const MARGIN_FLOOR_MS = 60000;
-// The most hosts a rule's row names before "and N more" (every message is in its details).
-const MISSING_NAMED = 3;
 
 const keyOf = (alert) => alert.rule + '\u0000' + alert.series;
 // A rule's hosts as a selector for /api/v1/read: a bare name pattern means host=PATTERN.
@@ -146,7 +144,10 @@ export const alertsView = {
   },
 
   renderRules(answer) {
-    renderRows($('rules-table').tBodies[0], answer.rules.map((rule) => {
+    // A reason's list stays open across refreshes, though its text changes (it says since when).
+    const tbody = $('rules-table').tBodies[0];
+    const open = new Set([...tbody.querySelectorAll('details[open]')].map((details) => details.closest('tr').dataset.rule));
+    renderRows(tbody, answer.rules.map((rule) => {
       const missing = rule.missing || [];
       return {
         key: rule.name,
@@ -168,16 +169,20 @@ export const alertsView = {
         ],
       };
     }));
+    for (const row of tbody.rows) {
+      const details = row.querySelector('details');
+      if (details && open.has(row.dataset.rule)) details.open = true;
+    }
   },
 
-  // The hosts lacking a rule's counters, named in a line that opens onto each one's reason.
+  // The hosts lacking a rule's counters: how many, opening onto the server's reason for each (a
+  // line per host and path, in the words a read explains them with, which name the host where
+  // the sentence needs it rather than in one place).
   missingHtml(missing) {
     if (!missing.length) return '';
-    const hosts = [...new Set(missing.map(missingHost).filter((host) => host))];
-    const named = hosts.slice(0, MISSING_NAMED).join(', ') +
-        (hosts.length > MISSING_NAMED ? ' and ' + (hosts.length - MISSING_NAMED) + ' more' : '');
-    return '<details><summary>' + escapeHtml(named || missing.length + ' reasons') + '</summary><ul class="missing">' +
-        missing.map((entry) => '<li>' + escapeHtml(entry) + '</li>').join('') + '</ul></details>';
+    return '<details><summary>' + missing.length + (missing.length === 1 ? ' host' : ' hosts') +
+        '</summary><ul class="missing">' + missing.map((entry) => '<li>' + escapeHtml(entry) + '</li>').join('') +
+        '</ul></details>';
   },
 
   // Where a rule's series are charted: its path on the chart, an aggregate's groups on Groups.
