@@ -9,6 +9,7 @@
 #include <sanitizer/lsan_interface.h>
 #endif
 
+#include "cli/alerts_command.h"
 #include "cli/decode_command.h"
 #include "cli/error_text.h"
 #include "cli/login_command.h"
@@ -122,6 +123,14 @@ int main(int argc, char** argv) {
   hosts_cmd->add_option("--format", hosts.format, "table or json")
       ->transform(CLI::CheckedTransformer(kListFormats, CLI::ignore_case));
   AddConnectionOptions(hosts_cmd, connection);
+
+  perfhive::cli::AlertsOptions alerts;
+  CLI::App* alerts_cmd = app.add_subcommand(
+      "alerts",
+      "The server's alerting rules and their alerts: firing, pending, resolved in the last hour");
+  alerts_cmd->add_option("--format", alerts.format, "table or json (as /api/v1/alerts)")
+      ->transform(CLI::CheckedTransformer(kListFormats, CLI::ignore_case));
+  AddConnectionOptions(alerts_cmd, connection);
 
   perfhive::cli::LoginOptions login;
   CLI::App* login_cmd = app.add_subcommand(
@@ -262,6 +271,7 @@ int main(int argc, char** argv) {
   if (explain_cmd->parsed()) RunAgainstServer(connection, browse, perfhive::cli::RunExplain);
   if (decode_cmd->parsed()) return perfhive::cli::RunDecode(decode, std::cout, std::cerr);
   if (hosts_cmd->parsed()) RunAgainstServer(connection, hosts, perfhive::cli::RunHosts);
+  if (alerts_cmd->parsed()) RunAgainstServer(connection, alerts, perfhive::cli::RunAlerts);
   if (login_cmd->parsed()) RunAgainstServer(connection, login, perfhive::cli::RunLogin);
   if (snapshots_cmd->parsed()) {
     RunAgainstServer(connection, snapshots, perfhive::cli::RunSnapshots);

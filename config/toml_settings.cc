@@ -9,9 +9,9 @@ Result<toml::table> ParseTomlSettings(std::string_view text, std::string_view or
   try {
     return toml::parse(text, origin);
   } catch (const toml::parse_error& error) {
-    return Status::InvalidArgument(std::string(origin) + ":" +
-                                   std::to_string(error.source().begin.line) + ": " +
-                                   std::string(error.description()));
+    return Status::InvalidArgument(
+        std::string(origin) + ":" + std::to_string(error.source().begin.line) + ":" +
+        std::to_string(error.source().begin.column) + ": " + std::string(error.description()));
   }
 }
 

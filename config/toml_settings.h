@@ -18,7 +18,7 @@
 
 namespace perfhive {
 
-// `text` as a TOML table; a syntax error is INVALID_ARGUMENT "ORIGIN:LINE: what is wrong".
+// `text` as a TOML table; a syntax error is INVALID_ARGUMENT "ORIGIN:LINE:COLUMN: what is wrong".
 Result<toml::table> ParseTomlSettings(std::string_view text, std::string_view origin);
 
 // The file at `path`, parsed; a file that cannot be read is an error prefixed "config file: ".

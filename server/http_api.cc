@@ -11,6 +11,7 @@
 #include "perfdata/display_text.h"
 #include "perfdata/pdh_status.h"
 #include "perfdata/time_text.h"
+#include "proto/alerts_json.h"
 #include "proto/source_kind.h"
 #include "query/fleet_parameters.h"
 #include "query/renderers.h"
@@ -263,9 +264,17 @@ HttpReply HttpApi::Handle(const HttpRequest& request, int64_t now_ns) {
   if (path == "/api/v1/instances") return Instances(request, now_ns);
   if (path == "/api/v1/read") return Read(request, now_ns, /*csv=*/false);
   if (path == "/api/v1/read.csv") return Read(request, now_ns, /*csv=*/true);
+  if (path == "/api/v1/alerts") return Alerts();
   return JsonError(Status::NotFound(
       "no API call " + EscapeForDisplay(path) +
-      "; there are /api/v1/hosts, objects, counters, instances, read and read.csv"));
+      "; there are /api/v1/hosts, objects, counters, instances, read, read.csv and alerts"));
+}
+
+HttpReply HttpApi::Alerts() {
+  HttpReply reply = JsonReply(json::object());
+  // The same schema, keys in the same order, as `perfhive alerts --format json`.
+  reply.body = AlertsJson(query_.Alerts()).dump(-1, ' ', false, json::error_handler_t::replace);
+  return reply;
 }
 
 HttpReply HttpApi::Hosts(const HttpRequest& request, int64_t now_ns) {

@@ -26,6 +26,7 @@ class HttpApi {
   HttpReply Handle(const HttpRequest& request, int64_t now_ns);
 
  private:
+  HttpReply Alerts();
   HttpReply Hosts(const HttpRequest& request, int64_t now_ns);
   HttpReply Objects(const HttpRequest& request, int64_t now_ns);
   HttpReply Counters(const HttpRequest& request, int64_t now_ns);

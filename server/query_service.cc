@@ -425,6 +425,68 @@ Result<v1::ListHostsResponse> QueryService::Hosts(const v1::ListHostsRequest& re
   return response;
 }
 
+v1::ListAlertsResponse QueryService::Alerts() const {
+  v1::ListAlertsResponse response;
+  if (alerting_ == nullptr) return response;
+  const AlertsListing listing = alerting_->Listing();
+  response.set_rules_file(listing.rules_file);
+  response.set_interval_nanos(listing.interval_ns);
+  response.set_reload_error(listing.reload_error);
+  static constexpr const char* kComparisons[] = {">", ">=", "<", "<="};
+  for (const AlertRule& rule : listing.rules) {
+    v1::AlertRuleReport* report = response.add_rules();
+    report->set_name(rule.name);
+    report->set_path(rule.path);
+    report->set_hosts(rule.hosts);
+    report->set_aggregate(rule.aggregate);
+    report->set_by(rule.by);
+    report->set_step_nanos(rule.step_ns);
+    report->set_condition(rule.condition.text);
+    report->set_comparison(kComparisons[static_cast<int>(rule.condition.comparison)]);
+    report->set_threshold(rule.condition.threshold);
+    report->set_for_nanos(rule.condition.for_ns);
+    report->set_severity(rule.severity);
+    report->mutable_labels()->insert(rule.labels.begin(), rule.labels.end());
+    report->set_summary(rule.summary);
+    report->set_description(rule.description);
+    for (const RuleReport& seen : listing.reports) {
+      if (seen.rule != rule.name) continue;
+      report->set_last_evaluation_unix_nanos(seen.evaluated_ns);
+      report->set_series_checked(seen.series_checked);
+      report->set_error(seen.error);
+      for (const std::string& line : seen.missing) report->add_missing(line);
+    }
+  }
+  for (const Alert& alert : listing.alerts) {
+    v1::AlertInfo* info = response.add_alerts();
+    info->set_rule(alert.rule);
+    info->set_state(AlertStateName(alert.state));
+    auto label = [&](const char* key) {
+      auto found = alert.labels.find(key);
+      return found == alert.labels.end() ? std::string() : found->second;
+    };
+    info->set_severity(label("severity"));
+    info->set_series(alert.series);
+    // A host's series names it; a group's aggregate has a host label only when grouped by host.
+    if (alert.labels.count("aggregate") == 0) info->set_host(label("host"));
+    info->mutable_labels()->insert(alert.labels.begin(), alert.labels.end());
+    info->mutable_annotations()->insert(alert.annotations.begin(), alert.annotations.end());
+    info->set_active_since_unix_nanos(alert.active_since_ns);
+    info->set_firing_since_unix_nanos(alert.firing_since_ns);
+    info->set_resolved_unix_nanos(alert.resolved_ns);
+    info->set_value(alert.value);
+  }
+  return response;
+}
+
+grpc::ServerUnaryReactor* QueryService::ListAlerts(grpc::CallbackServerContext* context,
+                                                   const v1::ListAlertsRequest* /*request*/,
+                                                   v1::ListAlertsResponse* response) {
+  Status status = Authorize(*context);
+  if (status.ok()) *response = Alerts();
+  return FinishUnary(context, status);
+}
+
 grpc::ServerUnaryReactor* QueryService::ListHosts(grpc::CallbackServerContext* context,
                                                   const v1::ListHostsRequest* request,
                                                   v1::ListHostsResponse* response) {

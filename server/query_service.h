@@ -17,6 +17,7 @@
 #include "query/host_samples.h"
 #include "query/read_engine.h"
 #include "query/series_query.h"
+#include "server/alerts/alerting.h"
 #include "server/enrollment/enrolled_clients.h"
 #include "server/enrollment/enrollment_registry.h"
 #include "server/enrollment/token_table.h"
@@ -57,6 +58,9 @@ class QueryService final : public perfhive::v1::Query::CallbackService {
   // labels it puts over the agents'; null: no policies.
   void set_policies(const PolicyFile* policies) { policies_ = policies; }
 
+  // The alerting rules and their alerts ListAlerts lists; null: the server has no rules.
+  void set_alerting(const Alerting* alerting) { alerting_ = alerting; }
+
   grpc::ServerUnaryReactor* ListHosts(grpc::CallbackServerContext* context,
                                       const perfhive::v1::ListHostsRequest* request,
                                       perfhive::v1::ListHostsResponse* response) override;
@@ -77,6 +81,9 @@ class QueryService final : public perfhive::v1::Query::CallbackService {
                                           perfhive::v1::ListInstancesResponse* response) override;
   grpc::ServerWriteReactor<perfhive::v1::ReadResponse>* Read(
       grpc::CallbackServerContext* context, const perfhive::v1::ReadRequest* request) override;
+  grpc::ServerUnaryReactor* ListAlerts(grpc::CallbackServerContext* context,
+                                       const perfhive::v1::ListAlertsRequest* request,
+                                       perfhive::v1::ListAlertsResponse* response) override;
 
   // The answers themselves, for callers that authorized the reader already (the gRPC methods
   // above, the console's HTTP API).
@@ -87,6 +94,7 @@ class QueryService final : public perfhive::v1::Query::CallbackService {
       const perfhive::v1::ListCountersRequest& request);
   Result<perfhive::v1::ListInstancesResponse> Instances(
       const perfhive::v1::ListInstancesRequest& request);
+  perfhive::v1::ListAlertsResponse Alerts() const;
   // A Read's answer as responses: the engine's series, split where a response would grow large.
   Result<std::vector<perfhive::v1::ReadResponse>> Answer(const perfhive::v1::ReadRequest& request);
 
@@ -119,6 +127,7 @@ class QueryService final : public perfhive::v1::Query::CallbackService {
   EnrollmentRegistry* registry_ = nullptr;
   const EnrolledClients* enrolled_ = nullptr;
   const PolicyFile* policies_ = nullptr;
+  const Alerting* alerting_ = nullptr;
   query::ReadEngine engine_;
   query::FleetBrowser browser_;
 };

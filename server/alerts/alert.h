@@ -29,9 +29,26 @@ struct Alert {
   std::map<std::string, std::string> annotations;
   int64_t active_since_ns = 0;  // when the run that made it began to hold
   int64_t firing_since_ns = 0;  // when it had held for the rule's duration; 0 while pending
-  int64_t resolved_ns = 0;      // when it stopped holding; 0 while active
+  int64_t resolved_ns = 0;      // the last time it held, once it no longer does; 0 while active
+  int64_t last_held_ns = 0;     // the newest time it was seen to hold
   double value = 0;             // its latest value
+  bool delivered = false;       // resolved, and the receiver has taken it (or there is none)
+
+  bool operator==(const Alert&) const = default;
 };
+
+// "pending", "firing", "resolved": as listings and the saved alerts name a state.
+inline const char* AlertStateName(Alert::State state) {
+  switch (state) {
+    case Alert::State::kPending:
+      return "pending";
+    case Alert::State::kFiring:
+      return "firing";
+    case Alert::State::kResolved:
+      return "resolved";
+  }
+  return "?";
+}
 
 // Where the evaluator sends its alerts after each evaluation: every firing alert, again each
 // time (Alertmanager takes an alert that is not re-sent within its end time as resolved), and

@@ -66,6 +66,12 @@ Status LoadTable(const toml::table& root, std::string_view origin, ServerConfig&
       {"metrics_listen", &config.metrics_listen},
       {"http_listen", &config.http_listen},
       {"policies", &config.policies},
+      {"rules", &config.rules},
+      {"alertmanager", &config.alertmanager},
+      {"alertmanager_bearer_token_file", &config.alertmanager_bearer_token_file},
+      {"alertmanager_basic_auth_user", &config.alertmanager_user},
+      {"alertmanager_basic_auth_password_file", &config.alertmanager_password_file},
+      {"alertmanager_ca", &config.alertmanager_ca},
   };
   const std::map<std::string_view, std::vector<std::string>*> lists = {
       {"remote_write", &config.remote_write},
@@ -270,6 +276,29 @@ void ServerFlags::AddServiceFlags(CLI::App& app) {
                      "Collection policies (TOML, docs/policies.md): which hosts collect what; "
                      "read again on SIGHUP and when it changes"),
       [&v](ServerConfig& c) { c.policies = v.policies; });
+  Add(app.add_option("--rules", v.rules,
+                     "Alerting rules (TOML, docs/alerts.md): conditions held over time, evaluated "
+                     "as samples arrive; read again on SIGHUP and when it changes"),
+      [&v](ServerConfig& c) { c.rules = v.rules; });
+  Add(app.add_option("--alertmanager", v.alertmanager,
+                     "Send the rules' alerts to this Prometheus Alertmanager (its base URL, e.g. "
+                     "http://alertmanager:9093), which routes, silences and notifies"),
+      [&v](ServerConfig& c) { c.alertmanager = v.alertmanager; });
+  Add(app.add_option("--alertmanager-bearer-token-file", v.alertmanager_bearer_token_file,
+                     "File holding the bearer token sent to Alertmanager"),
+      [&v](ServerConfig& c) {
+        c.alertmanager_bearer_token_file = v.alertmanager_bearer_token_file;
+      });
+  Add(app.add_option("--alertmanager-basic-auth-user", v.alertmanager_user,
+                     "User for basic authentication at Alertmanager"),
+      [&v](ServerConfig& c) { c.alertmanager_user = v.alertmanager_user; });
+  Add(app.add_option("--alertmanager-basic-auth-password-file", v.alertmanager_password_file,
+                     "File holding Alertmanager's basic-authentication password"),
+      [&v](ServerConfig& c) { c.alertmanager_password_file = v.alertmanager_password_file; });
+  Add(app.add_option(
+          "--alertmanager-ca", v.alertmanager_ca,
+          "CA bundle (PEM) to verify an https Alertmanager with, instead of the system's"),
+      [&v](ServerConfig& c) { c.alertmanager_ca = v.alertmanager_ca; });
   Add(app.add_option("--certificate-lifetime", v.certificate_lifetime_seconds,
                      "How long enrolled hosts' certificates are valid (e.g. 90d, the default); "
                      "hosts renew them on their stream once two thirds have passed")

@@ -47,6 +47,12 @@ struct ServerConfig {
   std::string metrics_listen;  // HOST:PORT of /metrics; empty: not served
   std::string http_listen;     // HOST:PORT of the web console and its JSON API; empty: none
   std::string policies;        // collection policies (server/policies/policy_book.h); empty: none
+  std::string rules;           // alerting rules (server/alerts/rule_book.h); empty: none
+  std::string alertmanager;    // Alertmanager's base URL; empty: alerts are only listed
+  std::string alertmanager_bearer_token_file;
+  std::string alertmanager_user;
+  std::string alertmanager_password_file;
+  std::string alertmanager_ca;
   int64_t certificate_lifetime_seconds = 90 * 86400;  // of enrolled hosts' certificates
 };
 

@@ -26,6 +26,28 @@ Result<std::string> ReadSecret(const std::string& path, const char* what) {
   return text;
 }
 
+// A receiver's HTTP options from the files that hold its secrets; `receiver` names it in errors.
+Result<HttpClientOptions> ReceiverHttp(const std::string& bearer_token_file,
+                                       const std::string& user, const std::string& password_file,
+                                       const std::string& ca, const std::string& receiver) {
+  HttpClientOptions http;
+  if (!bearer_token_file.empty()) {
+    Result<std::string> token = ReadSecret(bearer_token_file, (receiver + " bearer token").c_str());
+    if (!token.ok()) return token.status();
+    http.bearer_token = *token;
+  }
+  if (!user.empty()) {
+    http.username = user;
+    if (!password_file.empty()) {
+      Result<std::string> password = ReadSecret(password_file, (receiver + " password").c_str());
+      if (!password.ok()) return password.status();
+      http.password = *password;
+    }
+  }
+  http.ca_file = ca;
+  return http;
+}
+
 }  // namespace
 
 Result<std::optional<OwnCa>> LoadOwnCa(const ServerConfig& options) {
@@ -75,24 +97,13 @@ Result<std::shared_ptr<grpc::ServerCredentials>> GrpcServerCredentials(
 }
 
 Result<HttpClientOptions> RemoteWriteHttp(const ServerConfig& options) {
-  HttpClientOptions http;
-  if (!options.remote_write_bearer_token_file.empty()) {
-    Result<std::string> token =
-        ReadSecret(options.remote_write_bearer_token_file, "remote-write bearer token");
-    if (!token.ok()) return token.status();
-    http.bearer_token = *token;
-  }
-  if (!options.remote_write_user.empty()) {
-    http.username = options.remote_write_user;
-    if (!options.remote_write_password_file.empty()) {
-      Result<std::string> password =
-          ReadSecret(options.remote_write_password_file, "remote-write password");
-      if (!password.ok()) return password.status();
-      http.password = *password;
-    }
-  }
-  http.ca_file = options.remote_write_ca;
-  return http;
+  return ReceiverHttp(options.remote_write_bearer_token_file, options.remote_write_user,
+                      options.remote_write_password_file, options.remote_write_ca, "remote-write");
+}
+
+Result<HttpClientOptions> AlertmanagerHttp(const ServerConfig& options) {
+  return ReceiverHttp(options.alertmanager_bearer_token_file, options.alertmanager_user,
+                      options.alertmanager_password_file, options.alertmanager_ca, "Alertmanager");
 }
 
 }  // namespace perfhive

@@ -36,6 +36,8 @@ Result<std::shared_ptr<grpc::ServerCredentials>> GrpcServerCredentials(
 // How the remote-write exporters authenticate: bearer token or user and password, each from a
 // file, and the CA their receivers' certificates chain to.
 Result<HttpClientOptions> RemoteWriteHttp(const ServerConfig& options);
+// The same for the Alertmanager the alerts go to.
+Result<HttpClientOptions> AlertmanagerHttp(const ServerConfig& options);
 
 }  // namespace perfhive
 

@@ -28,6 +28,7 @@ Result<std::unique_ptr<ServerProcess>> ServerProcess::Start(const ServerConfig& 
   if (Status s = server->OpenEnrollment(); !s.ok()) return s;
   if (Status s = server->OpenPolicies(); !s.ok()) return s;
   server->StartQuery();
+  if (Status s = server->OpenAlerting(); !s.ok()) return s;
   if (Status s = server->StartExport(); !s.ok()) return s;
   server->ChooseHttpSecurity();
   if (Status s = server->StartMetricsHttp(); !s.ok()) return s;
@@ -116,6 +117,42 @@ void ServerProcess::StartQuery() {
   query_->set_enrollment(registry_.get(), enrolled_.get());
   query_->set_policies(policies_.get());
   query_->set_host_labels(host_labels_->Lookup());
+}
+
+Status ServerProcess::OpenAlerting() {
+  if (options_.rules.empty()) {
+    if (options_.alertmanager.empty()) return Status();
+    return Status::InvalidArgument(
+        "--alertmanager: alerts come from rules; give --rules FILE too (docs/alerts.md)");
+  }
+  if (!options_.alertmanager.empty()) {
+    Result<HttpClientOptions> http = AlertmanagerHttp(options_);
+    if (!http.ok()) return http.status().Prefixed("--alertmanager: ");
+    // Notifications link back to the console where there is one.
+    std::string console;
+    if (!options_.http_listen.empty()) {
+      console = std::string(options_.insecure ? "http" : "https") + "://" + options_.http_listen +
+                "/#alerts";
+    }
+    alertmanager_ = std::make_unique<AlertmanagerNotifier>(
+        AlertmanagerOptions{.url = options_.alertmanager, .http = *http, .generator_url = console},
+        &log_);
+  }
+  alert_reads_ = std::make_unique<query::ReadEngine>(*loader_);
+  alert_reads_->set_max_bytes(options_.max_query_bytes);
+  alert_reads_->set_host_labels(host_labels_->Lookup());
+  Result<std::unique_ptr<Alerting>> opened = Alerting::Open(
+      Env::Default(), options_.rules, options_.data,
+      [this](const query::ReadRequest& request) { return alert_reads_->Read(request); },
+      host_labels_->Lookup(), alertmanager_.get(), log_);
+  if (!opened.ok()) return opened.status().Prefixed("--rules: ");
+  alerting_ = std::move(opened).value();
+  query_->set_alerting(alerting_.get());
+  log_.Info("rules",
+            {{"file", options_.rules},
+             {"rules", std::to_string(alerting_->Listing().rules.size())},
+             {"alertmanager", options_.alertmanager.empty() ? "-" : options_.alertmanager}});
+  return Status();
 }
 
 Status ServerProcess::StartExport() {
@@ -231,6 +268,10 @@ void ServerProcess::StartLoops() {
   retention_->Start();
   if (options_.compact_groups) compaction_->Start();
   stream_upkeep_->Start();
+  if (alerting_ != nullptr) {
+    alerting_loop_ = std::make_unique<AlertingLoop>(*alerting_, loop_control_);
+    alerting_loop_->Start();
+  }
 }
 
 void ServerProcess::ServeUntilSignalled() {
@@ -244,6 +285,9 @@ void ServerProcess::Stop() {
   retention_->Stop();
   compaction_->Stop();
   stream_upkeep_->Stop();
+  if (alerting_loop_) alerting_loop_->Stop();
+  // What Alertmanager was not given yet is given after the next start (the alerts are saved).
+  if (alertmanager_) alertmanager_->Stop();
   if (console_) console_->Stop();
   if (metrics_server_) metrics_server_->Stop();
   // What was delivered is persisted; the rest is sent again after the next start.

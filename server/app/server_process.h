@@ -18,6 +18,8 @@
 #include "base/status.h"
 #include "export/http_server.h"
 #include "export/metrics_http_server.h"
+#include "server/alerts/alerting.h"
+#include "server/alerts/alertmanager_notifier.h"
 #include "server/app/server_config.h"
 #include "server/app/server_credentials.h"
 #include "server/enrollment/enrolled_clients.h"
@@ -33,6 +35,7 @@
 #include "server/policies/host_labels.h"
 #include "server/policies/policy_book.h"
 #include "server/query_service.h"
+#include "server/upkeep/alerting_loop.h"
 #include "server/upkeep/compaction_loop.h"
 #include "server/upkeep/loop_control.h"
 #include "server/upkeep/retention_loop.h"
@@ -64,6 +67,7 @@ class ServerProcess {
   Status OpenEnrollment();
   Status OpenPolicies();
   void StartQuery();
+  Status OpenAlerting();  // the rules, their saved alerts, the Alertmanager notifier
   Status StartExport();
   void ChooseHttpSecurity();  // for /metrics and the console
   Status StartMetricsHttp();
@@ -89,6 +93,9 @@ class ServerProcess {
   std::unique_ptr<HostLabelDirectory> host_labels_;  // after the store and the policies it reads
   std::unique_ptr<SampleLoader> loader_;
   std::unique_ptr<QueryService> query_;
+  std::unique_ptr<query::ReadEngine> alert_reads_;  // the rules' own, beside the clients'
+  std::unique_ptr<AlertmanagerNotifier> alertmanager_;
+  std::unique_ptr<Alerting> alerting_;
   std::optional<ExportSelection> selection_;
   std::vector<std::unique_ptr<PrometheusExporter>> exporters_;
   std::unique_ptr<ServerMetricsPage> metrics_page_;
@@ -100,6 +107,7 @@ class ServerProcess {
   std::unique_ptr<RetentionLoop> retention_;
   std::unique_ptr<CompactionLoop> compaction_;
   std::unique_ptr<StreamUpkeepLoop> stream_upkeep_;
+  std::unique_ptr<AlertingLoop> alerting_loop_;
 };
 
 }  // namespace perfhive

@@ -1,14 +1,16 @@
 // LoopControl: what the server's background loops (RetentionLoop, CompactionLoop,
-// StreamUpkeepLoop) share: one mutex and one condition variable, on which each waits for its next
-// pass, so that one stop request reaches every loop at once and a SIGHUP wakes the stream upkeep
-// at once. The loops hold the mutex while they wait and check; retention also holds it through
-// its pass, so the other loops' next step, a stop and a reload wait for that pass to end.
+// StreamUpkeepLoop, AlertingLoop) share: one mutex and one condition variable, on which each
+// waits for its next pass, so that one stop request reaches every loop at once and a SIGHUP wakes
+// the stream upkeep and the alerting loop at once. The loops hold the mutex while they wait and
+// check; retention also holds it through its pass, so the other loops' next step, a stop and a
+// reload wait for that pass to end.
 
 #ifndef PERFHIVE_SERVER_UPKEEP_LOOP_CONTROL_H_
 #define PERFHIVE_SERVER_UPKEEP_LOOP_CONTROL_H_
 
 #include <chrono>
 #include <condition_variable>
+#include <cstdint>
 #include <mutex>
 #include <utility>
 
@@ -29,10 +31,12 @@ class LoopControl {
     wake_.notify_all();
   }
 
-  // Asks the stream upkeep for a pass now, one that says why (SIGHUP).
+  // Asks the stream upkeep for a pass now, one that says why, and the alerting loop to read its
+  // rules again (SIGHUP).
   void RequestReload() {
     std::lock_guard lock(mutex_);
     reload_requested_ = true;
+    ++reloads_;
     wake_.notify_all();
   }
 
@@ -48,6 +52,15 @@ class LoopControl {
                            std::chrono::steady_clock::duration period) {
     wake_.wait_for(lock, period, [this] { return stopping_ || reload_requested_; });
   }
+  // Waits up to `period` under `lock` for a stop or a reload asked for after the `seen`th;
+  // whether one was (`seen` is then the newest).
+  bool WaitForStopOrReloadAfter(std::unique_lock<std::mutex>& lock,
+                                std::chrono::steady_clock::duration period, uint64_t& seen) {
+    wake_.wait_for(lock, period, [&] { return stopping_ || reloads_ != seen; });
+    return std::exchange(seen, reloads_) != reloads_;
+  }
+  // Under the lock: how many reloads were asked for.
+  uint64_t reloads() const { return reloads_; }
   // Under the lock: whether a stop was asked for.
   bool stopping() const { return stopping_; }
   // Under the lock: whether a reload was asked for since the last call.
@@ -58,6 +71,7 @@ class LoopControl {
   std::condition_variable wake_;
   bool stopping_ = false;
   bool reload_requested_ = false;
+  uint64_t reloads_ = 0;
 };
 
 }  // namespace perfhive

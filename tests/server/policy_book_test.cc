@@ -115,7 +115,7 @@ TEST(PolicyBookTest, EveryMistakeIsNamedWithItsLine) {
        "two policies are named \"A\""},
       {"policy = 1\n", "p.toml:1: policies are [[policy]] tables"},
       {"[[policies]]\nname = \"a\"\n", "unknown key \"policies\""},
-      {"[[policy]\n", "p.toml:1: "},
+      {"[[policy]\n", "p.toml:1:"},
       {"[[policy]]\nname = \"a\"\nhosts = [\"*\"]\ntargets = []\n",
        "targets is empty; leave it out"},
       {"[[policy]]\nname = \"a\"\nhosts = [\"*\"]\ntargets = ['=db01']\n",
