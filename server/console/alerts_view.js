@@ -81,8 +81,9 @@ export const alertsView = {
   show(answer) {
     this.answer = answer;
     const reload = $('alerts-reload-error');
-    reload.textContent = answer.reload_error ?
-        'Reloading ' + (answer.rules_file || 'the rules file') + ' failed: ' + answer.reload_error : '';
+    // The server keeps the rules it read before (the error names the file, line and column).
+    reload.textContent = answer.reload_error ? 'The rules file was not read again: ' + answer.reload_error +
+        '. The rules below are those read before, in force until it is mended.' : '';
     reload.hidden = !answer.reload_error;
     $('alerts-source').textContent = answer.rules_file ?
         'Rules from ' + answer.rules_file + (answer.interval_ms ? ', evaluated every ' + formatSpan(answer.interval_ms) : '') + '.' : '';
@@ -138,7 +139,7 @@ export const alertsView = {
         '<td title="' + escapeHtml(formatFullTime(alert.active_since_ms)) + '">' + formatTime(alert.active_since_ms) + '</td>',
         '<td title="' + escapeHtml(formatFullTime(alert.firing_since_ms)) + '">' + formatTime(alert.firing_since_ms) + '</td>',
         '<td class="num" title="' + escapeHtml(formatExact(value)) + '">' + formatValue(value) + '</td>',
-        '<td class="wrap"' + (description ? ' title="' + escapeHtml(description) + '"' : '') + '>' + escapeHtml(summary) + '</td>',
+        '<td class="summary"' + (description ? ' title="' + escapeHtml(description) + '"' : '') + '>' + escapeHtml(summary) + '</td>',
       ],
     };
   },

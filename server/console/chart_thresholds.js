@@ -41,6 +41,7 @@ export const thresholdMethods = {
           value: rule.threshold * 10 ** scale,
           label: thresholdLabel(rule) + (scale ? ' (drawn ×' + scaleLabel(scale) + ')' : ''),
           series: selected.filter((series) => series.scale === scale).length,
+          hosts: rule.hosts || '',
         });
       }
     }
@@ -58,8 +59,10 @@ export const thresholdMethods = {
     note.append('Thresholds: ');
     lines.forEach((line, i) => {
       if (i) note.append('; ');
+      // The rule's hosts are said here: the line is drawn over its path's series whatever their host.
       note.append(el('a', {href: '#/alerts', 'data-rule': line.rule, text: line.label,
         title: 'The rule ' + line.rule + ', over ' + line.series + ' series on this chart; its alerts are in the Alerts view'}));
+      if (line.hosts) note.append(' (hosts ', el('code', {text: line.hosts}), ')');
     });
   },
 };
