@@ -20,7 +20,7 @@ import math
 import os
 import re
 import secrets
-import subprocess
+import signal
 import sys
 import time
 import unittest
@@ -102,12 +102,6 @@ def rules_toml(rules):
     return text
 
 
-def server_has_rules(server_binary):
-    """Whether this perfhive-server evaluates rules (--rules); one from before them cannot."""
-    done = subprocess.run([server_binary, "--help"], capture_output=True, text=True, timeout=30)
-    return "--rules" in done.stdout + done.stderr
-
-
 def pdh_status_names():
     """PDH status code -> name, from perfdata/pdh_status.h (the answer's "statuses" are codes)."""
     here = os.path.dirname(os.path.abspath(__file__))
@@ -145,15 +139,12 @@ class ConsoleBrowserTest(unittest.TestCase):
     def _start(cls, cluster):
         cls.reader_secret = "reader-" + secrets.token_hex(16)
         cls.writer_secret = "writer-" + secrets.token_hex(16)
-        # The rules, when this server has them: the other tests run on one from before them.
-        cls.rules_file = None
-        if server_has_rules(ARGS.server):
-            cls.rules_file = cluster.write("rules.toml", rules_toml(RULES))
-        cluster.start_server(tokens=(
+        cls.rules_file = cluster.write("rules.toml", rules_toml(RULES))
+        cls.server = cluster.start_server(tokens=(
             '[[token]]\nname = "console reader"\nsecret = "%s"\nread = true\n\n'
             '[[token]]\nname = "test agents"\nsecret = "%s"\nwrite = ["*"]\n'
             % (cls.reader_secret, cls.writer_secret)),
-            extra=["--rules", cls.rules_file] if cls.rules_file else [])
+            extra=["--rules", cls.rules_file])
         cls.url = cluster.console_url
         cls.reader_file = cluster.write("reader.token", cls.reader_secret + "\n")
         cls.writer_file = cluster.write("writer.token", cls.writer_secret + "\n")
@@ -687,11 +678,6 @@ class ConsoleBrowserTest(unittest.TestCase):
 
     # Alerts.
 
-    def require_rules(self):
-        if not self.rules_file:
-            self.fail("this perfhive-server has no --rules: the server's alerting rules "
-                      "(docs/alerts.md) are needed for the alerts view's checks")
-
     def cli_alerts(self):
         return self.cli_json(["alerts"])
 
@@ -733,7 +719,6 @@ class ConsoleBrowserTest(unittest.TestCase):
                   bands: c.perfhiveMarksDrawn.bands, top: area.top, bottom: area.bottom};""", canvas_id)
 
     def test_7b_the_alerts_view_shows_the_clis_alerts(self):
-        self.require_rules()
         # The rules that fire on what the agents send: the replayed ones when there are recordings.
         expected = [r["name"] for r in RULES if r["name"] != "PagingFileFull" and
                     (r["replayed"] is None or r["replayed"] in self.windows_hosts)]
@@ -846,7 +831,6 @@ class ConsoleBrowserTest(unittest.TestCase):
         self.shot("alert-chart-" + name)
 
     def test_7c_a_rules_threshold_on_the_chart_of_its_path(self):
-        self.require_rules()
         if WINDOWS_HOST not in self.windows_hosts:
             print("SKIPPED (in part): the threshold of a rule over %s needs ../shared" % WINDOWS_HOST, file=sys.stderr)
             return
@@ -946,6 +930,29 @@ class ConsoleBrowserTest(unittest.TestCase):
         self.assertIn("no rules: start the server with --rules file", self.visible("alerts-empty").text.lower())
         self.assertFalse(self.visible("alerts-reload-error"))
         self.assertFalse(self.d.find_element(By.ID, "alerts-table").is_displayed())
+
+    def test_7e_a_rules_file_that_does_not_reload_is_shown_on_top(self):
+        """A mistake in the rules file, read again on SIGHUP: the view says so, over the rules in force."""
+        self.go("#/alerts")
+        self.wait_for("the alerts view", lambda: self.view_shown("alerts"))
+        self.wait_for("the rules", lambda: len(self.page_rules()) == len(RULES))
+        good = rules_toml(RULES)
+        broken = good + '\n[[rule]]\nname = "Broken"\npath = "\\\\Memory\\\\Available Bytes"\ncondition = "> 1"\nthreshhold = 3\n'
+        try:
+            self.cluster.write("rules.toml", broken)
+            self.server.send_signal(signal.SIGHUP)
+            cli = self.wait_for("perfhive alerts to say the file did not reload",
+                                lambda: (lambda a: a if a["reload_error"] else None)(self.cli_alerts()))
+            shown = self.wait_for("the reload error on top", lambda: self.visible("alerts-reload-error"))
+            self.assertIn(cli["reload_error"], shown.text)
+            self.assertEqual([r["name"] for r in self.page_rules()], [r["name"] for r in RULES],
+                             "the rules read before stay in force")
+            self.shot("alerts-reload-error")
+        finally:
+            self.cluster.write("rules.toml", good)
+            self.server.send_signal(signal.SIGHUP)
+        self.wait_for("perfhive alerts to have read the file again", lambda: not self.cli_alerts()["reload_error"])
+        self.wait_for("the reload error gone", lambda: not self.visible("alerts-reload-error"))
 
     def test_8_dark_theme(self):
         self.go("#/fleet")
