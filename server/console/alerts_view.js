@@ -36,6 +36,9 @@ export const alertsView = {
   controller: null,
   chartController: null,
   chart: null,
+  // The alert the chart was made for, and its window's span (for the time axis' labels).
+  chartAlert: '',
+  chartSpan: 0,
   // The alert and window the chart holds: a resolved alert's window no longer moves, so it is
   // read once rather than at every poll.
   charted: '',
@@ -123,6 +126,8 @@ export const alertsView = {
     const value = Number.isFinite(alert.value) ? alert.value : null;
     const stateTitle = alert.state === 'resolved' && alert.resolved_ms ? 'resolved at ' + formatFullTime(alert.resolved_ms) : '';
     const link = hashFor('alerts', {rule: alert.rule, series: alert.series});
+    // The link's focus key, without the row key's NUL (which HTML turns into U+FFFD).
+    const focus = 's:' + encodeURIComponent(alert.rule) + ' ' + encodeURIComponent(alert.series);
     return {
       key,
       open: '<tr class="alert-' + escapeHtml(alert.state) + (selected ? ' selected' : '') + '" data-rule="' +
@@ -133,7 +138,7 @@ export const alertsView = {
             '>' + escapeHtml(alert.state) + '</span></td>',
         '<td>' + escapeHtml(alert.rule) + '</td>',
         '<td><span class="severity severity-' + escapeHtml(alert.severity || '') + '">' + escapeHtml(alert.severity || '') + '</span></td>',
-        '<td class="mono"><a href="' + escapeHtml(link) + '" data-focus="s:' + escapeHtml(key) + '"' +
+        '<td class="mono"><a href="' + escapeHtml(link) + '" data-focus="' + escapeHtml(focus) + '"' +
             (selected ? ' aria-current="true"' : '') + ' title="Chart this series over the alert\'s window">' +
             escapeHtml(alert.series) + '</a></td>',
         '<td title="' + escapeHtml(formatFullTime(alert.active_since_ms)) + '">' + formatTime(alert.active_since_ms) + '</td>',
@@ -237,7 +242,6 @@ export const alertsView = {
     const controller = new AbortController();
     this.chartController = controller;
     const request = this.readOf(alert, rule, from, to);
-    $('view-alerts').dataset.request = JSON.stringify(request);
     let read;
     try {
       [read] = await Promise.all([api('/api/v1/read', request, controller.signal), loadChartJs()]);
@@ -257,6 +261,8 @@ export const alertsView = {
     }
     $('alerts-chart-title').textContent = alert.rule + ' on ' + alert.series;
     this.drawChart(alert, rule, series, from, to);
+    // The read behind the chart shown, for tests.
+    $('view-alerts').dataset.request = JSON.stringify(request);
     $('alerts-chart-status').textContent = series.length ?
         'From ' + formatTime(from) + ' to ' + formatTime(to) + '; shaded: ' +
         (alert.state === 'resolved' ? 'while its condition held' : 'since its condition holds') + '.' :
@@ -280,10 +286,34 @@ export const alertsView = {
         borderColor: color, backgroundColor: color, borderWidth: 1.5, pointRadius: points.length <= 3 ? 3 : 0,
         spanGaps: false};
     });
+    // The same alert's chart is updated in place at each poll, not made anew (which would drop a
+    // tooltip being read).
+    if (this.chart && this.chartAlert === keyOf(alert)) {
+      this.chart.data.datasets = datasets;
+      Object.assign(this.chart.options.scales.x, {min: from, max: to});
+      this.chartSpan = to - from;
+    } else {
+      this.makeChart(datasets, from, to);
+      this.chartAlert = keyOf(alert);
+    }
+    const end = alert.resolved_ms || Date.now();
+    const instants = [];
+    if (alert.firing_since_ms) instants.push({at: alert.firing_since_ms, label: 'firing'});
+    if (alert.resolved_ms) instants.push({at: alert.resolved_ms, label: 'resolved'});
+    setMarks(this.chart, {
+      lines: rule && Number.isFinite(rule.threshold) ? [{value: rule.threshold, label: thresholdLabel(rule)}] : [],
+      bands: [{from: alert.active_since_ms, to: end, color: cssVar('--band-' + alert.state) || undefined}],
+      instants,
+    });
+    this.chart.update('none');
+  },
+
+  makeChart(datasets, from, to) {
     if (this.chart) this.chart.destroy();
     const text = cssVar('--chart-text');
     const grid = cssVar('--chart-grid');
     let tickStep = 60000;
+    this.chartSpan = to - from;
     this.chart = new window.Chart($('alerts-canvas'), {
       type: 'line',
       data: {datasets},
@@ -296,7 +326,7 @@ export const alertsView = {
         elements: {point: {radius: 0}, line: {borderWidth: 1, tension: 0}},
         scales: {
           x: {type: 'linear', min: from, max: to, grid: {color: grid},
-            ticks: {color: text, maxRotation: 0, callback: (value) => timeTickLabel(value, tickStep, to - from)},
+            ticks: {color: text, maxRotation: 0, callback: (value) => timeTickLabel(value, tickStep, this.chartSpan)},
             afterBuildTicks: (axis) => {
               const {ticks, step} = timeTicks(axis.min, axis.max, axis.width);
               if (step) tickStep = step;
@@ -312,21 +342,12 @@ export const alertsView = {
       },
       plugins: [backgroundPlugin, marksPlugin],
     });
-    const end = alert.resolved_ms || Date.now();
-    const instants = [];
-    if (alert.firing_since_ms) instants.push({at: alert.firing_since_ms, label: 'firing'});
-    if (alert.resolved_ms) instants.push({at: alert.resolved_ms, label: 'resolved'});
-    setMarks(this.chart, {
-      lines: rule && Number.isFinite(rule.threshold) ? [{value: rule.threshold, label: thresholdLabel(rule)}] : [],
-      bands: [{from: alert.active_since_ms, to: end, color: cssVar('--band-' + alert.state) || undefined}],
-      instants,
-    });
-    this.chart.update('none');
   },
 
   applyTheme() {
     // The chart's colours are taken when it is made: the next read makes it again.
     this.charted = '';
+    this.chartAlert = '';
     if (state.currentView === this && this.answer) this.showChart(this.answer);
   },
 
