@@ -807,34 +807,45 @@ class ConsoleBrowserTest(unittest.TestCase):
         self.assertAlmostEqual(lines[0]["y"], lines[0]["expected"], delta=0.5)
         self.assertTrue(any(band["from"] == alert["active_since_ms"] and band["right"] > band["left"]
                             for band in marks["bands"]), "the time it held, shaded: %r" % marks["bands"])
-        # The series drawn is the CLI's over the same window (an aggregate's: its group's).
-        request = json.loads(self.js("return document.getElementById('view-alerts').dataset.request"))
-        args = ["query", request["path"], "--from", ms_rfc3339(request["from"]), "--to", ms_rfc3339(request["to"])]
-        if request.get("step"):
-            args += ["--step", request["step"]]
-        if request.get("select"):
-            args += ["--select", request["select"]]
-        if request.get("aggregate"):
-            args += ["--aggregate", request["aggregate"]]
-        if request.get("group_by"):
-            args += ["--group-by", request["group_by"]]
-        queried = [series for series in self.cli_json(args)["series"]
-                   if not request.get("aggregate") or series["path"] == alert["series"]]
-        self.assertTrue(queried, "perfhive %s selects the alert's series %s" % (" ".join(args), alert["series"]))
-        drawn = self.js("""
-          const c = Chart.getChart(document.getElementById('alerts-canvas'));
-          return c.data.datasets.map(d => d.data.map(p => [p.x, p.y]));""")
-        self.assertEqual(len(drawn), len(queried))
-        # Up to a little before the window's end: a live host's sample taken before it may be stored
-        # after the page read, and an aggregate's last step fills as samples arrive.
-        settled = request["to"] - 15000
-        for points, series in zip(drawn, queried):
+        # The series drawn is the CLI's over the same window (an aggregate's: its group's), up to
+        # a little before the window's end: a live host's sample taken before it may be stored
+        # after the page read, and an aggregate's last step fills as samples arrive. The page
+        # reads again at each poll: the read behind the chart and what it drew are taken at once.
+        for attempt in range(4):
+            shown = self.js("""
+              const c = Chart.getChart(document.getElementById('alerts-canvas'));
+              return {request: JSON.parse(document.getElementById('view-alerts').dataset.request),
+                      drawn: c.data.datasets.map(d => d.data.map(p => [p.x, p.y]))};""")
+            request, drawn = shown["request"], shown["drawn"]
+            settled = request["to"] - 5000
+            args = ["query", request["path"], "--from", ms_rfc3339(request["from"]),
+                    "--to", ms_rfc3339(request["to"])]
+            for field, flag in (("step", "--step"), ("select", "--select"), ("aggregate", "--aggregate"),
+                                ("group_by", "--group-by")):
+                if request.get(field):
+                    args += [flag, request[field]]
+            queried = [series for series in self.cli_json(args)["series"]
+                       if not request.get("aggregate") or series["path"] == alert["series"]]
             # (The page adds a point without a value where samples are missing, to break the line.)
-            expected = [[t, v] for t, v in zip(series["times"], series["values"]) if t <= settled]
-            self.assertTrue(expected, "%s has points in its window" % series["path"])
-            self.assertEqual([p for p in points if p[0] in series["times"] and p[0] <= settled], expected,
-                             series["path"])
+            page = [[p for p in points if p[0] <= settled and p[0] in series["times"]]
+                    for points, series in zip(drawn, queried)]
+            cli = [[[t, v] for t, v in zip(series["times"], series["values"]) if t <= settled] for series in queried]
+            if len(drawn) == len(queried) and page == cli:
+                break
+            time.sleep(5)
+        self.assertTrue(queried, "perfhive %s selects the alert's series %s" % (" ".join(args), alert["series"]))
+        self.assertEqual(len(drawn), len(queried))
+        self.assertEqual(page, cli, "the chart's points, perfhive query's")
+        self.assertTrue(any(p[1] is not None for points in drawn for p in points), "points in the window")
         self.shot("alert-chart-" + name)
+        if alert["host"] == "":
+            # An active alert's chart follows it at each poll, the same chart updated in place.
+            self.js("Chart.getChart(document.getElementById('alerts-canvas')).perfhiveTestMark = 1")
+            self.wait_for("the next poll's read", lambda: json.loads(self.js(
+                "return document.getElementById('view-alerts').dataset.request"))["to"] > request["to"], timeout=15)
+            self.wait_for("the chart to the window's new end", lambda: self.js(
+                "const c = Chart.getChart(document.getElementById('alerts-canvas'));"
+                "return c.perfhiveTestMark === 1 && c.scales.x.max > arguments[0];", request["to"]))
 
     def test_7c_a_rules_threshold_on_the_chart_of_its_path(self):
         if WINDOWS_HOST not in self.windows_hosts:
