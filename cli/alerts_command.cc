@@ -77,11 +77,11 @@ void PrintAlerts(const v1::ListAlertsResponse& response, const AlertsOptions& op
       const int64_t since = alert.state() == "resolved" ? alert.resolved_unix_nanos()
                                                         : alert.active_since_unix_nanos();
       auto summary = alert.annotations().find("summary");
-      rows.push_back({alert.state() == "resolved" ? "resolved " + AgoText(since, now_ns)
-                                                  : alert.state(),
-                      alert.rule(), alert.severity(), alert.series(),
-                      SinceText(alert.active_since_unix_nanos(), now_ns), ValueText(alert.value()),
-                      summary == alert.annotations().end() ? "" : summary->second});
+      rows.push_back(
+          {alert.state() == "resolved" ? "resolved " + AgoText(since, now_ns) : alert.state(),
+           alert.rule(), alert.severity(), alert.series(),
+           SinceText(alert.active_since_unix_nanos(), now_ns), ValueText(alert.value()),
+           summary == alert.annotations().end() ? "" : summary->second});
     }
     query::PrintTable(out, rows);
   }

@@ -24,24 +24,25 @@ std::map<std::string, std::string> InOrder(const ProtoMap& map) {
 Json AlertsJson(const v1::ListAlertsResponse& response) {
   Json rules = Json::array();
   for (const v1::AlertRuleReport& rule : response.rules()) {
-    rules.push_back({{"name", rule.name()},
-                     {"path", rule.path()},
-                     {"hosts", rule.hosts()},
-                     {"aggregate", rule.aggregate()},
-                     {"by", rule.by()},
-                     {"step_ms", rule.step_nanos() / 1'000'000},
-                     {"condition", rule.condition()},
-                     {"comparison", rule.comparison()},
-                     {"threshold", rule.threshold()},
-                     {"for_ms", rule.for_nanos() / 1'000'000},
-                     {"severity", rule.severity()},
-                     {"labels", InOrder(rule.labels())},
-                     {"summary", rule.summary()},
-                     {"description", rule.description()},
-                     {"last_evaluation_ms", MillisOrNull(rule.last_evaluation_unix_nanos())},
-                     {"series_checked", rule.series_checked()},
-                     {"error", rule.error()},
-                     {"missing", std::vector<std::string>(rule.missing().begin(), rule.missing().end())}});
+    rules.push_back(
+        {{"name", rule.name()},
+         {"path", rule.path()},
+         {"hosts", rule.hosts()},
+         {"aggregate", rule.aggregate()},
+         {"by", rule.by()},
+         {"step_ms", rule.step_nanos() / 1'000'000},
+         {"condition", rule.condition()},
+         {"comparison", rule.comparison()},
+         {"threshold", rule.threshold()},
+         {"for_ms", rule.for_nanos() / 1'000'000},
+         {"severity", rule.severity()},
+         {"labels", InOrder(rule.labels())},
+         {"summary", rule.summary()},
+         {"description", rule.description()},
+         {"last_evaluation_ms", MillisOrNull(rule.last_evaluation_unix_nanos())},
+         {"series_checked", rule.series_checked()},
+         {"error", rule.error()},
+         {"missing", std::vector<std::string>(rule.missing().begin(), rule.missing().end())}});
   }
   Json alerts = Json::array();
   for (const v1::AlertInfo& alert : response.alerts()) {

@@ -1,8 +1,7 @@
 #include "server/alerts/alert_store.h"
 
-#include <nlohmann/json.hpp>
-
 #include <filesystem>
+#include <nlohmann/json.hpp>
 
 namespace perfhive {
 namespace {
@@ -19,10 +18,14 @@ CREATE TABLE IF NOT EXISTS alerts (
 
 std::string AlertDocument(const Alert& alert) {
   nlohmann::json document = {
-      {"state", AlertStateName(alert.state)},   {"labels", alert.labels},
-      {"annotations", alert.annotations},  {"firing_since", alert.firing_since_ns},
-      {"resolved", alert.resolved_ns},     {"last_held", alert.last_held_ns},
-      {"value", alert.value},              {"delivered", alert.delivered},
+      {"state", AlertStateName(alert.state)},
+      {"labels", alert.labels},
+      {"annotations", alert.annotations},
+      {"firing_since", alert.firing_since_ns},
+      {"resolved", alert.resolved_ns},
+      {"last_held", alert.last_held_ns},
+      {"value", alert.value},
+      {"delivered", alert.delivered},
   };
   return document.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }

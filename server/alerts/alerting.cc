@@ -36,9 +36,8 @@ Result<std::unique_ptr<Alerting>> Alerting::Open(Env& env, const std::string& ru
   if (!saved.ok()) return saved.status();
   Result<std::vector<Alert>> alerts = (*saved)->Load();
   if (!alerts.ok()) return alerts.status();
-  std::unique_ptr<Alerting> alerting(new Alerting(std::move(*rules), std::move(*saved),
-                                                  std::move(read), std::move(labels), notifier,
-                                                  log));
+  std::unique_ptr<Alerting> alerting(new Alerting(
+      std::move(*rules), std::move(*saved), std::move(read), std::move(labels), notifier, log));
   alerting->evaluator_.Restore(*alerts);
   alerting->last_saved_ = std::move(alerts).value();
   return alerting;

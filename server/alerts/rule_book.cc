@@ -199,8 +199,7 @@ Result<RuleBook> RuleBook::Parse(std::string_view text, std::string_view origin)
     for (const toml::node& node : *list) {
       const toml::table* table = node.as_table();
       if (table == nullptr) {
-        return Status::InvalidArgument(TomlWhereExactly(origin, node) +
-                                       "each [[rule]] is a table");
+        return Status::InvalidArgument(TomlWhereExactly(origin, node) + "each [[rule]] is a table");
       }
       Result<AlertRule> rule = ParseRule(origin, *table);
       if (!rule.ok()) return rule.status();

@@ -44,11 +44,11 @@ namespace perfhive {
 
 struct AlertRule {
   std::string name;
-  std::string path;       // as written
-  std::string hosts;      // the host selector as written; "" for every host
-  std::string aggregate;  // the function as written; "" for the series themselves
-  std::string by;         // the grouping as written
-  int64_t step_ns = 0;    // the aggregate's step; 0: the book's interval
+  std::string path;                // as written
+  std::string hosts;               // the host selector as written; "" for every host
+  std::string aggregate;           // the function as written; "" for the series themselves
+  std::string by;                  // the grouping as written
+  int64_t step_ns = 0;             // the aggregate's step; 0: the book's interval
   query::HeldCondition condition;  // with `for` applied
   std::string severity = "warning";
   std::map<std::string, std::string> labels;

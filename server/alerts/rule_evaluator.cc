@@ -134,9 +134,8 @@ void RuleEvaluator::Evaluate(const RuleBook& book, int64_t now_ns) {
   reports_ = std::move(reports);
 }
 
-RuleReport RuleEvaluator::EvaluateRule(const AlertRule& rule, int64_t interval_ns,
-                                       int64_t now_ns, int64_t previous_ns,
-                                       std::vector<Alert>& alerts) {
+RuleReport RuleEvaluator::EvaluateRule(const AlertRule& rule, int64_t interval_ns, int64_t now_ns,
+                                       int64_t previous_ns, std::vector<Alert>& alerts) {
   RuleReport report;
   report.rule = rule.name;
   report.evaluated_ns = now_ns;
@@ -207,12 +206,12 @@ RuleReport RuleEvaluator::EvaluateRule(const AlertRule& rule, int64_t interval_n
       if (!run.ongoing && !EndRun(*alert, run.to_ns)) alert->rule.clear();  // pending, ended
     }
     // An active alert of this series that no run carried to the newest point: the condition
-    // stopped holding after its newest point (or before the window, after a long stop).
+    // stopped holding after its newest point (or before the window, after a long stop). One
+    // that is at the newest point, but that point is old: the series stopped.
+    const int64_t newest_ns = series.points.back().time_ns;
     for (Alert& alert : alerts) {
-      if (alert.series != key || alert.rule.empty() || !Active(alert) ||
-          alert.last_held_ns >= series.points.back().time_ns) {
-        continue;
-      }
+      if (alert.series != key || alert.rule.empty() || !Active(alert)) continue;
+      if (alert.last_held_ns >= newest_ns && now_ns - newest_ns <= kStaleAfterNs) continue;
       if (!EndRun(alert, alert.last_held_ns)) alert.rule.clear();
     }
   }

@@ -14,8 +14,7 @@ namespace perfhive {
 
 class AlertingLoop {
  public:
-  AlertingLoop(Alerting& alerting, LoopControl& control)
-      : alerting_(alerting), control_(control) {}
+  AlertingLoop(Alerting& alerting, LoopControl& control) : alerting_(alerting), control_(control) {}
   AlertingLoop(const AlertingLoop&) = delete;
   AlertingLoop& operator=(const AlertingLoop&) = delete;
   ~AlertingLoop() { Stop(); }

@@ -114,7 +114,7 @@ TEST(ConfigUpdateTest, RefusesTextThatIsNotToml) {
       ApplyConfigUpdate("server = \"a:1\"\nnot toml\n", "agent.toml", update);
   ASSERT_FALSE(after.ok());
   EXPECT_EQ(after.status().code(), StatusCode::kInvalidArgument);
-  EXPECT_EQ(after.error().rfind("agent.toml:2: ", 0), 0u) << after.error();
+  EXPECT_EQ(after.error().rfind("agent.toml:2:", 0), 0u) << after.error();
 }
 
 }  // namespace

@@ -114,7 +114,7 @@ TEST(ServerConfigTest, ErrorsNameTheFileLineAndSetting) {
   EXPECT_EQ(LoadServerConfigText("max_query_bytes = 0\n", "server.toml", config).message(),
             "server.toml:1: max_query_bytes must be above 0");
   Status syntax = LoadServerConfigText("data = \"/d\"\nlisten = \n", "server.toml", config);
-  EXPECT_EQ(syntax.message().rfind("server.toml:2: ", 0), 0u) << syntax.message();
+  EXPECT_EQ(syntax.message().rfind("server.toml:2:", 0), 0u) << syntax.message();
 }
 
 // Writes `text` to a file in `dir` and returns its path.
