@@ -924,7 +924,8 @@ class ConsoleBrowserTest(unittest.TestCase):
                                   condition="> 1000", threshold=1000, for_ms=10000, missing=[])],  # for apart
                    "alerts": [dict(alert("Made-up", "firing", host, 2e8, 180), series=series)]}
         self.js("window.perfhiveConsole.renderAlerts(arguments[0])", made_up)
-        marks = self.wait_for("the made-up alert's chart", lambda: self.marks_drawn("alerts-canvas"))
+        marks = self.wait_for("the made-up alert's chart", lambda: (lambda m: m if m and any(
+            l["label"].startswith("Made-up:") for l in m["lines"]) else None)(self.marks_drawn("alerts-canvas")))
         self.assertEqual([(l["label"], l["value"]) for l in marks["lines"]], [("Made-up: > 1000 for 10s", 1000)])
         self.assertAlmostEqual(marks["lines"][0]["y"], marks["lines"][0]["expected"], delta=0.5)
         band = marks["bands"][0]
