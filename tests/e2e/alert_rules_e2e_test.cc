@@ -123,11 +123,11 @@ class AlertRulesTest : public ::testing::Test {
   static std::vector<std::string> AgentArgs(const ServerProcess& server, const ScratchDir& scratch,
                                             const LiveHost& host, const std::string& replay,
                                             const std::string& interval) {
-    return {AgentBinary(), "run",         "--server",    server.address(),
-            "--insecure",  "--source",    "replay",      "--replay",
-            replay,        "--host-name", host.name,     "--interval",
-            interval,      "--spool-dir", scratch / ("spool-" + host.name), "--timeout",
-            "120s"};
+    return {
+        AgentBinary(), "run",        "--server", server.address(), "--insecure",
+        "--source",    "replay",     "--replay", replay,           "--host-name",
+        host.name,     "--interval", interval,   "--spool-dir",    scratch / ("spool-" + host.name),
+        "--timeout",   "120s"};
   }
 
   static json Cli(const ScratchDir& scratch, const ServerProcess& server,
@@ -162,8 +162,8 @@ TEST_F(AlertRulesTest, RulesFireWhereTheQueryShowsTheConditionHeldAndReachAlertm
     ASSERT_TRUE(probe.Start());
     for (const LiveHost& host : hosts) {
       for (const std::string& replay : host.replays) {
-        CommandResult shipped = RunCommand(probe_dir, AgentArgs(probe, probe_dir, host, replay, "5ms"),
-                                           std::chrono::seconds(120));
+        CommandResult shipped = RunCommand(
+            probe_dir, AgentArgs(probe, probe_dir, host, replay, "5ms"), std::chrono::seconds(120));
         ASSERT_EQ(shipped.exit_code, 0) << shipped.err;
       }
     }
@@ -234,10 +234,13 @@ severity = "info"
     return since;
   };
   std::map<std::string, int64_t> before;
-  ASSERT_TRUE(WaitUntil([&] {
-    before = firing("Reporting");
-    return before.size() == hosts.size();
-  }, std::chrono::seconds(40))) << Cli(scratch, server, {"alerts"}).dump(1);
+  ASSERT_TRUE(WaitUntil(
+      [&] {
+        before = firing("Reporting");
+        return before.size() == hosts.size();
+      },
+      std::chrono::seconds(40)))
+      << Cli(scratch, server, {"alerts"}).dump(1);
   for (const LiveHost& host : hosts) ASSERT_TRUE(webhook.WaitFor("firing", host.name));
   ASSERT_TRUE(server.Stop().has_value());
   ASSERT_TRUE(server.Start());
@@ -247,8 +250,8 @@ severity = "info"
   std::this_thread::sleep_for(std::chrono::seconds(3));  // the evaluations after the last sample
 
   // The independent computation: runs above the threshold in each host's series.
-  json answer = Cli(scratch, server,
-                    {"query", "\\\\*" + kPath, "--from", FormatRfc3339(start_ns - kSecond)});
+  json answer =
+      Cli(scratch, server, {"query", "\\\\*" + kPath, "--from", FormatRfc3339(start_ns - kSecond)});
   std::map<std::string, std::vector<HeldRun>> expected;
   for (const json& series : answer["series"]) {
     for (const HeldRun& run : RunsAbove(series, threshold)) {
@@ -276,10 +279,12 @@ severity = "info"
     for (HeldRun& run : runs) {
       if (run.ongoing) run.to_ms = 0;
     }
-    std::sort(runs.begin(), runs.end(), [](const HeldRun& a, const HeldRun& b) { return a.from_ms < b.from_ms; });
+    std::sort(runs.begin(), runs.end(),
+              [](const HeldRun& a, const HeldRun& b) { return a.from_ms < b.from_ms; });
   }
   for (auto& [host, runs] : kept) {
-    std::sort(runs.begin(), runs.end(), [](const HeldRun& a, const HeldRun& b) { return a.from_ms < b.from_ms; });
+    std::sort(runs.begin(), runs.end(),
+              [](const HeldRun& a, const HeldRun& b) { return a.from_ms < b.from_ms; });
   }
   auto text = [](const std::map<std::string, std::vector<HeldRun>>& by_host) {
     std::string out;
