@@ -187,11 +187,13 @@ RuleReport RuleEvaluator::EvaluateRule(const AlertRule& rule, int64_t interval_n
     for (size_t r = 0; r < runs.size(); ++r) {
       const query::HeldInterval& run = runs[r];
       // The alert this run is, if one is: they overlap, or the run begins where the window
-      // does and an alert of the series was active before it.
+      // does and an alert of the series was active up to before it (its run may reach back
+      // out of the window).
       Alert* alert = nullptr;
       for (Alert& candidate : alerts) {
         if (candidate.series != key) continue;
-        const bool continues = r == 0 && held_at_window_start && Active(candidate);
+        const bool continues = r == 0 && held_at_window_start && Active(candidate) &&
+                               candidate.last_held_ns <= first_point.time_ns;
         if (continues || SameRun(candidate, run.from_ns, run.to_ns)) alert = &candidate;
       }
       if (alert == nullptr) {

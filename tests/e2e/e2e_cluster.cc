@@ -16,6 +16,7 @@
 #include "perfdata/snapshot_builder.h"
 #include "perfdata/snapshot_reader.h"
 #include "perfdata/title_database.h"
+#include "perfdata/title_list.h"
 #include "perfdata/well_known_indexes.h"
 #include "perfdata/winperf.h"
 #include "port/sha256.h"
@@ -203,6 +204,13 @@ std::string InitServerCa(const ScratchDir& scratch, const std::string& data,
   size_t at = made.out.find("sha256:");
   EXPECT_NE(at, std::string::npos) << made.out;
   return made.exit_code != 0 || at == std::string::npos ? "" : made.out.substr(at, 7 + 64);
+}
+
+std::vector<uint8_t> WithANewTitle(const std::vector<uint8_t>& titles, const std::string& name) {
+  TitleDatabase database;
+  EXPECT_TRUE(ParseTitleList(titles, false, database).ok());
+  database.AddName(database.last_name_index() + 2, name);
+  return database.EncodeNames();
 }
 
 std::vector<uint8_t> WithOneValueChanged(std::vector<uint8_t> raw) {

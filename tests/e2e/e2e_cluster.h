@@ -79,6 +79,10 @@ ReplayDir WriteReplayFiles(const ScratchDir& scratch, const std::string& name,
                            const std::vector<std::vector<uint8_t>>& snapshots,
                            const std::vector<uint8_t>& titles);
 
+// `titles` (the bytes of "Counter 009") with one more name after the last: what a provider
+// installed while the host ran adds.
+std::vector<uint8_t> WithANewTitle(const std::vector<uint8_t>& titles, const std::string& name);
+
 // `raw` with one counter value changed (the first instance's first counter of its first object
 // that has instances): the same sample to the server (SystemTime, PerfTime), other bytes.
 std::vector<uint8_t> WithOneValueChanged(std::vector<uint8_t> raw);

@@ -20,8 +20,6 @@
 #include <vector>
 
 #include "perfdata/time_text.h"
-#include "perfdata/title_database.h"
-#include "perfdata/title_list.h"
 #include "tests/bench/realistic_fleet/fleet_generator.h"
 #include "tests/bench/realistic_fleet/machine_layout.h"
 #include "tests/e2e/e2e_cluster.h"
@@ -47,14 +45,6 @@ std::string WriteReplay(const ScratchDir& scratch, const std::string& folder,
                         const std::vector<uint8_t>& titles) {
   ReplayDir dir = WriteReplayFiles(scratch, folder, samples, titles);
   return dir.path;
-}
-
-// The host's title database with one more name: a provider installed while it ran.
-std::vector<uint8_t> WithANewProvider(const std::vector<uint8_t>& titles) {
-  TitleDatabase database;
-  EXPECT_TRUE(ParseTitleList(titles, false, database).ok());
-  database.AddName(database.last_name_index() + 2, "Perfhive Test Provider");
-  return database.EncodeNames();
 }
 
 class FleetQuestionsTest : public ::testing::Test {
@@ -95,8 +85,8 @@ class FleetQuestionsTest : public ::testing::Test {
           std::vector<std::vector<uint8_t>> second(taken.begin() + samples / 2, taken.end());
           taken.resize(samples / 2);
           host.replays.push_back(WriteReplay(*scratch_, host.name + "-1", taken, titles));
-          host.replays.push_back(
-              WriteReplay(*scratch_, host.name + "-2", second, WithANewProvider(titles)));
+          host.replays.push_back(WriteReplay(*scratch_, host.name + "-2", second,
+                                             WithANewTitle(titles, "Perfhive Test Provider")));
         } else {
           host.replays.push_back(WriteReplay(*scratch_, host.name, taken, titles));
         }

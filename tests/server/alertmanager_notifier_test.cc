@@ -15,6 +15,7 @@
 
 #include "export/http_server.h"
 #include "tests/support/alertmanager_process.h"
+#include "tests/support/alertmanager_webhook.h"
 #include "tests/support/prometheus_process.h"  // FreePort
 #include "tests/support/temporary_folder.h"
 
@@ -65,49 +66,6 @@ TEST(AlertmanagerPostBodyTest, TextThatIsNotUtf8IsReplacedNotRefused) {
   EXPECT_FALSE(body[0].contains("generatorURL"));
 }
 
-// The notifications Alertmanager's webhook receiver posts, as they arrive.
-class Webhook {
- public:
-  Webhook() {
-    auto server = HttpServer::Start("127.0.0.1", 0, [this](const HttpRequest& request) {
-      std::lock_guard lock(mutex_);
-      received_.push_back(json::parse(request.body, nullptr, false));
-      return HttpReply{};
-    });
-    EXPECT_TRUE(server.ok()) << server.error();
-    server_ = std::move(server).value();
-  }
-  std::string Url() const { return "http://127.0.0.1:" + std::to_string(server_->port()) + "/"; }
-
-  // The alerts of the notifications received so far whose status is `status` ("firing",
-  // "resolved"), by their host label, waiting up to `timeout` for `host` to be among them.
-  bool WaitFor(const std::string& status, const std::string& host,
-               std::chrono::seconds timeout = std::chrono::seconds(30)) {
-    const auto deadline = std::chrono::steady_clock::now() + timeout;
-    while (std::chrono::steady_clock::now() < deadline) {
-      {
-        std::lock_guard lock(mutex_);
-        for (const json& notification : received_) {
-          if (!notification.is_object()) continue;
-          for (const json& alert : notification["alerts"]) {
-            if (alert["status"] == status && alert["labels"]["host"] == host) return true;
-          }
-        }
-      }
-      std::this_thread::sleep_for(std::chrono::milliseconds(100));
-    }
-    std::lock_guard lock(mutex_);
-    ADD_FAILURE() << "no " << status << " alert for " << host << " in " << received_.size()
-                  << " notifications: " << json(received_).dump();
-    return false;
-  }
-
- private:
-  std::mutex mutex_;
-  std::vector<json> received_;
-  std::unique_ptr<HttpServer> server_;
-};
-
 // The hosts of the resolved alerts `notifier` says were delivered.
 struct DeliveredLog {
   std::mutex mutex;
@@ -135,7 +93,7 @@ int64_t NowNs() {
 TEST(AlertmanagerNotifierTest, AFiringAlertAndItsResolutionReachAReceiverThroughAlertmanager) {
   SKIP_WITHOUT_ALERTMANAGER();
   testing::TemporaryFolder dir("perfhive-am");
-  Webhook webhook;
+  testing::Webhook webhook;
   testing::Alertmanager alertmanager(dir.path(), webhook.Url());
   ASSERT_TRUE(alertmanager.Start());
   AlertmanagerNotifier notifier({.url = alertmanager.Url(), .http = {}, .generator_url = ""},
@@ -163,7 +121,7 @@ TEST(AlertmanagerNotifierTest, AFiringAlertAndItsResolutionReachAReceiverThrough
 TEST(AlertmanagerNotifierTest, AnAlertmanagerThatWasDownGetsTheStateOnceBack) {
   SKIP_WITHOUT_ALERTMANAGER();
   testing::TemporaryFolder dir("perfhive-am");
-  Webhook webhook;
+  testing::Webhook webhook;
   // A port nothing listens on yet: the notifier's posts fail until Alertmanager starts there.
   const uint16_t port = testing::FreePort();
   testing::Alertmanager alertmanager(dir.path(), webhook.Url(), port);

@@ -17,9 +17,9 @@ namespace perfhive {
 namespace {
 
 constexpr int64_t kSecond = 1'000'000'000;
-constexpr uint32_t kRawCount = 0x00010000;      // PERF_COUNTER_RAWCOUNT: one sample a value
-constexpr uint32_t kTimer100Ns = 0x20510500;    // PERF_100NSEC_TIMER: measured over an interval
-constexpr double kInvalid = -1;                 // a sample whose value PDH would not give
+constexpr uint32_t kRawCount = 0x00010000;    // PERF_COUNTER_RAWCOUNT: one sample a value
+constexpr uint32_t kTimer100Ns = 0x20510500;  // PERF_100NSEC_TIMER: measured over an interval
+constexpr double kInvalid = -1;               // a sample whose value PDH would not give
 
 // One host's samples of one counter, one a second from t = 0 unless a time is given.
 struct Timeline {
@@ -94,9 +94,8 @@ summary = "{host} at {value}, over {threshold}"
 // An evaluator over `fleet` whose reads happen at the evaluation's time.
 struct Harness {
   explicit Harness(FakeFleet& fleet, query::HostLabelsLookup labels = nullptr)
-      : evaluator([&fleet, this](const query::ReadRequest& request) {
-                    return fleet.Read(request, now_ns);
-                  },
+      : evaluator([&fleet,
+                   this](const query::ReadRequest& request) { return fleet.Read(request, now_ns); },
                   std::move(labels)) {}
 
   void EvaluateAt(const RuleBook& book, int64_t ns) {
@@ -200,8 +199,10 @@ TEST(RuleEvaluatorTest, ACounterMeasuredOverAnIntervalHeldSinceTheSampleBeforeIt
 }
 
 TEST(RuleEvaluatorTest, AnInvalidValueEndsARunAndAMissingSampleDoesNot) {
-  Timeline gaps{"web01", kRawCount, {{0, 50}, {1, 95}, {2, 95}, {3, kInvalid}, {4, 95}, {5, 95},
-                                     {7, 95}, {9, 95}, {10, 50}}};
+  Timeline gaps{
+      "web01",
+      kRawCount,
+      {{0, 50}, {1, 95}, {2, 95}, {3, kInvalid}, {4, 95}, {5, 95}, {7, 95}, {9, 95}, {10, 50}}};
   FakeFleet fleet({gaps});
   Harness harness(fleet);
   const RuleBook book = Book(kBusyRule);
@@ -262,6 +263,33 @@ TEST(RuleEvaluatorTest, ARestartCarriesAFiringAlertOnWithItsStart) {
   ASSERT_EQ(alerts.size(), 1u);
   EXPECT_EQ(alerts[0].state, Alert::State::kResolved);
   EXPECT_EQ(alerts[0].resolved_ns, 6 * kSecond);
+}
+
+// Regression: a window that began in an earlier run (samples ahead of the server's clock, or a
+// first evaluation after a restart) carried a firing alert back to that run, which then
+// "resolved" it before it had begun (found by the alert rules end-to-end test).
+TEST(RuleEvaluatorTest, AnActiveAlertIsNotCarriedBackToAnEarlierRunInItsWindow) {
+  FakeFleet fleet({Busy("web01")});
+  const RuleBook book = Book(kBusyRule);
+  Harness harness(fleet);
+  Alert firing;
+  firing.rule = "Busy";
+  firing.series = "\\\\web01\\Processor(_Total)\\% Processor Time";
+  firing.state = Alert::State::kFiring;
+  firing.active_since_ns = 8 * kSecond;
+  firing.firing_since_ns = 8 * kSecond;
+  firing.last_held_ns = 8 * kSecond;
+  harness.evaluator.Restore({firing});
+  harness.EvaluateAt(book, 8 * kSecond + kSecond / 2);  // reads from 2.5 s: 3..6 held, 7 not
+  std::vector<Alert> alerts = harness.evaluator.alerts();
+  ASSERT_EQ(alerts.size(), 2u);
+  EXPECT_EQ(alerts[0].state, Alert::State::kFiring);
+  EXPECT_EQ(alerts[0].active_since_ns, 8 * kSecond);
+  EXPECT_EQ(alerts[0].last_held_ns, 8 * kSecond);
+  // The earlier run, seen for the first time, lasted long enough: fired and resolved.
+  EXPECT_EQ(alerts[1].state, Alert::State::kResolved);
+  EXPECT_EQ(alerts[1].active_since_ns, 3 * kSecond);
+  EXPECT_EQ(alerts[1].resolved_ns, 6 * kSecond);
 }
 
 TEST(RuleEvaluatorTest, AlertsCarryTheRulesAndTheHostsLabels) {
