@@ -876,6 +876,39 @@ class ConsoleBrowserTest(unittest.TestCase):
         self.wait_for("no threshold", lambda: (lambda m: m is not None and not m["lines"])(self.marks_drawn("chart-canvas")))
         self.assertFalse(self.visible("chart-thresholds"))
 
+    def test_7c2_which_series_a_rules_path_is_about(self):
+        """counter_path_pattern.js on its own, through the page: PDH's path syntax and matching as
+        docs/counter_paths.md has them, the machine left out."""
+        cases = [  # path, (object, instance or None, counter), selects
+            ("\\Processor(_Total)\\% Processor Time", ("Processor", "_Total", "% Processor Time"), True),
+            ("\\\\web01\\Processor(_Total)\\% Processor Time", ("Processor", "_Total", "% Processor Time"), True),
+            ("\\\\*\\processor(*)\\% processor time", ("Processor", "0", "% Processor Time"), True),
+            ("\\Processor(_Total)\\% Processor Time", ("Processor", "0", "% Processor Time"), False),
+            ("\\Memory\\Available Bytes", ("Memory", None, "Available Bytes"), True),
+            ("\\Memory(x)\\Available Bytes", ("Memory", None, "Available Bytes"), False),
+            ("\\Process(svchost)\\ID Process", ("Process", "svchost#1", "ID Process"), False),
+            ("\\Process(svchost#1)\\ID Process", ("Process", "svchost#1", "ID Process"), True),
+            ("\\Process(svchost#*)\\ID Process", ("Process", "svchost#2", "ID Process"), True),
+            ("\\Process(svc*)\\ID Process", ("Process", "svchost#2", "ID Process"), True),
+            ("\\Process(chrome (1))\\ID Process", ("Process", "chrome (1)", "ID Process"), True),
+            ("\\Thread(explorer/0)\\ID Thread", ("Thread", "explorer/0", "ID Thread"), True),
+            ("\\Thread(0)\\ID Thread", ("Thread", "explorer/0", "ID Thread"), False),
+            ("\\Thread(*)\\ID Thread", ("Thread", "explorer/0", "ID Thread"), True),
+            ("\\LogicalDisk(*:)\\Avg. Disk sec/Read", ("LogicalDisk", "C:", "Avg. Disk sec/Read"), True),
+            ("\\LogicalDisk(*:)\\Avg. Disk sec/Read", ("LogicalDisk", "_Total", "Avg. Disk sec/Read"), False),
+            ("\\Process(a`*b)\\X", ("Process", "a*b", "X"), True),
+            ("\\Process(a`*b)\\X", ("Process", "axb", "X"), False),
+            ("\\Processor(_Total\\% Processor Time", ("Processor", "_Total", "% Processor Time"), None),
+        ]
+        got = self.d.execute_async_script("""
+          const [cases, done] = arguments;
+          import('./counter_path_pattern.js').then(({parsePathPattern, patternSelects}) => done(cases.map(
+            ([path, [object, instance, counter]]) => {
+              const pattern = parsePathPattern(path);
+              return pattern ? patternSelects(pattern, {object, instance, counter}) : null;
+            })), (error) => done(String(error)));""", cases)
+        self.assertEqual(list(zip((c[0] for c in cases), got)), [(c[0], c[2]) for c in cases])
+
     def test_7d_the_alerts_views_order_and_empty_states(self):
         """The view's own logic, on answers given through its hook (no rules needed)."""
         self.go("#/alerts")
