@@ -60,7 +60,10 @@ Result<AlertRule> ParseRule(std::string_view origin, const toml::table& table) {
   const toml::node* for_node = nullptr;
   const toml::node* step_node = nullptr;
   bool has_path = false;
-  for (const auto& [key, value] : table) {
+  for (const auto& entry : table) {
+    // Not a structured binding: lambdas take those from C++20 on, clang 14 not yet.
+    const toml::key& key = entry.first;
+    const toml::node& value = entry.second;
     std::string where = TomlWhereExactly(origin, value);
     auto text = [&](std::string& into) -> Status {
       Result<std::string> parsed = RuleString(origin, value, key.str());
