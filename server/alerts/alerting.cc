@@ -1,6 +1,7 @@
 #include "server/alerts/alerting.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <utility>
 
@@ -71,7 +72,10 @@ void Alerting::ReloadRules(bool forced) {
 
 void Alerting::Evaluate(int64_t now_ns) {
   std::shared_ptr<const RuleBook> book = rules_->book();
+  const auto started = std::chrono::steady_clock::now();
   evaluator_.Evaluate(*book, now_ns);
+  last_evaluation_seconds_ =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   std::vector<Alert> alerts = evaluator_.alerts();
   for (const RuleReport& report : evaluator_.reports()) {
     if (!report.error.empty()) {
@@ -123,7 +127,8 @@ AlertsListing Alerting::Listing() const {
                        .reload_error = rules_->reload_error(),
                        .rules = book->rules(),
                        .reports = evaluator_.reports(),
-                       .alerts = evaluator_.alerts()};
+                       .alerts = evaluator_.alerts(),
+                       .last_evaluation_seconds = last_evaluation_seconds_};
 }
 
 }  // namespace perfhive

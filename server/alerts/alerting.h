@@ -7,6 +7,7 @@
 #ifndef PERFHIVE_SERVER_ALERTS_ALERTING_H_
 #define PERFHIVE_SERVER_ALERTS_ALERTING_H_
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -27,8 +28,9 @@ struct AlertsListing {
   int64_t interval_ns = 0;   // how often the rules are evaluated
   std::string reload_error;  // why the rules in force are not the file's content; "" if they are
   std::vector<AlertRule> rules;
-  std::vector<RuleReport> reports;  // by rule, for the rules evaluated since the start
-  std::vector<Alert> alerts;        // firing, pending, resolved
+  std::vector<RuleReport> reports;     // by rule, for the rules evaluated since the start
+  std::vector<Alert> alerts;           // firing, pending, resolved
+  double last_evaluation_seconds = 0;  // how long the last evaluation of every rule took
 };
 
 class Alerting {
@@ -61,6 +63,7 @@ class Alerting {
   AlertNotifier* const notifier_;
   ServerLog& log_;
   std::vector<Alert> last_saved_;  // Evaluate's thread only
+  std::atomic<double> last_evaluation_seconds_{0};
 };
 
 }  // namespace perfhive

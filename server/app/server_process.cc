@@ -173,6 +173,7 @@ Status ServerProcess::StartExport() {
   }
   metrics_page_ = std::make_unique<ServerMetricsPage>(
       *store_, *loader_, *selection_, ingest_->counters(), exporters_, host_labels_->Lookup());
+  metrics_page_->set_alerting(alerting_.get());
   return Status();
 }
 

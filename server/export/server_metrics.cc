@@ -1,5 +1,10 @@
 #include "server/export/server_metrics.h"
 
+#include <map>
+#include <set>
+#include <string>
+#include <utility>
+
 #include "export/metrics_text.h"
 
 namespace perfhive {
@@ -68,6 +73,49 @@ void AddHosts(MetricsText& page, const std::vector<HostRecord>& hosts) {
   }
 }
 
+// The alerts by state and severity (a pair with none is 0, so that a query sees it go to 0), and
+// each rule's last evaluation: when, over how many series, how many paths it found missing.
+void AddAlerts(MetricsText& page, const AlertsListing& listing) {
+  std::map<std::pair<std::string, std::string>, int> counts;
+  std::set<std::string> severities = {"warning"};
+  for (const AlertRule& rule : listing.rules) severities.insert(rule.severity);
+  for (const std::string& severity : severities) {
+    for (Alert::State state :
+         {Alert::State::kPending, Alert::State::kFiring, Alert::State::kResolved}) {
+      counts[{AlertStateName(state), severity}] = 0;
+    }
+  }
+  for (const Alert& alert : listing.alerts) {
+    auto severity = alert.labels.find("severity");
+    ++counts[{AlertStateName(alert.state), severity == alert.labels.end() ? "" : severity->second}];
+  }
+  for (const auto& [key, count] : counts) {
+    page.Add("perfhive_alerts", MetricType::kGauge,
+             "The rules' alerts by state (resolved: in the last hour) and severity.",
+             {{"severity", key.second}, {"state", key.first}}, count);
+  }
+  page.Add("perfhive_rules", MetricType::kGauge, "Alerting rules in force.", {},
+           static_cast<double>(listing.rules.size()));
+  page.Add("perfhive_rules_file_unreadable", MetricType::kGauge,
+           "1 while the rules file no longer reads (the rules read before stay in force).", {},
+           listing.reload_error.empty() ? 0 : 1);
+  page.Add("perfhive_rules_evaluation_seconds", MetricType::kGauge,
+           "How long the last evaluation of every rule took.", {}, listing.last_evaluation_seconds);
+  for (const RuleReport& report : listing.reports) {
+    Labels labels = {{"rule", report.rule}};
+    page.Add("perfhive_rule_last_evaluation_timestamp_seconds", MetricType::kGauge,
+             "When the rule was last evaluated.", labels, Seconds(report.evaluated_ns));
+    page.Add("perfhive_rule_series_checked", MetricType::kGauge,
+             "Series (or groups) the rule's last evaluation checked.", labels,
+             static_cast<double>(report.series_checked));
+    page.Add("perfhive_rule_paths_missing", MetricType::kGauge,
+             "Hosts and paths on which the rule's path selected nothing at its last evaluation.",
+             labels, static_cast<double>(report.missing.size()));
+    page.Add("perfhive_rule_failing", MetricType::kGauge, "1 when the rule's last read failed.",
+             labels, report.error.empty() ? 0 : 1);
+  }
+}
+
 void AddStore(MetricsText& page, const StoreTotals& totals) {
   page.Add("perfhive_store_snapshots", MetricType::kGauge, "Snapshots kept in the store.", {},
            static_cast<double>(totals.snapshots));
@@ -133,6 +181,7 @@ std::string ServerMetricsPage::Render() {
   AddIngest(page, ingest_);
   if (Result<StoreTotals> totals = store_.Totals(); totals.ok()) AddStore(page, *totals);
   for (const auto& exporter : exporters_) AddExporter(page, *exporter);
+  if (alerting_ != nullptr) AddAlerts(page, alerting_->Listing());
   return page.Render();
 }
 

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "export/metric_naming.h"
+#include "server/alerts/alerting.h"
 #include "server/export/export_selection.h"
 #include "server/export/prometheus_exporter.h"
 #include "server/ingest/ingest_service.h"
@@ -33,6 +34,9 @@ class ServerMetricsPage {
         exporters_(exporters),
         host_labels_(std::move(host_labels)) {}
 
+  // The alerting rules whose alerts and evaluations the page counts; null: none.
+  void set_alerting(const Alerting* alerting) { alerting_ = alerting; }
+
   // The whole page in the Prometheus text format.
   std::string Render();
 
@@ -43,6 +47,7 @@ class ServerMetricsPage {
   const IngestCounters& ingest_;
   const std::vector<std::unique_ptr<PrometheusExporter>>& exporters_;
   const query::HostLabelsLookup host_labels_;
+  const Alerting* alerting_ = nullptr;
   MetricNamer namer_;
 };
 

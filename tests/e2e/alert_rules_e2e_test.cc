@@ -20,6 +20,7 @@
 #include <thread>
 #include <vector>
 
+#include "export/http_client.h"
 #include "perfdata/time_text.h"
 #include "tests/bench/realistic_fleet/fleet_generator.h"
 #include "tests/bench/realistic_fleet/machine_layout.h"
@@ -202,8 +203,9 @@ condition = ">= 0"
 for = "2s"
 severity = "info"
 )");
+  const std::string metrics = "127.0.0.1:" + std::to_string(FreeLoopbackPort());
   ServerProcess server(scratch, {"--insecure", "--rules", scratch / "rules.toml", "--alertmanager",
-                                 alertmanager.Url()});
+                                 alertmanager.Url(), "--metrics-listen", metrics});
   ASSERT_TRUE(server.Start());
 
   // Each host's agents, live: one sample a second; a host's second replay after its first.
@@ -322,6 +324,27 @@ severity = "info"
     }
   }
   for (const LiveHost& host : hosts) EXPECT_EQ(starts[host.name].size(), 1u) << host.name;
+
+  // /metrics counts them for Prometheus: "Reporting" fires for every host.
+  HttpClientOptions whole_page;  // the page holds every host's counters too
+  whole_page.max_body_bytes = size_t{256} << 20;
+  HttpClient client(whole_page);
+  Result<HttpResponse> page = client.Get("http://" + metrics + "/metrics");
+  ASSERT_TRUE(page.ok() && page->status == 200) << (page.ok() ? page->body : page.error());
+  std::string rule_lines;  // the page's lines about rules and alerts, not the hosts' counters
+  for (size_t at = 0; at < page->body.size();) {
+    const size_t end = page->body.find('\n', at);
+    const std::string line = page->body.substr(at, end - at);
+    if (line.starts_with("perfhive_alert") || line.starts_with("perfhive_rule")) {
+      rule_lines += line + "\n";
+    }
+    at = end == std::string::npos ? page->body.size() : end + 1;
+  }
+  EXPECT_THAT(rule_lines,
+              ::testing::HasSubstr("perfhive_alerts{severity=\"info\",state=\"firing\"} 3\n"));
+  EXPECT_THAT(rule_lines, ::testing::HasSubstr("perfhive_rule_series_checked{rule=\"Busy\"} 3\n"));
+  EXPECT_THAT(rule_lines, ::testing::HasSubstr("perfhive_rules 2\n"));
+  EXPECT_THAT(rule_lines, ::testing::HasSubstr("perfhive_rules_file_unreadable 0\n"));
 }
 
 }  // namespace
