@@ -160,4 +160,27 @@ Status SqliteTransaction::Commit() {
   return status;
 }
 
+Status UpgradeSchema(SqliteDb& db, std::span<const char* const> upgrades, std::string_view what) {
+  const auto latest = static_cast<int64_t>(upgrades.size());
+  auto too_new = [&](int64_t version) {
+    return Status::Error(std::string(what) + ": schema version " + std::to_string(version) +
+                         ", this build reads versions up to " + std::to_string(latest) +
+                         "; run the newer perfhive-server that wrote it");
+  };
+  Result<int64_t> version = db.QueryInt("PRAGMA user_version");
+  if (!version.ok()) return version.status();
+  if (*version == latest) return Status();
+  SqliteTransaction transaction(&db);
+  if (Status s = transaction.Begin(); !s.ok()) return s;
+  version = db.QueryInt("PRAGMA user_version");
+  if (!version.ok()) return version.status();
+  if (*version > latest || *version < 0) return too_new(*version);
+  for (int64_t v = *version; v < latest; ++v) {
+    if (Status s = db.Exec(upgrades[static_cast<size_t>(v)]); !s.ok()) return s;
+  }
+  const std::string pragma = "PRAGMA user_version=" + std::to_string(latest);
+  if (Status s = db.Exec(pragma.c_str()); !s.ok()) return s;
+  return transaction.Commit();
+}
+
 }  // namespace perfhive

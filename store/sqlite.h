@@ -105,6 +105,12 @@ class SqliteTransaction {
   bool open_ = false;
 };
 
+// Brings the schema of `db` to version `upgrades.size()` (its PRAGMA user_version): each upgrade
+// after the database's version runs in order, all in one transaction. The version is read again
+// under the write lock, so that two processes opening a new file make its tables once. A newer
+// version than this build knows is refused, naming `what` ("store /data/perfhive.db").
+Status UpgradeSchema(SqliteDb& db, std::span<const char* const> upgrades, std::string_view what);
+
 }  // namespace perfhive
 
 #endif  // PERFHIVE_STORE_SQLITE_H_

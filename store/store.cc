@@ -71,33 +71,18 @@ Result<std::unique_ptr<Store>> Store::Open(const std::string& directory,
     if (Status s = (*writer)->Exec("PRAGMA auto_vacuum=INCREMENTAL"); !s.ok()) return s;
   }
   if (Status s = Configure(**writer, options); !s.ok()) return s;
-  Result<int64_t> version = (*writer)->QueryInt("PRAGMA user_version");
-  if (!version.ok()) return version.status();
-  if (*version > kSchemaVersion || *version < 0) {
-    return Status::Error("store " + path + ": schema version " + std::to_string(*version) +
-                         ", this build reads versions up to " + std::to_string(kSchemaVersion));
-  }
-  if (*version < kSchemaVersion) {
-    SqliteTransaction transaction(writer->get());
-    if (Status s = transaction.Begin(); !s.ok()) return s;
-    // Each upgrade in order, from the database's version to this build's.
-    const char* const upgrades[] = {kSchema,
-                                    kSchemaExportPositions,
-                                    kSchemaSampleIdentity,
-                                    kSchemaHostPlans,
-                                    kSchemaColumnarBlocks,
-                                    kSchemaUncompactedGroups,
-                                    kSchemaCompressedTitles,
-                                    kSchemaRuns,
-                                    kSchemaHostLabels};
-    static_assert(std::size(upgrades) == kSchemaVersion);
-    for (int64_t v = *version; v < kSchemaVersion; ++v) {
-      if (Status s = (*writer)->Exec(upgrades[v]); !s.ok()) return s;
-    }
-    std::string pragma = "PRAGMA user_version=" + std::to_string(kSchemaVersion);
-    if (Status s = (*writer)->Exec(pragma.c_str()); !s.ok()) return s;
-    if (Status s = transaction.Commit(); !s.ok()) return s;
-  }
+  // Each upgrade in order, from the database's version to this build's.
+  const char* const upgrades[] = {kSchema,
+                                  kSchemaExportPositions,
+                                  kSchemaSampleIdentity,
+                                  kSchemaHostPlans,
+                                  kSchemaColumnarBlocks,
+                                  kSchemaUncompactedGroups,
+                                  kSchemaCompressedTitles,
+                                  kSchemaRuns,
+                                  kSchemaHostLabels};
+  static_assert(std::size(upgrades) == kSchemaVersion);
+  if (Status s = UpgradeSchema(**writer, upgrades, "store " + path); !s.ok()) return s;
   Result<std::unique_ptr<ReaderPool>> readers =
       ReaderPool::Open(path, options.readers, [&options](SqliteDb& db) {
         // Readers map the database rather than copy its pages through pread: on the side-by-side

@@ -74,25 +74,9 @@ Result<std::unique_ptr<AlertStore>> AlertStore::Open(const std::string& data_dir
       !s.ok()) {
     return s;
   }
-  Result<int64_t> version = (*db)->QueryInt("PRAGMA user_version");
-  if (!version.ok()) return version.status();
-  if (*version > kSchemaVersion || *version < 0) {
-    return Status::Error("alerts " + (*db)->path() + ": schema version " +
-                         std::to_string(*version) + ", this build reads version " +
-                         std::to_string(kSchemaVersion) + "; run the newer server again");
-  }
-  if (*version < kSchemaVersion) {
-    SqliteTransaction transaction(db->get());
-    if (Status s = transaction.Begin(); !s.ok()) return s;
-    const char* const upgrades[] = {kSchema};
-    static_assert(std::size(upgrades) == kSchemaVersion);
-    for (int64_t v = *version; v < kSchemaVersion; ++v) {
-      if (Status s = (*db)->Exec(upgrades[v]); !s.ok()) return s;
-    }
-    std::string pragma = "PRAGMA user_version=" + std::to_string(kSchemaVersion);
-    if (Status s = (*db)->Exec(pragma.c_str()); !s.ok()) return s;
-    if (Status s = transaction.Commit(); !s.ok()) return s;
-  }
+  const char* const upgrades[] = {kSchema};
+  static_assert(std::size(upgrades) == kSchemaVersion);
+  if (Status s = UpgradeSchema(**db, upgrades, "alerts " + (*db)->path()); !s.ok()) return s;
   return std::unique_ptr<AlertStore>(new AlertStore(std::move(*db)));
 }
 

@@ -291,29 +291,10 @@ Result<std::unique_ptr<EnrollmentRegistry>> EnrollmentRegistry::Open(const std::
       !s.ok()) {
     return s;
   }
-  Result<int64_t> version = (*db)->QueryInt("PRAGMA user_version");
-  if (!version.ok()) return version.status();
-  if (*version != kSchemaVersion) {
-    SqliteTransaction transaction(db->get());
-    if (Status s = transaction.Begin(); !s.ok()) return s;
-    // Read again under the write lock: another process may have made the tables meanwhile.
-    version = (*db)->QueryInt("PRAGMA user_version");
-    if (!version.ok()) return version.status();
-    if (*version > kSchemaVersion || *version < 0) {
-      return Status::Error("enrollment " + (*db)->path() + ": schema version " +
-                           std::to_string(*version) + ", this build reads version " +
-                           std::to_string(kSchemaVersion));
-    }
-    // Each upgrade in order, from the database's version to this build's.
-    const char* const upgrades[] = {kSchema, kSchemaTargets};
-    static_assert(std::size(upgrades) == kSchemaVersion);
-    for (int64_t v = *version; v < kSchemaVersion; ++v) {
-      if (Status s = (*db)->Exec(upgrades[v]); !s.ok()) return s;
-    }
-    std::string pragma = "PRAGMA user_version=" + std::to_string(kSchemaVersion);
-    if (Status s = (*db)->Exec(pragma.c_str()); !s.ok()) return s;
-    if (Status s = transaction.Commit(); !s.ok()) return s;
-  }
+  // Each upgrade in order, from the database's version to this build's.
+  const char* const upgrades[] = {kSchema, kSchemaTargets};
+  static_assert(std::size(upgrades) == kSchemaVersion);
+  if (Status s = UpgradeSchema(**db, upgrades, "enrollment " + (*db)->path()); !s.ok()) return s;
   return std::unique_ptr<EnrollmentRegistry>(new EnrollmentRegistry(std::move(*db)));
 }
 
