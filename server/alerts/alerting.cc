@@ -3,6 +3,9 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <map>
+#include <string_view>
+#include <tuple>
 #include <utility>
 
 namespace perfhive {
@@ -12,17 +15,6 @@ namespace {
 // (the server went away): Prometheus uses four evaluation intervals, or at least a minute.
 constexpr int64_t kResendIntervals = 4;
 constexpr int64_t kShortestResendNs = 60'000'000'000;
-
-// The alert of `alerts` that is `alert` (same rule, series and start), if any.
-const Alert* Find(const std::vector<Alert>& alerts, const Alert& alert) {
-  for (const Alert& other : alerts) {
-    if (other.rule == alert.rule && other.series == alert.series &&
-        other.active_since_ns == alert.active_since_ns) {
-      return &other;
-    }
-  }
-  return nullptr;
-}
 
 }  // namespace
 
@@ -83,9 +75,17 @@ void Alerting::Evaluate(int64_t now_ns) {
                             {{"rule", report.rule}, {"message", report.error}});
     }
   }
+  // Each alert's state at the last save, by (rule, series, start): a fleet has thousands.
+  std::map<std::tuple<std::string_view, std::string_view, int64_t>, Alert::State> before;
+  for (const Alert& alert : last_saved_) {
+    before.emplace(std::tuple<std::string_view, std::string_view, int64_t>(alert.rule, alert.series,
+                                                                           alert.active_since_ns),
+                   alert.state);
+  }
   for (const Alert& alert : alerts) {
-    const Alert* before = Find(last_saved_, alert);
-    if (alert.state == Alert::State::kPending || (before && before->state == alert.state)) {
+    auto was = before.find({alert.rule, alert.series, alert.active_since_ns});
+    if (alert.state == Alert::State::kPending ||
+        (was != before.end() && was->second == alert.state)) {
       continue;
     }
     char value[32];

@@ -4,7 +4,9 @@
 #include <cstdio>
 #include <optional>
 #include <set>
+#include <string_view>
 #include <tuple>
+#include <unordered_map>
 #include <utility>
 
 #include "perfdata/pdh_status.h"
@@ -172,13 +174,17 @@ RuleReport RuleEvaluator::EvaluateRule(const AlertRule& rule, int64_t interval_n
   query::HeldCondition every_run = rule.condition;
   every_run.for_ns = 0;
   std::vector<bool> seen(alerts.size(), false);
+  // The rule's alerts by series: a fleet's evaluation has thousands of each.
+  std::unordered_map<std::string_view, std::vector<Alert*>> by_series;
+  for (size_t k = 0; k < alerts.size(); ++k) by_series[alerts[k].series].push_back(&alerts[k]);
   std::vector<Alert> added;
   for (const query::Series& series : answer->series) {
     if (series.points.empty()) continue;
     const std::string& key = series.path();
-    for (size_t k = 0; k < alerts.size(); ++k) {
-      if (alerts[k].series == key) seen[k] = true;
-    }
+    auto found = by_series.find(key);
+    static const std::vector<Alert*> kNone;
+    const std::vector<Alert*>& of_series = found == by_series.end() ? kNone : found->second;
+    for (Alert* alert : of_series) seen[static_cast<size_t>(alert - alerts.data())] = true;
     const std::vector<query::HeldInterval> runs = query::HeldIntervals(series, every_run, step);
     // Whether the first run begins at the window's first point: it may have begun before.
     const query::Point& first_point = series.points.front();
@@ -190,11 +196,10 @@ RuleReport RuleEvaluator::EvaluateRule(const AlertRule& rule, int64_t interval_n
       // does and an alert of the series was active up to before it (its run may reach back
       // out of the window).
       Alert* alert = nullptr;
-      for (Alert& candidate : alerts) {
-        if (candidate.series != key) continue;
-        const bool continues = r == 0 && held_at_window_start && Active(candidate) &&
-                               candidate.last_held_ns <= first_point.time_ns;
-        if (continues || SameRun(candidate, run.from_ns, run.to_ns)) alert = &candidate;
+      for (Alert* candidate : of_series) {
+        const bool continues = r == 0 && held_at_window_start && Active(*candidate) &&
+                               candidate->last_held_ns <= first_point.time_ns;
+        if (continues || SameRun(*candidate, run.from_ns, run.to_ns)) alert = candidate;
       }
       if (alert == nullptr) {
         // A run no alert had: it began since the last evaluation, or it began and ended unseen
@@ -211,10 +216,10 @@ RuleReport RuleEvaluator::EvaluateRule(const AlertRule& rule, int64_t interval_n
     // stopped holding after its newest point (or before the window, after a long stop). One
     // that is at the newest point, but that point is old: the series stopped.
     const int64_t newest_ns = series.points.back().time_ns;
-    for (Alert& alert : alerts) {
-      if (alert.series != key || alert.rule.empty() || !Active(alert)) continue;
-      if (alert.last_held_ns >= newest_ns && now_ns - newest_ns <= kStaleAfterNs) continue;
-      if (!EndRun(alert, alert.last_held_ns)) alert.rule.clear();
+    for (Alert* alert : of_series) {
+      if (alert->rule.empty() || !Active(*alert)) continue;
+      if (alert->last_held_ns >= newest_ns && now_ns - newest_ns <= kStaleAfterNs) continue;
+      if (!EndRun(*alert, alert->last_held_ns)) alert->rule.clear();
     }
   }
   // Active alerts whose series the read did not return: stale once they had no point for long.
