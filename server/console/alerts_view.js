@@ -7,7 +7,7 @@
 import {conditionText, fetchAlerts, isActive, ruleOf, sortAlerts, thresholdLabel} from './alerts_answer.js';
 import {api} from './api.js';
 import {marksPlugin, setMarks} from './chart_marks.js';
-import {backgroundPlugin, cssVar, loadChartJs} from './chart_library.js';
+import {backgroundPlugin, cssVar, lineChartOptions, loadChartJs} from './chart_library.js';
 import {PALETTE, gapLimit, instanceLabel} from './chart_series.js';
 import {timeTickLabel, timeTicks} from './chart_time_axis.js';
 import {$, el, escapeHtml} from './dom.js';
@@ -310,36 +310,19 @@ export const alertsView = {
 
   makeChart(datasets, from, to) {
     if (this.chart) this.chart.destroy();
-    const text = cssVar('--chart-text');
-    const grid = cssVar('--chart-grid');
     let tickStep = 60000;
     this.chartSpan = to - from;
     this.chart = new window.Chart($('alerts-canvas'), {
       type: 'line',
       data: {datasets},
-      options: {
-        animation: false,
-        parsing: false,
-        responsive: true,
-        maintainAspectRatio: false,
-        interaction: {mode: 'nearest', intersect: false},
-        elements: {point: {radius: 0}, line: {borderWidth: 1, tension: 0}},
-        scales: {
-          x: {type: 'linear', min: from, max: to, grid: {color: grid},
-            ticks: {color: text, maxRotation: 0, callback: (value) => timeTickLabel(value, tickStep, this.chartSpan)},
-            afterBuildTicks: (axis) => {
-              const {ticks, step} = timeTicks(axis.min, axis.max, axis.width);
-              if (step) tickStep = step;
-              axis.ticks = ticks;
-            }},
-          y: {beginAtZero: true, grid: {color: grid}, ticks: {color: text}},
+      options: lineChartOptions(from, to, (text) => ({
+        ticks: {color: text, maxRotation: 0, callback: (value) => timeTickLabel(value, tickStep, this.chartSpan)},
+        afterBuildTicks: (axis) => {
+          const {ticks, step} = timeTicks(axis.min, axis.max, axis.width);
+          if (step) tickStep = step;
+          axis.ticks = ticks;
         },
-        plugins: {
-          legend: {display: false},
-          tooltip: {callbacks: {title: (items) => items.length ? formatFullTime(items[0].parsed.x) : '',
-            label: (item) => item.dataset.label + ': ' + formatExact(item.parsed.y)}},
-        },
-      },
+      }), formatExact, formatFullTime),
       plugins: [backgroundPlugin, marksPlugin],
     });
   },

@@ -34,6 +34,32 @@ export function setDatasetData(dataset, points) {
   }
 }
 
+// The options the console's small line charts share (the groups' and an alert's): no animation,
+// points given parsed, a linear time axis from `from` to `to` whose ticks `xTicks` adds to (given
+// the theme's text colour), the theme's colours, no legend, and a tooltip naming the exact time
+// and the dataset's value as `formatY` writes it.
+export function lineChartOptions(from, to, xTicks, formatY, formatTitle) {
+  const text = cssVar('--chart-text');
+  const grid = cssVar('--chart-grid');
+  return {
+    animation: false,
+    parsing: false,
+    responsive: true,
+    maintainAspectRatio: false,
+    interaction: {mode: 'nearest', intersect: false},
+    elements: {point: {radius: 0}, line: {borderWidth: 1, tension: 0}},
+    scales: {
+      x: Object.assign({type: 'linear', min: from, max: to, grid: {color: grid}}, xTicks(text)),
+      y: {beginAtZero: true, grid: {color: grid}, ticks: {color: text}},
+    },
+    plugins: {
+      legend: {display: false},
+      tooltip: {callbacks: {title: (items) => items.length ? formatTitle(items[0].parsed.x) : '',
+        label: (item) => item.dataset.label + ': ' + formatY(item.parsed.y)}},
+    },
+  };
+}
+
 // Paints the canvas with the page's background first, so a PNG looks as the page does.
 export const backgroundPlugin = {
   id: 'perfhiveBackground',

@@ -9,7 +9,7 @@
 // group's members drawn instead of its aggregate (`group`).
 
 import {api} from './api.js';
-import {backgroundPlugin, cssVar, loadChartJs} from './chart_library.js';
+import {backgroundPlugin, lineChartOptions, loadChartJs} from './chart_library.js';
 import {PALETTE} from './chart_series.js';
 import {$, escapeHtml, showWarningsIn} from './dom.js';
 import {formatFullTime, formatValue} from './format.js';
@@ -164,29 +164,12 @@ export const groupsView = {
       });
     }
     if (this.chart) this.chart.destroy();
-    const text = cssVar('--chart-text');
-    const grid = cssVar('--chart-grid');
     this.chart = new window.Chart($('groups-canvas'), {
       type: 'line',
       data: {datasets},
-      options: {
-        animation: false,
-        parsing: false,
-        responsive: true,
-        maintainAspectRatio: false,
-        interaction: {mode: 'nearest', intersect: false},
-        elements: {point: {radius: 0}, line: {borderWidth: 1, tension: 0}},
-        scales: {
-          x: {type: 'linear', min: from, max: to, grid: {color: grid},
-            ticks: {color: text, maxRotation: 0, callback: (value) => formatFullTime(value).slice(11, 19)}},
-          y: {beginAtZero: true, grid: {color: grid}, ticks: {color: text}},
-        },
-        plugins: {
-          legend: {display: false},
-          tooltip: {callbacks: {title: (items) => items.length ? formatFullTime(items[0].parsed.x) : '',
-            label: (item) => item.dataset.label + ': ' + formatValue(item.parsed.y)}},
-        },
-      },
+      options: lineChartOptions(from, to, (text) => ({
+        ticks: {color: text, maxRotation: 0, callback: (value) => formatFullTime(value).slice(11, 19)},
+      }), formatValue, formatFullTime),
       plugins: [backgroundPlugin],
     });
   },
