@@ -1,5 +1,6 @@
 #include "cli/alerts_command.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <string>
@@ -14,6 +15,9 @@ namespace perfhive::cli {
 namespace {
 
 namespace v1 = perfhive::v1;
+
+// The lines a table shows, per rule, of the paths that selected nothing on a host.
+constexpr int kMissingLinesShown = 5;
 
 std::string ValueText(double value) {
   char text[32];
@@ -68,8 +72,9 @@ void PrintAlerts(const v1::ListAlertsResponse& response, const AlertsOptions& op
         << response.reload_error() << "\n";
   }
   if (response.alerts().empty()) {
-    out << "nothing pending or firing (" << response.rules().size() << " rules from "
-        << response.rules_file() << ")\n";
+    out << "nothing pending or firing (" << response.rules().size()
+        << (response.rules().size() == 1 ? " rule from " : " rules from ") << response.rules_file()
+        << ")\n";
   } else {
     std::vector<std::vector<std::string>> rows = {
         {"STATE", "RULE", "SEVERITY", "SERIES", "ACTIVE SINCE", "VALUE", "SUMMARY"}};
@@ -93,7 +98,14 @@ void PrintAlerts(const v1::ListAlertsResponse& response, const AlertsOptions& op
         << (rule.missing().size() == 1 ? " path selected nothing on a host"
                                        : " paths selected nothing on a host")
         << ":\n";
-    for (const std::string& line : rule.missing()) out << "  " << line << "\n";
+    // A rule over the whole fleet meets every host of another kind (a Windows counter on Linux
+    // hosts): a few lines say what, the JSON lists them all.
+    const int shown = std::min(rule.missing_size(), kMissingLinesShown);
+    for (int k = 0; k < shown; ++k) out << "  " << rule.missing(k) << "\n";
+    if (shown < rule.missing_size()) {
+      out << "  ... and " << rule.missing_size() - shown
+          << " more (perfhive alerts --format json lists them all)\n";
+    }
   }
 }
 
