@@ -14,6 +14,7 @@
 #include <string>
 
 #include "store/store.h"
+#include "tests/bench/countdown.h"
 #include "tests/bench/snapshot_sequences.h"
 
 namespace perfhive {
@@ -39,30 +40,7 @@ double ProcessCpuSeconds() {
   return static_cast<double>(now.tv_sec) + 1e-9 * static_cast<double>(now.tv_nsec);
 }
 
-// Waits for a number of completions.
-class Countdown {
- public:
-  void Add(int n) {
-    std::lock_guard lock(mutex_);
-    pending_ += n;
-  }
-  void Done(bool ok) {
-    std::lock_guard lock(mutex_);
-    if (!ok) ++failed_;
-    if (--pending_ == 0) zero_.notify_all();
-  }
-  int Wait() {
-    std::unique_lock lock(mutex_);
-    zero_.wait(lock, [this] { return pending_ == 0; });
-    return failed_;
-  }
-
- private:
-  std::mutex mutex_;
-  std::condition_variable zero_;
-  int pending_ = 0;
-  int failed_ = 0;
-};
+using bench::Countdown;
 
 // Appends one snapshot for each of `hosts` hosts at once, as many agent streams would, and waits
 // for the completions. False if one failed.

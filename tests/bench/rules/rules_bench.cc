@@ -79,6 +79,7 @@
 #include "store/sample_loader.h"
 #include "store/sample_time.h"
 #include "store/store.h"
+#include "tests/bench/countdown.h"
 #include "tests/bench/realistic_fleet/fleet_generator.h"
 #include "tests/bench/realistic_fleet/machine_layout.h"
 #include "tests/bench/realistic_fleet/real_machines.h"
@@ -156,31 +157,6 @@ double Median(std::vector<double> values) {
 std::string AsString(std::span<const uint8_t> bytes) {
   return std::string(bytes.begin(), bytes.end());
 }
-
-// Waits for a number of completions (as tests/bench/store_bench.cc).
-class Countdown {
- public:
-  void Add(int n) {
-    std::lock_guard lock(mutex_);
-    pending_ += n;
-  }
-  void Done(bool ok) {
-    std::lock_guard lock(mutex_);
-    if (!ok) ++failed_;
-    if (--pending_ == 0) zero_.notify_all();
-  }
-  int Wait() {
-    std::unique_lock lock(mutex_);
-    zero_.wait(lock, [this] { return pending_ == 0; });
-    return failed_;
-  }
-
- private:
-  std::mutex mutex_;
-  std::condition_variable zero_;
-  int pending_ = 0;
-  int failed_ = 0;
-};
 
 // ---------------------------------------------------------------------------------------------
 // The fleet and its ingest.
