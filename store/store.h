@@ -26,6 +26,7 @@
 #ifndef PERFHIVE_STORE_STORE_H_
 #define PERFHIVE_STORE_STORE_H_
 
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
@@ -241,6 +242,9 @@ class Store {
   // UpsertHost without waiting: `done` gets the outcome once the row is durable, on the store's
   // writer thread (so it must be quick), or at once when the store is stopping.
   void UpsertHostAsync(HostInfo host, int64_t now_ns, std::function<void(Status)> done);
+  // How many times hosts' labels were replaced since the store opened, counted once each
+  // replacement is durable: whoever keeps labels read before may keep them while it is unchanged.
+  uint64_t host_labels_changes() const { return host_labels_changes_.load(); }
   // Health reported by an agent or poller (an empty message clears it).
   Status RecordHostError(const std::string& host, const std::string& message, int64_t time_ns);
   // A snapshot refused (malformed, oversized): counted, its message kept as the last error.
@@ -416,6 +420,7 @@ class Store {
   std::deque<CatalogWrite> catalog_;
   bool stopping_ = false;
   std::thread writer_thread_;
+  std::atomic<uint64_t> host_labels_changes_{0};
 };
 
 }  // namespace perfhive

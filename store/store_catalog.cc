@@ -59,6 +59,7 @@ Status Store::UpsertHost(const HostInfo& host, int64_t now_ns) {
 
 void Store::UpsertHostAsync(HostInfo host, int64_t now_ns, std::function<void(Status)> done) {
   if (host.name.empty()) return done(Status::Error("host: no name"));
+  const bool labelled = host.labels.has_value();
   WriteOnWriterAsync(
       [this, host = std::move(host), now_ns]() -> Status {
         Result<SqliteStatement*> upsert = writer_->Prepare(
@@ -82,7 +83,11 @@ void Store::UpsertHostAsync(HostInfo host, int64_t now_ns, std::function<void(St
         if (!upserted.ok() || !host.labels) return upserted;
         return ReplaceHostLabels(host.name, *host.labels, now_ns);
       },
-      std::move(done));
+      [this, labelled, done = std::move(done)](Status status) {
+        // Counted once durable: a reader that read the labels before then sees the count move.
+        if (labelled && status.ok()) ++host_labels_changes_;
+        done(std::move(status));
+      });
 }
 
 Status Store::ReplaceHostLabels(const std::string& host, const query::HostLabels& labels,

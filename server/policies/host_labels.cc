@@ -16,10 +16,26 @@ EffectiveLabels LabelsUnder(const CollectionPlan& plan, const query::HostLabels&
 }
 
 query::HostLabels HostLabelDirectory::LabelsOf(const std::string& host) const {
-  CollectionPlan plan = policies_ != nullptr ? policies_->book()->PlanFor(host) : CollectionPlan();
+  // The count first: labels that change while this reads are read again at the next question.
+  const uint64_t changes = store_.host_labels_changes();
+  std::shared_ptr<const PolicyBook> book = policies_ != nullptr ? policies_->book() : nullptr;
+  {
+    std::lock_guard lock(mutex_);
+    if (changes != kept_changes_ || book != kept_book_) {
+      kept_.clear();
+      kept_changes_ = changes;
+      kept_book_ = book;
+    }
+    if (auto kept = kept_.find(host); kept != kept_.end()) return kept->second;
+  }
+  CollectionPlan plan = book != nullptr ? book->PlanFor(host) : CollectionPlan();
   Result<std::optional<HostRecord>> record = store_.FindHost(host);
-  const bool known = record.ok() && record->has_value();
-  return LabelsUnder(plan, known ? (*record)->labels : query::HostLabels()).labels;
+  if (!record.ok()) return LabelsUnder(plan, query::HostLabels()).labels;  // not kept: try again
+  query::HostLabels labels =
+      LabelsUnder(plan, record->has_value() ? (*record)->labels : query::HostLabels()).labels;
+  std::lock_guard lock(mutex_);
+  if (changes == kept_changes_ && book == kept_book_) kept_.emplace(host, labels);
+  return labels;
 }
 
 }  // namespace perfhive

@@ -6,7 +6,11 @@
 #ifndef PERFHIVE_SERVER_POLICIES_HOST_LABELS_H_
 #define PERFHIVE_SERVER_POLICIES_HOST_LABELS_H_
 
+#include <cstdint>
+#include <memory>
+#include <mutex>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "proto/collection_plan.h"
@@ -26,7 +30,9 @@ struct EffectiveLabels {
 // `agent`'s labels with `plan`'s over them.
 EffectiveLabels LabelsUnder(const CollectionPlan& plan, const query::HostLabels& agent);
 
-// The effective labels of any host, for the query engine's selectors and the exporters.
+// The effective labels of any host, for the query engine's selectors and the exporters. Each
+// host's are kept once read, until an agent's labels change in the store or the policies are
+// read again: a fleet read with a selector, or a rule, asked the store once per host each time.
 class HostLabelDirectory {
  public:
   // `policies` may be null (no --policies): then a host has its agent's labels.
@@ -44,6 +50,11 @@ class HostLabelDirectory {
  private:
   Store& store_;
   const PolicyFile* const policies_;
+  mutable std::mutex mutex_;
+  // What the kept labels were read under: the store's count of label changes, the policies.
+  mutable uint64_t kept_changes_ = 0;
+  mutable std::shared_ptr<const PolicyBook> kept_book_;
+  mutable std::unordered_map<std::string, query::HostLabels> kept_;
 };
 
 }  // namespace perfhive

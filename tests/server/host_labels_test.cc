@@ -63,6 +63,21 @@ TEST(HostLabelsTest, TheDirectoryReadsTheStoreAndThePoliciesInForce) {
   ASSERT_TRUE((*policies)->Reload().ok());
   EXPECT_EQ(directory.LabelsOf("web01"),
             (query::HostLabels{{"env", "prod"}, {"role", "web"}, {"site", "ams"}}));
+  // The directory keeps what it read; an agent's new labels are seen at the next question all the
+  // same, and a Hello without labels changes nothing.
+  web.labels = query::HostLabels{{"role", "api"}};
+  ASSERT_TRUE((*store)->UpsertHost(web, 2).ok());
+  EXPECT_EQ(directory.LabelsOf("web01"), (query::HostLabels{{"env", "prod"}, {"role", "api"}}));
+  EXPECT_EQ(directory.LabelsOf("web99"), (query::HostLabels{{"env", "prod"}}));
+  const uint64_t changes = (*store)->host_labels_changes();
+  web.labels.reset();
+  ASSERT_TRUE((*store)->UpsertHost(web, 3).ok());
+  EXPECT_EQ((*store)->host_labels_changes(), changes);
+  EXPECT_EQ(directory.LabelsOf("web01"), (query::HostLabels{{"env", "prod"}, {"role", "api"}}));
+  HostInfo newcomer{"WEB99", "Linux", "6.1", "agent", "1", "boot"};
+  newcomer.labels = query::HostLabels{{"rack", "b2"}};
+  ASSERT_TRUE((*store)->UpsertHost(newcomer, 4).ok());
+  EXPECT_EQ(directory.LabelsOf("web99"), (query::HostLabels{{"env", "prod"}, {"rack", "b2"}}));
   store->reset();
   std::filesystem::remove_all(dir);
 }
