@@ -22,6 +22,7 @@
 #include <condition_variable>
 #include <cstring>
 #include <deque>
+#include <functional>
 #include <mutex>
 #include <optional>
 #include <thread>
@@ -519,6 +520,12 @@ class BoundedServer : public Base {
   explicit BoundedServer(Clock::duration request_deadline, Args&&... args)
       : Base(std::forward<Args>(args)...), request_deadline_(request_deadline) {}
 
+  // Once bound: a listen queue as deep as the system allows. cpp-httplib listens with a backlog
+  // of 5, so a burst of connections (a console's page, or clients up to the connection cap)
+  // overflowed it and the kernel dropped their handshakes to be tried again a second later:
+  // connections the client saw open that the server had not yet counted toward its cap.
+  void DeepenListenQueue() { ::listen(this->svr_sock_, SOMAXCONN); }
+
  private:
   static constexpr bool kTls = std::is_same_v<Base, httplib::SSLServer>;
 
@@ -730,6 +737,7 @@ struct HttpServer::State {
   HttpServerOptions options;
   bool tls = false;
   std::unique_ptr<httplib::Server> server;
+  std::function<void()> deepen_listen_queue;  // the server's DeepenListenQueue
   uint16_t port = 0;
   std::thread listener;
   std::atomic<bool> listener_done{false};
@@ -801,9 +809,12 @@ Result<std::unique_ptr<HttpServer>> HttpServer::Start(const std::string& address
     if (!server->is_valid()) {
       return loaded.ok() ? Status::Internal("cannot set up TLS: " + OpenSslReason()) : loaded;
     }
+    state->deepen_listen_queue = [raw = server.get()] { raw->DeepenListenQueue(); };
     state->server = std::move(server);
   } else {
-    state->server = std::make_unique<BoundedServer<httplib::Server>>(options.request_deadline);
+    auto server = std::make_unique<BoundedServer<httplib::Server>>(options.request_deadline);
+    state->deepen_listen_queue = [raw = server.get()] { raw->DeepenListenQueue(); };
+    state->server = std::move(server);
   }
   state->Configure();
 
@@ -816,6 +827,7 @@ Result<std::unique_ptr<HttpServer>> HttpServer::Start(const std::string& address
                                (error != 0 ? std::strerror(error) : "not an address of this host"));
   }
   state->port = static_cast<uint16_t>(bound);
+  state->deepen_listen_queue();
   State* raw = state.get();
   state->listener = std::thread([raw] {
     raw->server->listen_after_bind();
