@@ -47,26 +47,37 @@ bool HeldCondition::Meets(double value) const {
   return false;
 }
 
+std::string_view ComparisonSymbol(HeldCondition::Comparison comparison) {
+  switch (comparison) {
+    case HeldCondition::Comparison::kAbove:
+      return ">";
+    case HeldCondition::Comparison::kAtLeast:
+      return ">=";
+    case HeldCondition::Comparison::kBelow:
+      return "<";
+    case HeldCondition::Comparison::kAtMost:
+      return "<=";
+  }
+  return "?";
+}
+
 Result<HeldCondition> ParseHeldCondition(std::string_view text) {
   HeldCondition condition;
   condition.text = std::string(TrimSpaces(text));
   std::string_view rest = TrimSpaces(text);
   using Comparison = HeldCondition::Comparison;
-  if (rest.starts_with(">=")) {
-    condition.comparison = Comparison::kAtLeast;
-    rest.remove_prefix(2);
-  } else if (rest.starts_with("<=")) {
-    condition.comparison = Comparison::kAtMost;
-    rest.remove_prefix(2);
-  } else if (rest.starts_with(">")) {
-    condition.comparison = Comparison::kAbove;
-    rest.remove_prefix(1);
-  } else if (rest.starts_with("<")) {
-    condition.comparison = Comparison::kBelow;
-    rest.remove_prefix(1);
-  } else {
-    return BadCondition(text, "it does not begin with a comparison");
+  // The two-character symbols first: ">=" also starts with ">".
+  bool compared = false;
+  for (Comparison comparison :
+       {Comparison::kAtLeast, Comparison::kAtMost, Comparison::kAbove, Comparison::kBelow}) {
+    const std::string_view symbol = ComparisonSymbol(comparison);
+    if (!rest.starts_with(symbol)) continue;
+    condition.comparison = comparison;
+    rest.remove_prefix(symbol.size());
+    compared = true;
+    break;
   }
+  if (!compared) return BadCondition(text, "it does not begin with a comparison");
   rest = TrimSpaces(rest);
   const char* end = rest.data() + rest.size();
   auto [after, error] = std::from_chars(rest.data(), end, condition.threshold);

@@ -28,6 +28,9 @@ struct HeldCondition {
   bool Meets(double value) const;
 };
 
+// ">", ">=", "<", "<=": the comparison as conditions write it.
+std::string_view ComparisonSymbol(HeldCondition::Comparison comparison);
+
 // "> 90 for 5m", ">= 0.02 for 10m", "< 5" (no duration: any run). Errors (kInvalidArgument)
 // show the form expected.
 Result<HeldCondition> ParseHeldCondition(std::string_view text);

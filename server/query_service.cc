@@ -432,7 +432,6 @@ v1::ListAlertsResponse QueryService::Alerts() const {
   response.set_rules_file(listing.rules_file);
   response.set_interval_nanos(listing.interval_ns);
   response.set_reload_error(listing.reload_error);
-  static constexpr const char* kComparisons[] = {">", ">=", "<", "<="};
   for (const AlertRule& rule : listing.rules) {
     v1::AlertRuleReport* report = response.add_rules();
     report->set_name(rule.name);
@@ -442,7 +441,7 @@ v1::ListAlertsResponse QueryService::Alerts() const {
     report->set_by(rule.by);
     report->set_step_nanos(rule.step_ns);
     report->set_condition(rule.condition.text);
-    report->set_comparison(kComparisons[static_cast<int>(rule.condition.comparison)]);
+    report->set_comparison(std::string(query::ComparisonSymbol(rule.condition.comparison)));
     report->set_threshold(rule.condition.threshold);
     report->set_for_nanos(rule.condition.for_ns);
     report->set_severity(rule.severity);

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <chrono>
-#include <cstdio>
 #include <map>
 #include <string_view>
 #include <tuple>
@@ -88,10 +87,12 @@ void Alerting::Evaluate(int64_t now_ns) {
         (was != before.end() && was->second == alert.state)) {
       continue;
     }
-    char value[32];
-    std::snprintf(value, sizeof value, "%.6g", alert.value);
+    // The value as the alert's annotation writes it, for the log to say what Alertmanager says.
+    auto value = alert.annotations.find("value");
     log_.Info(alert.state == Alert::State::kFiring ? "alert-firing" : "alert-resolved",
-              {{"rule", alert.rule}, {"series", alert.series}, {"value", value}});
+              {{"rule", alert.rule},
+               {"series", alert.series},
+               {"value", value == alert.annotations.end() ? "" : value->second}});
   }
   if (notifier_ == nullptr) {
     // Nobody to deliver resolutions to: they are listed for a while, then forgotten.
