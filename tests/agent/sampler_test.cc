@@ -9,6 +9,9 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <condition_variable>
+#include <functional>
+#include <mutex>
 #include <sstream>
 #include <thread>
 
@@ -43,6 +46,7 @@ class ScriptedSource : public SnapshotSource {
   Result<HostIdentity> Identity() override {
     return HostIdentity{.name = "h", .os = "", .os_version = ""};
   }
+  Result<std::vector<DisabledProvider>> DisabledProviders() override { return disabled; }
 
   static TitleBytes Titles() {
     std::vector<uint8_t> counters;
@@ -57,6 +61,7 @@ class ScriptedSource : public SnapshotSource {
 
   std::vector<std::chrono::steady_clock::time_point> times_;
   std::vector<std::string> queries_;
+  std::vector<DisabledProvider> disabled;
 
  private:
   milliseconds first_delay_;
@@ -131,70 +136,119 @@ TEST_F(SamplerTest, ObjectNamesAreAskedForByTheirIndexesInTheHostsTitles) {
   EXPECT_EQ(source.queries_[1], "238");
 }
 
-// Reads on a worker thread; each snapshot takes `delay`, until `Release`.
-class BlockingSource : public ScriptedSource {
+// Reads on a worker thread. While held (Hold), a read waits until Release: a host that hangs for
+// as long as the test needs, however slow the machine, with no clock in the test.
+class GatedSource : public ScriptedSource {
  public:
-  explicit BlockingSource(milliseconds delay) : ScriptedSource(milliseconds(0)), delay_(delay) {}
-  Result<std::vector<uint8_t>> TakeSnapshot(std::string_view) override {
-    std::this_thread::sleep_for(delay_);
+  GatedSource() : ScriptedSource(milliseconds(0)) {}
+  Result<std::vector<uint8_t>> TakeSnapshot(std::string_view query) override {
+    {
+      std::unique_lock lock(mutex_);
+      ++waiting_;
+      released_.wait(lock, [&] { return !held_; });
+      --waiting_;
+      queries_.emplace_back(query);
+    }
     ++taken_;
     return std::vector<uint8_t>{4, 5, 6};
+  }
+  void Hold() {
+    std::lock_guard lock(mutex_);
+    held_ = true;
+  }
+  void Release() {
+    {
+      std::lock_guard lock(mutex_);
+      held_ = false;
+    }
+    released_.notify_all();
+  }
+  // Whether a read is waiting at the gate.
+  bool waiting() {
+    std::lock_guard lock(mutex_);
+    return waiting_ > 0;
   }
   std::atomic<int> taken_{0};
 
  private:
-  milliseconds delay_;
+  std::mutex mutex_;
+  std::condition_variable released_;
+  bool held_ = false;
+  int waiting_ = 0;
 };
 
+// Polls `done` every 5 ms on the io thread until it returns true; a test whose condition never
+// comes fails its deadline rather than hanging.
+void PollUntil(asio::io_context& io, asio::steady_timer& timer, std::function<bool()> done,
+               std::chrono::steady_clock::time_point deadline) {
+  timer.expires_after(milliseconds(5));
+  timer.async_wait([&io, &timer, done = std::move(done), deadline](const std::error_code&) {
+    if (done()) return;
+    if (std::chrono::steady_clock::now() > deadline) {
+      ADD_FAILURE() << "the condition did not come within the deadline";
+      io.stop();
+      return;
+    }
+    PollUntil(io, timer, done, deadline);
+  });
+}
+
+// Regression: this test once gave the hung host a 600 ms read and counted the other host's reads
+// by the clock; a machine that stalled for half a second (CI, two tests at once) failed it.
 TEST_F(SamplerTest, AHostThatHangsDelaysNoOtherHost) {
   asio::thread_pool workers(2);
-  BlockingSource hung(milliseconds(600));
-  BlockingSource quick(milliseconds(0));
+  GatedSource hung;
+  hung.Hold();
+  GatedSource quick;
   QuerySchedule global;
   global.name = "Global";
   Sampler hung_sampler(io_, hung, *shipper_, *outbox_, log_, TestOwner("hung"), "hung", {global},
                        milliseconds(20), &workers);
   Sampler quick_sampler(io_, quick, *shipper_, *outbox_, log_, TestOwner("quick"), "quick",
                         {global}, milliseconds(20), &workers);
-  auto started = std::chrono::steady_clock::now();
-  std::chrono::steady_clock::duration quick_done{};
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
   asio::steady_timer check(io_);
-  std::function<void()> poll = [&] {
-    check.expires_after(milliseconds(5));
-    check.async_wait([&](const std::error_code&) {
-      if (quick_sampler.stats().taken >= 10 &&
-          quick_done == std::chrono::steady_clock::duration{}) {
-        quick_done = std::chrono::steady_clock::now() - started;
-      }
-      if (hung_sampler.stats().taken >= 1) {
-        hung_sampler.Stop();
-        quick_sampler.Stop();
-        return;
-      }
-      poll();
-    });
-  };
+  bool quick_went_on_while_hung = false;
+  bool released = false;
   hung_sampler.Start();
   quick_sampler.Start();
-  poll();
+  PollUntil(
+      io_, check,
+      [&] {
+        // Ten reads of the quick host while the hung host's first read waits at its gate.
+        if (!released && quick_sampler.stats().taken >= 10) {
+          quick_went_on_while_hung = hung.taken_ == 0 && hung.waiting();
+          released = true;
+          hung.Release();
+        }
+        if (released && hung_sampler.stats().taken >= 1) {
+          hung_sampler.Stop();
+          quick_sampler.Stop();
+          return true;
+        }
+        return false;
+      },
+      deadline);
   io_.run();
   workers.join();
 
-  // Ten 20 ms slots of the quick host passed while the hung host's first read was still running.
-  EXPECT_GT(quick_done, std::chrono::steady_clock::duration{});
-  EXPECT_LT(quick_done, milliseconds(600));
+  EXPECT_TRUE(quick_went_on_while_hung);
   EXPECT_EQ(hung.taken_, 1);
-  // The hung host's slots during its read were skipped, not queued behind it.
-  EXPECT_GE(hung_sampler.stats().missed_ticks, 20u);
+  // The hung host's slots during its read (at least the quick host's ten) were skipped, not
+  // queued behind it: one read, then none bunched.
+  EXPECT_GE(hung_sampler.stats().missed_ticks, 5u);
   EXPECT_EQ(hung_sampler.stats().taken, 1u);
   EXPECT_GE(quick_sampler.stats().taken, 10u);
 }
 
 // Proves: Replan stops the old queries and starts the new ones at once, in the same sampler;
 // a read in flight when the plan changes finishes and its snapshot is kept.
+// Regression: this test once timed the read (80 ms), the plan (at 40 ms) and the stop (400 ms
+// later); a machine that stalled for half a second left one snapshot where it counted three.
 TEST_F(SamplerTest, ReplanSwapsTheQueriesWhileAReadIsInFlight) {
   asio::thread_pool workers(1);
-  BlockingSource source(milliseconds(80));
+  GatedSource source;
+  source.Hold();
   QuerySchedule global;
   global.name = "Global";
   global.every = milliseconds(50);  // would come back often, were it not stopped
@@ -202,16 +256,26 @@ TEST_F(SamplerTest, ReplanSwapsTheQueriesWhileAReadIsInFlight) {
   processor.objects = {"Processor"};
   Sampler sampler(io_, source, *shipper_, *outbox_, log_, TestOwner(), "abc", {global},
                   milliseconds(1000), &workers);
-  asio::steady_timer replan(io_);
-  asio::steady_timer stop(io_);
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  asio::steady_timer check(io_);
+  bool replanned = false;
   sampler.Start();
-  // The first Global read runs until 80 ms; the plan arrives at 40 ms.
-  replan.expires_after(milliseconds(40));
-  replan.async_wait([&](const std::error_code&) {
-    sampler.Replan({processor}, milliseconds(30));
-    stop.expires_after(milliseconds(400));
-    stop.async_wait([&](const std::error_code&) { sampler.Stop(); });
-  });
+  PollUntil(
+      io_, check,
+      [&] {
+        // The plan arrives while the first Global read waits at its gate.
+        if (!replanned && source.waiting()) {
+          sampler.Replan({processor}, milliseconds(30));
+          replanned = true;
+          source.Release();
+        }
+        if (replanned && sampler.stats().taken >= 4) {
+          sampler.Stop();
+          return true;
+        }
+        return false;
+      },
+      deadline);
   io_.run();
   workers.join();
 
@@ -224,9 +288,8 @@ TEST_F(SamplerTest, ReplanSwapsTheQueriesWhileAReadIsInFlight) {
     queries.push_back(record->query);
     outbox_->Remove(record->instance_id, record->sequence);
   }
-  // The Global read in flight is kept; then only the planned query, every 30 ms (about 3 in
-  // 400 ms, as each read takes 80 ms and overrun slots are skipped).
-  ASSERT_GE(queries.size(), 3u) << log_text_.str();
+  // The Global read in flight is kept; then only the planned query.
+  ASSERT_GE(queries.size(), 4u) << log_text_.str();
   EXPECT_EQ(queries[0], "Global");
   for (size_t i = 1; i < queries.size(); ++i) EXPECT_EQ(queries[i], "238") << i;
   EXPECT_NE(log_text_.str().find("sampling Processor every 30ms"), std::string::npos);
