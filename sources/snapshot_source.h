@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "base/status.h"
+#include "perfdata/disabled_provider.h"
 #include "perfdata/title_bytes.h"
 
 namespace perfhive {
@@ -49,6 +50,11 @@ class SnapshotSource {
   virtual std::vector<std::string> TakeWarnings() = 0;
 
   virtual Result<HostIdentity> Identity() = 0;
+
+  // The host's performance counter providers that are disabled (`Disable Performance Counters`
+  // set): a Windows host's, read from its registry; none for sources without providers (Linux,
+  // recordings). Read now, on every call: callers space their calls.
+  virtual Result<std::vector<DisabledProvider>> DisabledProviders() = 0;
 };
 
 }  // namespace perfhive

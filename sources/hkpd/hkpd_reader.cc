@@ -9,6 +9,8 @@
 #include "perfdata/text_encoding.h"
 #include "perfdata/title_database.h"
 #include "perfdata/title_list.h"
+#include "sources/hkpd/provider_scan.h"
+#include "sources/hkpd/registry_values.h"
 #include "sources/hkpd/windows_error.h"
 
 namespace perfhive {
@@ -218,18 +220,8 @@ TitleVersion HkpdReader::ReadTitleVersion() {
       api_.OpenKey(*local_machine_, kPerflibKey, &perflib) != win_error::kSuccess) {
     return version;
   }
-  auto read_dword = [&](const char* name) -> std::optional<uint32_t> {
-    uint8_t value[4];
-    uint32_t size = sizeof value;
-    uint32_t type = 0;
-    if (api_.QueryValue(perflib, name, value, &size, &type) != win_error::kSuccess ||
-        type != kRegDword || size != 4) {
-      return std::nullopt;
-    }
-    return LoadU32(value);
-  };
-  version.last_counter = read_dword("Last Counter");
-  version.last_help = read_dword("Last Help");
+  version.last_counter = ReadDwordValue(api_, perflib, "Last Counter");
+  version.last_help = ReadDwordValue(api_, perflib, "Last Help");
   api_.CloseKey(perflib);
   return version;
 }
@@ -238,18 +230,12 @@ HostIdentity HkpdReader::ReadIdentity() {
   HostIdentity identity;
   identity.os = "Windows";
   if (!local_machine_) return identity;
-  // REG_SZ values: UTF-16LE with a terminating NUL that the registry may or may not count.
   auto read_string = [&](const char* subkey, const char* name) -> std::string {
     RegistryKey key = 0;
     if (api_.OpenKey(*local_machine_, subkey, &key) != win_error::kSuccess) return "";
-    uint8_t value[512];
-    uint32_t size = sizeof value;
-    uint32_t type = 0;
-    long rc = api_.QueryValue(key, name, value, &size, &type);
+    std::string text = ReadTextValue(api_, key, name, 512);
     api_.CloseKey(key);
-    if (rc != win_error::kSuccess || type != kRegSz || size > sizeof value) return "";
-    std::string text = Utf16LeToUtf8(std::span<const uint8_t>(value, size & ~1u));
-    return text.substr(0, text.find('\0'));
+    return text;
   };
   identity.name = read_string(kComputerNameKey, "ComputerName");
   std::string product = read_string(kCurrentVersionKey, "ProductName");
@@ -257,6 +243,19 @@ HostIdentity HkpdReader::ReadIdentity() {
   identity.os_version =
       build.empty() ? product : product + (product.empty() ? "" : " ") + "build " + build;
   return identity;
+}
+
+Result<std::vector<DisabledProvider>> HkpdReader::ReadDisabledProviders() {
+  // A lost connection shows in the next snapshot's error code, not here.
+  last_error_code_ = 0;
+  if (!local_machine_) {
+    return Status::Unavailable(machine_ + (machine_.empty() ? "" : ": ") +
+                               "HKEY_LOCAL_MACHINE is not open, so disabled providers cannot be "
+                               "checked (the host refused it)");
+  }
+  Result<std::vector<DisabledProvider>> disabled = ScanDisabledProviders(api_, *local_machine_);
+  if (!disabled.ok() && !machine_.empty()) return disabled.status().Prefixed(machine_ + ": ");
+  return disabled;
 }
 
 namespace {

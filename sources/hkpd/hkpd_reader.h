@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "base/status.h"
+#include "perfdata/disabled_provider.h"
 #include "port/env.h"
 #include "sources/hkpd/registry_api.h"
 #include "sources/snapshot_source.h"
@@ -72,6 +73,10 @@ class HkpdReader {
   // The computer's name (ActiveComputerName) and Windows' product name and build, read from
   // HKEY_LOCAL_MACHINE; what cannot be read stays empty (a remote host may refuse HKLM).
   HostIdentity ReadIdentity();
+
+  // ScanDisabledProviders over HKEY_LOCAL_MACHINE; an error without it (a remote host that
+  // refused it).
+  Result<std::vector<DisabledProvider>> ReadDisabledProviders();
 
   // The Windows error code of the last failed registry call, 0 if the last read succeeded or
   // failed for another reason (a malformed reply, the ceiling).

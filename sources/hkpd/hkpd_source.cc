@@ -40,6 +40,10 @@ Result<std::optional<std::vector<TitleBytes>>> LocalHkpdSource::ReadTitlesIfChan
 
 Result<HostIdentity> LocalHkpdSource::Identity() { return reader_.ReadIdentity(); }
 
+Result<std::vector<DisabledProvider>> LocalHkpdSource::DisabledProviders() {
+  return reader_.ReadDisabledProviders();
+}
+
 RemoteHkpdSource::RemoteHkpdSource(RegistryApi& api, Env& env, std::string machine,
                                    HkpdSourceOptions options)
     : api_(api),
@@ -127,6 +131,11 @@ Result<HostIdentity> RemoteHkpdSource::Identity() {
   HostIdentity identity = reader_->ReadIdentity();
   identity.name = machine_.substr(2);
   return identity;
+}
+
+Result<std::vector<DisabledProvider>> RemoteHkpdSource::DisabledProviders() {
+  if (Status s = EnsureConnected(); !s.ok()) return s;
+  return Checked(reader_->ReadDisabledProviders());
 }
 
 }  // namespace perfhive

@@ -43,6 +43,7 @@ class LocalHkpdSource : public SnapshotSource {
   Result<std::optional<std::vector<TitleBytes>>> ReadTitlesIfChanged() override;
   std::vector<std::string> TakeWarnings() override { return {}; }
   Result<HostIdentity> Identity() override;
+  Result<std::vector<DisabledProvider>> DisabledProviders() override;
 
  private:
   RegistryApi& api_;
@@ -70,6 +71,7 @@ class RemoteHkpdSource : public SnapshotSource {
   std::vector<std::string> TakeWarnings() override { return {}; }
   // The name is the one the host was reached by (without "\\"); OS facts where HKLM allows.
   Result<HostIdentity> Identity() override;
+  Result<std::vector<DisabledProvider>> DisabledProviders() override;
 
   const std::string& machine() const { return machine_; }  // always "\\name"
   bool connected() const { return reader_.has_value(); }

@@ -1,8 +1,8 @@
 // RegistryApi: the seam over the few registry calls the Windows sources make
-// (RegQueryValueExW, RegConnectRegistryW, RegOpenKeyExW, RegCloseKey). The real implementation
-// (sources/hkpd/windows/) forwards to advapi32; tests on any platform use a fake that replays
-// recorded or builder-made blobs and scripted failures, so the same source code is tested
-// everywhere.
+// (RegQueryValueExW, RegConnectRegistryW, RegOpenKeyExW, RegEnumKeyExW, RegCloseKey). The real
+// implementation (sources/hkpd/windows/) forwards to advapi32; tests on any platform use a fake
+// that replays recorded or builder-made blobs and scripted failures, so the same source code is
+// tested everywhere.
 
 #ifndef PERFHIVE_SOURCES_HKPD_REGISTRY_API_H_
 #define PERFHIVE_SOURCES_HKPD_REGISTRY_API_H_
@@ -29,12 +29,14 @@ inline constexpr long kBadNetpath = 53;
 inline constexpr long kInvalidParameter = 87;
 inline constexpr long kBusy = 170;
 inline constexpr long kMoreData = 234;
+inline constexpr long kNoMoreItems = 259;
 inline constexpr long kRpcServerUnavailable = 1722;
 inline constexpr long kRpcCallFailed = 1726;
 }  // namespace win_error
 
 // Registry value types (winnt.h).
 inline constexpr uint32_t kRegSz = 1;
+inline constexpr uint32_t kRegExpandSz = 2;
 inline constexpr uint32_t kRegBinary = 3;
 inline constexpr uint32_t kRegDword = 4;
 inline constexpr uint32_t kRegMultiSz = 7;
@@ -59,6 +61,10 @@ class RegistryApi {
 
   // RegOpenKeyExW(parent, subkey, 0, KEY_READ, out).
   virtual long OpenKey(RegistryKey parent, const std::string& subkey, RegistryKey* out) = 0;
+
+  // RegEnumKeyExW(key, index, ...): the name of its index-th subkey (UTF-8), or kNoMoreItems
+  // past the last.
+  virtual long EnumKey(RegistryKey key, uint32_t index, std::string* name) = 0;
 
   // RegCloseKey.
   virtual long CloseKey(RegistryKey key) = 0;

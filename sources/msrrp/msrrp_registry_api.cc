@@ -137,6 +137,19 @@ long MsrrpRegistryApi::QueryValue(RegistryKey key, const std::string& name, uint
   return win_error::kSuccess;
 }
 
+long MsrrpRegistryApi::EnumKey(RegistryKey key, uint32_t index, std::string* name) {
+  auto found = keys_.find(key);
+  if (found == keys_.end()) return win_error::kInvalidHandle;
+  Result<std::vector<uint8_t>> stub =
+      Call(winreg::kBaseRegEnumKey, winreg::EncodeEnumKey(found->second, index), "BaseRegEnumKey");
+  if (!stub.ok()) return WindowsCodeFor(stub.status(), false);
+  Result<winreg::EnumKeyReply> reply = winreg::ParseEnumKeyReply(*stub);
+  if (!reply.ok()) return Fail(reply.status(), kRpcBadStubData);
+  if (reply->error != win_error::kSuccess) return static_cast<long>(reply->error);
+  *name = std::move(reply->name);
+  return win_error::kSuccess;
+}
+
 long MsrrpRegistryApi::CloseKey(RegistryKey key) {
   auto found = keys_.find(key);
   if (found == keys_.end()) return win_error::kInvalidHandle;

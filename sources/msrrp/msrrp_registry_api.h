@@ -46,6 +46,7 @@ class MsrrpRegistryApi : public RegistryApi {
   // `machine` as RemoteTarget parses it ("\\host:4455").
   long ConnectRegistry(const std::string& machine, PredefinedKey which, RegistryKey* out) override;
   long OpenKey(RegistryKey parent, const std::string& subkey, RegistryKey* out) override;
+  long EnumKey(RegistryKey key, uint32_t index, std::string* name) override;
   long CloseKey(RegistryKey key) override;
 
   // The failure behind the last non-registry error code; OK after a call that reached the

@@ -61,6 +61,10 @@ Result<std::optional<std::vector<TitleBytes>>> MsrrpSource::ReadTitlesIfChanged(
 
 Result<HostIdentity> MsrrpSource::Identity() { return Explained(remote_.Identity()); }
 
+Result<std::vector<DisabledProvider>> MsrrpSource::DisabledProviders() {
+  return Explained(remote_.DisabledProviders());
+}
+
 Result<std::unique_ptr<SnapshotSource>> OpenMsrrpSource(std::string_view target,
                                                         const std::string& credentials_file,
                                                         MsrrpSourceOptions options) {

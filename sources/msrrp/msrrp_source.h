@@ -47,6 +47,7 @@ class MsrrpSource : public SnapshotSource {
   Result<std::optional<std::vector<TitleBytes>>> ReadTitlesIfChanged() override;
   std::vector<std::string> TakeWarnings() override { return {}; }
   Result<HostIdentity> Identity() override;
+  Result<std::vector<DisabledProvider>> DisabledProviders() override;
 
   bool connected() const { return remote_.connected(); }
 

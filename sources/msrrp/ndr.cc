@@ -48,6 +48,15 @@ void Writer::UnicodeString(std::string_view utf8) {
   Align(4);
 }
 
+void Writer::EmptyUnicodeString(uint16_t max_bytes) {
+  U16(0);          // Length
+  U16(max_bytes);  // MaximumLength
+  Referent();      // Buffer
+  U32(max_bytes / 2);
+  U32(0);
+  U32(0);
+}
+
 Reader::Reader(std::span<const uint8_t> stub, std::string what)
     : stub_(stub), what_(std::move(what)) {}
 
@@ -125,6 +134,42 @@ std::span<const uint8_t> Reader::ConformantVaryingBytes(std::string_view field, 
   }
   if (!ok()) return {};
   return Bytes(actual, field);
+}
+
+std::string Reader::UnicodeString(std::string_view field, uint32_t limit) {
+  const size_t start = offset_;
+  const uint16_t length = U16(field);
+  const uint16_t max_length = U16(field);
+  const uint32_t buffer = U32(field);
+  if (!ok()) return "";
+  if (length % 2 != 0 || length > max_length) {
+    FailAt(start, field,
+           "Length " + std::to_string(length) + " is odd or above MaximumLength " +
+               std::to_string(max_length));
+    return "";
+  }
+  if (buffer == 0) {
+    if (length != 0) FailAt(start, field, "Length " + std::to_string(length) + " without a Buffer");
+    return "";
+  }
+  Align(4, field);
+  const size_t array = offset_;
+  const uint32_t max_count = U32(field);
+  const uint32_t first = U32(field);
+  const uint32_t actual = U32(field);
+  if (!ok()) return "";
+  // Peers differ on whether Length counts the NUL that ends the characters: not checked.
+  if (max_count > limit || first != 0 || actual > max_count) {
+    FailAt(array, field,
+           "its characters (max count " + std::to_string(max_count) + ", offset " +
+               std::to_string(first) + ", actual count " + std::to_string(actual) +
+               ") are not an array of at most " + std::to_string(limit));
+    return "";
+  }
+  std::span<const uint8_t> characters = Bytes(size_t{actual} * 2, field);
+  std::string text = Utf16LeToUtf8(characters);
+  text.erase(std::find(text.begin(), text.end(), '\0'), text.end());
+  return text;
 }
 
 }  // namespace perfhive::ndr

@@ -33,6 +33,9 @@ class Writer {
   // structures sent here), NUL-terminated as MS-RRP's RRP_UNICODE_STRING must be, with Length
   // and MaximumLength in bytes including the NUL.
   void UnicodeString(std::string_view utf8);
+  // RPC_UNICODE_STRING with no characters and room for `max_bytes` (even): a buffer the server
+  // fills, as BaseRegEnumKey's name.
+  void EmptyUnicodeString(uint16_t max_bytes);
 
   const std::vector<uint8_t>& bytes() const { return bytes_; }
   std::vector<uint8_t> Take() { return std::move(bytes_); }
@@ -59,6 +62,10 @@ class Reader {
   // A conformant varying byte array: max count, offset, actual count (checked against each
   // other and against `limit`), then the bytes.
   std::span<const uint8_t> ConformantVaryingBytes(std::string_view field, uint32_t limit);
+  // RPC_UNICODE_STRING (Length, MaximumLength, a unique Buffer with its conformant varying array
+  // of UTF-16 characters right behind it), as UTF-8 without the NULs that end it. Length must be
+  // even and within MaximumLength, the array whole (offset 0) and of at most `limit` characters.
+  std::string UnicodeString(std::string_view field, uint32_t limit);
   // Records a failure found by the caller (a value that parses but makes no sense).
   void Fail(std::string_view field, const std::string& problem);
 

@@ -35,6 +35,21 @@ std::vector<uint8_t> EncodeOpenKey(const ContextHandle& parent, std::string_view
   return out.Take();
 }
 
+// Key names are at most 255 characters; the buffer holds them and the NUL.
+constexpr uint16_t kKeyNameBytes = 256 * 2;
+
+std::vector<uint8_t> EncodeEnumKey(const ContextHandle& key, uint32_t index) {
+  ndr::Writer out;
+  PutHandle(out, key);
+  out.U32(index);
+  out.EmptyUnicodeString(kKeyNameBytes);  // lpNameIn: the room for the name
+  // lpClassIn: Samba refuses a NULL one; an empty buffer of its own asks for no class.
+  out.Referent();
+  out.EmptyUnicodeString(kKeyNameBytes);
+  out.U32(0);  // lpftLastWriteTime: not asked for
+  return out.Take();
+}
+
 std::vector<uint8_t> EncodeQueryValue(const ContextHandle& key, std::string_view name,
                                       uint32_t buffer_bytes) {
   buffer_bytes = std::min(buffer_bytes, kMaxValueBytes);
@@ -63,6 +78,18 @@ Result<HandleReply> ParseHandleReply(std::span<const uint8_t> stub, std::string_
   reply.error = in.U32("return value");
   if (!in.ok()) return in.status();
   std::copy(handle.begin(), handle.end(), reply.handle.begin());
+  return reply;
+}
+
+Result<EnumKeyReply> ParseEnumKeyReply(std::span<const uint8_t> stub) {
+  ndr::Reader in(stub, "BaseRegEnumKey reply");
+  EnumKeyReply reply;
+  reply.name = in.UnicodeString("lpNameOut", kKeyNameBytes / 2);
+  if (in.U32("lplpClassOut pointer") != 0) in.UnicodeString("lplpClassOut", kKeyNameBytes / 2);
+  if (in.U32("lpftLastWriteTime pointer") != 0) in.Bytes(8, "lpftLastWriteTime");
+  reply.error = in.U32("return value");
+  if (!in.ok()) return in.status();
+  if (reply.error != 0) reply.name.clear();
   return reply;
 }
 

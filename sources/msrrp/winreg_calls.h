@@ -3,6 +3,10 @@
 //   OpenLocalMachine (2), OpenPerformanceData (3): [in, unique] PREGISTRY_SERVER_NAME (sent
 //     NULL), [in] REGSAM; [out] RPC_HKEY, error_status_t.
 //   BaseRegCloseKey (5): [in, out] RPC_HKEY; error_status_t.
+//   BaseRegEnumKey (9): [in] RPC_HKEY, [in] DWORD index, [in] PRRP_UNICODE_STRING lpNameIn,
+//     [in, unique] PRRP_UNICODE_STRING lpClassIn, [in, out, unique] PFILETIME; [out]
+//     PRRP_UNICODE_STRING lpNameOut, [out] PRPC_UNICODE_STRING* lplpClassOut, the FILETIME,
+//     error_status_t.
 //   BaseRegOpenKey (15): [in] RPC_HKEY, [in] RRP_UNICODE_STRING subkey, [in] DWORD options,
 //     [in] REGSAM; [out] RPC_HKEY, error_status_t.
 //   BaseRegQueryValue (17): [in] RPC_HKEY, [in] RRP_UNICODE_STRING name, [in, out, unique]
@@ -17,6 +21,7 @@
 #include <cstdint>
 #include <optional>
 #include <span>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -27,6 +32,7 @@ namespace perfhive::winreg {
 inline constexpr uint16_t kOpenLocalMachine = 2;
 inline constexpr uint16_t kOpenPerformanceData = 3;
 inline constexpr uint16_t kBaseRegCloseKey = 5;
+inline constexpr uint16_t kBaseRegEnumKey = 9;
 inline constexpr uint16_t kBaseRegOpenKey = 15;
 inline constexpr uint16_t kBaseRegQueryValue = 17;
 
@@ -45,6 +51,8 @@ std::vector<uint8_t> EncodeOpenPredefinedKey(uint32_t sam_desired);
 std::vector<uint8_t> EncodeCloseKey(const ContextHandle& key);
 std::vector<uint8_t> EncodeOpenKey(const ContextHandle& parent, std::string_view subkey,
                                    uint32_t sam_desired);
+// The `index`-th subkey's name, with room for the longest a key may have (255 characters).
+std::vector<uint8_t> EncodeEnumKey(const ContextHandle& key, uint32_t index);
 // Asks for up to `buffer_bytes` (at most kMaxValueBytes) of the value's data.
 std::vector<uint8_t> EncodeQueryValue(const ContextHandle& key, std::string_view name,
                                       uint32_t buffer_bytes);
@@ -63,6 +71,12 @@ struct QueryValueReply {
   std::optional<uint32_t> data_size;  // lpcbData: on ERROR_MORE_DATA, what it says it needs
   std::optional<uint32_t> data_length;
 };
+struct EnumKeyReply {
+  uint32_t error = 0;
+  std::string name;  // the subkey's, UTF-8; empty unless error is 0
+};
+Result<EnumKeyReply> ParseEnumKeyReply(std::span<const uint8_t> stub);
+
 // Checks the reply's structure and its consistency: the data's actual count equals lpcbLen
 // and is within what was asked (`buffer_bytes`).
 Result<QueryValueReply> ParseQueryValueReply(std::span<const uint8_t> stub, uint32_t buffer_bytes);

@@ -45,6 +45,10 @@ class ProcfsSource : public SnapshotSource {
   std::vector<std::string> TakeWarnings() override;
   // The host name from /proc/sys/kernel/hostname (the UTS namespace's), the kernel release.
   Result<HostIdentity> Identity() override;
+  // Linux has no performance counter providers to disable.
+  Result<std::vector<DisabledProvider>> DisabledProviders() override {
+    return std::vector<DisabledProvider>{};
+  }
 
  private:
   ProcfsSource(ProcFiles files, uint64_t ticks_per_second, uint64_t page_size,

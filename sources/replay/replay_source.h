@@ -41,6 +41,10 @@ class ReplaySource : public SnapshotSource {
   Result<std::optional<std::vector<TitleBytes>>> ReadTitlesIfChanged() override;
   std::vector<std::string> TakeWarnings() override { return {}; }
   Result<HostIdentity> Identity() override { return options_.identity; }
+  // Recordings hold snapshots, not the registry they came from.
+  Result<std::vector<DisabledProvider>> DisabledProviders() override {
+    return std::vector<DisabledProvider>{};
+  }
 
   size_t file_count() const { return files_.size(); }
   size_t remaining() const { return files_.size() - next_; }

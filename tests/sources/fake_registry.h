@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <deque>
+#include <iterator>
 #include <map>
 #include <set>
 #include <string>
@@ -100,10 +101,27 @@ class FakeRegistry : public RegistryApi {
 
   long OpenKey(RegistryKey parent, const std::string& subkey, RegistryKey* out) override {
     std::string path = PathOf(parent) + "\\" + subkey;
-    bool exists = std::any_of(values.begin(), values.end(),
-                              [&](const auto& entry) { return entry.first.first == path; });
+    // A key exists when some value lives in it or below it.
+    bool exists = std::any_of(values.begin(), values.end(), [&](const auto& entry) {
+      return entry.first.first == path || entry.first.first.starts_with(path + "\\");
+    });
     if (!exists) return win_error::kFileNotFound;
     *out = NewKey(path);
+    return win_error::kSuccess;
+  }
+
+  // Subkeys are the keys some value lives under, below `key`, by name.
+  long EnumKey(RegistryKey key, uint32_t index, std::string* name) override {
+    calls.push_back("enum " + PathOf(key) + " " + std::to_string(index));
+    const std::string prefix = PathOf(key) + "\\";
+    std::set<std::string> subkeys;
+    for (const auto& [where, value] : values) {
+      if (!where.first.starts_with(prefix)) continue;
+      const std::string rest = where.first.substr(prefix.size());
+      subkeys.insert(rest.substr(0, rest.find('\\')));
+    }
+    if (index >= subkeys.size()) return win_error::kNoMoreItems;
+    *name = *std::next(subkeys.begin(), index);
     return win_error::kSuccess;
   }
 

@@ -131,6 +131,32 @@ TEST_F(MsrrpSmbdTest, ReadsTheObjectsInstancesAndValuesTheServerWasGiven) {
   EXPECT_EQ(snapshot->perf_time(), 1000005);
 }
 
+// The Linux poller lists a Windows host's services over MS-RRP (BaseRegEnumKey) like a Windows
+// agent does through advapi32: a provider disabled in Samba's registry (Samba's own services,
+// LanmanServer, Eventlog, Tcpip and Netlogon, have no Performance key) is found with its library,
+// and one enabled again is not.
+TEST_F(MsrrpSmbdTest, FindsAProviderDisabledInTheRemoteRegistry) {
+  Start();
+  const std::string key = "HKLM\\SYSTEM\\CurrentControlSet\\Services\\PerfhiveTest\\Performance";
+  ASSERT_TRUE(server_->SetRegistryValue(key, "Disable Performance Counters", "dword", "1"))
+      << server_->log();
+  ASSERT_TRUE(server_->SetRegistryValue(key, "Library", "sz", "perfhive-test.dll"))
+      << server_->log();
+  ASSERT_TRUE(server_->SetRegistryValue(key, "Object List", "sz", "238 510")) << server_->log();
+  MsrrpSource source = Source(Credentials());
+  Result<std::vector<DisabledProvider>> disabled = source.DisabledProviders();
+  ASSERT_TRUE(disabled.ok()) << disabled.error() << server_->log();
+  EXPECT_EQ(*disabled, (std::vector<DisabledProvider>{{.service = "PerfhiveTest",
+                                                       .disable_value = 1,
+                                                       .library = "perfhive-test.dll",
+                                                       .object_indexes = {238, 510}}}));
+
+  ASSERT_TRUE(server_->SetRegistryValue(key, "Disable Performance Counters", "dword", "0"));
+  disabled = source.DisabledProviders();
+  ASSERT_TRUE(disabled.ok()) << disabled.error();
+  EXPECT_TRUE(disabled->empty());
+}
+
 TEST_F(MsrrpSmbdTest, ReadsTheTitleDatabaseOnceUntilItChanges) {
   Start();
   server_->Write(Fleet(0));

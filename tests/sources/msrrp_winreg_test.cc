@@ -140,5 +140,65 @@ TEST(WinregCalls, OpenKeySendsTheSubkeyOptionsAndMask) {
               ElementsAreArray({0, 0, 0, 0, 0x19, 0, 0x02, 0}));
 }
 
+TEST(WinregCalls, EnumKeyOffersRoomForTheNameAndAnEmptyClass) {
+  std::vector<uint8_t> stub = winreg::EncodeEnumKey(Handle(2), 7);
+  std::vector<uint8_t> expected(20, 2);
+  Put32(expected, 7);  // dwIndex
+  // lpNameIn: Length 0, MaximumLength 512, buffer pointer, conformance 256, offset 0, variance 0.
+  const std::vector<uint8_t> room = {0, 0, 0, 2, 4, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
+  expected.insert(expected.end(), room.begin(), room.end());
+  Put32(expected, 8);  // lpClassIn: a pointer, then the same empty room
+  std::vector<uint8_t> class_room = room;
+  class_room[4] = 12;  // its buffer's referent
+  expected.insert(expected.end(), class_room.begin(), class_room.end());
+  Put32(expected, 0);  // lpftLastWriteTime: NULL
+  EXPECT_THAT(stub, ElementsAreArray(expected));
+}
+
+// lpNameOut "Ab\0", lplpClassOut NULL or an empty class, lpftLastWriteTime NULL, `error`.
+std::vector<uint8_t> EnumKeyReply(uint32_t error, bool with_class) {
+  std::vector<uint8_t> stub = {6, 0, 0, 2, 4, 0, 0, 0};  // Length 6, MaximumLength 512, pointer
+  Put32(stub, 256);
+  Put32(stub, 0);
+  Put32(stub, 3);
+  stub.insert(stub.end(), {'A', 0, 'b', 0, 0, 0, 0, 0});  // "Ab\0", 2 bytes of padding
+  if (with_class) {
+    Put32(stub, 8);
+    stub.insert(stub.end(), {0, 0, 0, 2, 0, 0, 0, 0});  // empty, no buffer
+  } else {
+    Put32(stub, 0);
+  }
+  Put32(stub, 0);
+  Put32(stub, error);
+  return stub;
+}
+
+TEST(WinregCalls, EnumKeyReplyGivesTheNameWithoutItsNul) {
+  for (bool with_class : {false, true}) {
+    Result<winreg::EnumKeyReply> reply = winreg::ParseEnumKeyReply(EnumKeyReply(0, with_class));
+    ASSERT_TRUE(reply.ok()) << reply.error();
+    EXPECT_EQ(reply->error, 0u);
+    EXPECT_EQ(reply->name, "Ab");
+  }
+  Result<winreg::EnumKeyReply> done = winreg::ParseEnumKeyReply(EnumKeyReply(259, false));
+  ASSERT_TRUE(done.ok()) << done.error();
+  EXPECT_EQ(done->error, 259u);
+  EXPECT_EQ(done->name, "");
+}
+
+TEST(WinregCalls, HostileEnumKeyRepliesAreErrorsNamingTheField) {
+  std::vector<uint8_t> odd = EnumKeyReply(0, false);
+  odd[0] = 5;  // an odd Length
+  EXPECT_THAT(winreg::ParseEnumKeyReply(odd).error(),
+              HasSubstr("lpNameOut at byte 0: Length 5 is odd or above MaximumLength 512"));
+  std::vector<uint8_t> long_name = EnumKeyReply(0, false);
+  long_name[16] = 0x10;  // actual count 4112: beyond max count and the stub
+  long_name[17] = 0x10;
+  EXPECT_THAT(winreg::ParseEnumKeyReply(long_name).error(), HasSubstr("lpNameOut at byte 8"));
+  std::vector<uint8_t> cut = EnumKeyReply(0, false);
+  cut.resize(cut.size() - 3);
+  EXPECT_THAT(winreg::ParseEnumKeyReply(cut).error(), HasSubstr("return value"));
+}
+
 }  // namespace
 }  // namespace perfhive

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 #include <windows.h>
 
+#include <algorithm>
 #include <span>
 #include <string>
 #include <vector>
@@ -128,6 +129,41 @@ TEST(WindowsRegistryTest, ClosingThePerformanceKeyWorksRepeatedly) {
     Result<std::vector<uint8_t>> bytes = source->TakeSnapshot("Global");
     ASSERT_TRUE(bytes.ok()) << bytes.error();
   }
+}
+
+// A provider disabled in the real registry (a service key this test makes and removes) is found
+// by the local source's scan through advapi32, with its library and objects; the key listing
+// that finds it is RegEnumKeyExW.
+TEST(WindowsRegistryTest, TheScanFindsAProviderDisabledInTheRegistry) {
+  const std::wstring service = L"PerfhiveScanTest";
+  const std::wstring path = L"SYSTEM\\CurrentControlSet\\Services\\" + service + L"\\Performance";
+  HKEY key = nullptr;
+  ASSERT_EQ(RegCreateKeyExW(HKEY_LOCAL_MACHINE, path.c_str(), 0, nullptr, 0, KEY_ALL_ACCESS,
+                            nullptr, &key, nullptr),
+            ERROR_SUCCESS);
+  const DWORD disabled = 1;
+  const std::wstring library = L"perfhive-scan-test.dll";
+  const std::wstring objects = L"238 510";
+  RegSetValueExW(key, L"Disable Performance Counters", 0, REG_DWORD,
+                 reinterpret_cast<const BYTE*>(&disabled), sizeof disabled);
+  RegSetValueExW(key, L"Library", 0, REG_SZ, reinterpret_cast<const BYTE*>(library.c_str()),
+                 static_cast<DWORD>((library.size() + 1) * sizeof(wchar_t)));
+  RegSetValueExW(key, L"Object List", 0, REG_SZ, reinterpret_cast<const BYTE*>(objects.c_str()),
+                 static_cast<DWORD>((objects.size() + 1) * sizeof(wchar_t)));
+  RegCloseKey(key);
+
+  std::unique_ptr<SnapshotSource> source = MakeLocalHkpdSource();
+  Result<std::vector<DisabledProvider>> found = source->DisabledProviders();
+  RegDeleteTreeW(HKEY_LOCAL_MACHINE, (L"SYSTEM\\CurrentControlSet\\Services\\" + service).c_str());
+  ASSERT_TRUE(found.ok()) << found.error();
+  const auto ours = std::find_if(found->begin(), found->end(), [](const DisabledProvider& p) {
+    return p.service == "PerfhiveScanTest";
+  });
+  ASSERT_NE(ours, found->end()) << found->size() << " disabled providers, not ours";
+  EXPECT_EQ(*ours, (DisabledProvider{.service = "PerfhiveScanTest",
+                                     .disable_value = 1,
+                                     .library = "perfhive-scan-test.dll",
+                                     .object_indexes = {238, 510}}));
 }
 
 }  // namespace

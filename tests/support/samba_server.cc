@@ -22,6 +22,7 @@ constexpr char kSmbd[] = "/usr/sbin/smbd";
 constexpr char kDcerpcd[] = "/usr/libexec/samba/samba-dcerpcd";
 constexpr char kRpcdWinreg[] = "/usr/libexec/samba/rpcd_winreg";
 constexpr char kSmbpasswd[] = "/usr/bin/smbpasswd";
+constexpr char kNet[] = "/usr/bin/net";
 constexpr char kNssWrapper[] = "/usr/lib/x86_64-linux-gnu/libnss_wrapper.so";
 
 uint16_t FreePort() {
@@ -100,7 +101,7 @@ std::vector<pid_t> Descendants(pid_t pid) {
 
 std::string SambaServer::Unavailable() {
   if (geteuid() != 0) return "Samba's smbd needs root to switch to the logged-on user";
-  for (const char* path : {kSmbd, kDcerpcd, kRpcdWinreg, kSmbpasswd, kNssWrapper}) {
+  for (const char* path : {kSmbd, kDcerpcd, kRpcdWinreg, kSmbpasswd, kNet, kNssWrapper}) {
     if (access(path, X_OK) != 0 && access(path, R_OK) != 0) {
       return std::string(path) + " is missing (apt-get install samba libnss-wrapper)";
     }
@@ -184,7 +185,7 @@ SambaServer::~SambaServer() {
 std::string SambaServer::log() const {
   std::string text;
   for (const char* name : {"smbpasswd.out", "smbd.out", "dcerpcd.out", "log.smbd",
-                           "log.samba-dcerpcd", "log.rpcd_winreg"}) {
+                           "log.samba-dcerpcd", "log.rpcd_winreg", "net.out"}) {
     text += "--- " + std::string(name) + "\n" + ReadWholeFile(directory_ + "/log/" + name);
   }
   return text;
@@ -198,6 +199,20 @@ std::vector<pid_t> SambaServer::AllPids() const {
     pids.insert(pids.end(), tree.begin(), tree.end());
   }
   return pids;
+}
+
+bool SambaServer::SetRegistryValue(const std::string& key, const std::string& name,
+                                   const std::string& type, const std::string& value) {
+  const std::string conf = directory_ + "/smb.conf", out = directory_ + "/log/net.out";
+  for (std::vector<std::string> args :
+       {std::vector<std::string>{"createkey", key},
+        std::vector<std::string>{"setvalue", key, name, type, value}}) {
+    std::vector<std::string> argv = {kNet, "-s", conf, "registry"};
+    argv.insert(argv.end(), args.begin(), args.end());
+    ChildProcess net(Wrapped(directory_, argv), out, out);
+    if (net.Wait(std::chrono::seconds(20)) != 0) return false;
+  }
+  return true;
 }
 
 void SambaServer::Pause() {

@@ -71,6 +71,12 @@ class SambaServer {
   // while they change). Samba re-reads them on every request.
   void Write(const SambaPerfData& data);
 
+  // Sets a value in the server's registry (its own registry.tdb, read by rpcd_winreg), making
+  // the key when needed, with Samba's `net registry`: `type` is "dword" or "sz". True when it
+  // worked; the log says why not.
+  bool SetRegistryValue(const std::string& key, const std::string& name, const std::string& type,
+                        const std::string& value);
+
   // SIGSTOP / SIGCONT to every Samba process (the listeners and the children serving
   // connections), so that the server accepts nothing and answers nothing.
   void Pause();

@@ -3,6 +3,8 @@
 #include <windows.h>
 
 #include <cstring>
+#include <iterator>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -65,6 +67,16 @@ long Win32RegistryApi::OpenKey(RegistryKey parent, const std::string& subkey, Re
   HKEY result = nullptr;
   LONG rc = RegOpenKeyExW(ToHkey(parent), wide_subkey.c_str(), 0, KEY_READ, &result);
   if (rc == ERROR_SUCCESS) *out = FromHkey(result);
+  return rc;
+}
+
+long Win32RegistryApi::EnumKey(RegistryKey key, uint32_t index, std::string* name) {
+  wchar_t buffer[256];  // a key name is at most 255 characters
+  DWORD length = static_cast<DWORD>(std::size(buffer));
+  LONG rc = RegEnumKeyExW(ToHkey(key), index, buffer, &length, nullptr, nullptr, nullptr, nullptr);
+  if (rc == ERROR_SUCCESS) {
+    *name = Utf16LeToUtf8(std::span(reinterpret_cast<const uint8_t*>(buffer), length * 2));
+  }
   return rc;
 }
 

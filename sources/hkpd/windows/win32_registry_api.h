@@ -14,6 +14,7 @@ class Win32RegistryApi : public RegistryApi {
                   uint32_t* type) override;
   long ConnectRegistry(const std::string& machine, PredefinedKey which, RegistryKey* out) override;
   long OpenKey(RegistryKey parent, const std::string& subkey, RegistryKey* out) override;
+  long EnumKey(RegistryKey key, uint32_t index, std::string* name) override;
   long CloseKey(RegistryKey key) override;
 };
 
