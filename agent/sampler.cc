@@ -1,9 +1,17 @@
 #include "agent/sampler.h"
 
 #include "config/duration.h"
+#include "port/env.h"
+#include "query/inventory_history.h"
 #include "sources/object_names_query.h"
 
 namespace perfhive {
+namespace {
+
+// A sweep times objects for a tenth of a tick's interval, or this long when that is shorter.
+constexpr std::chrono::milliseconds kSweepLeastBudget{20};
+
+}  // namespace
 
 Sampler::Sampler(asio::io_context& io, SnapshotSource& source, Shipper& shipper, Outbox& outbox,
                  Logger& log, SnapshotOwner owner, std::string instance_id,
@@ -16,7 +24,8 @@ Sampler::Sampler(asio::io_context& io, SnapshotSource& source, Shipper& shipper,
       outbox_(outbox),
       log_(log),
       owner_(std::move(owner)),
-      instance_id_(std::move(instance_id)) {
+      instance_id_(std::move(instance_id)),
+      started_unix_nanos_(UnixNanosNow()) {
   MakeSchedules(queries, interval);
 }
 
@@ -97,8 +106,11 @@ void Sampler::AdoptTitles(std::shared_ptr<const TitleSet> titles) {
 }
 
 Sampler::Reading Sampler::Read(SnapshotSource& source, std::shared_ptr<const TitleSet> titles,
-                               const QuerySchedule& query, std::string resolved) {
+                               const QuerySchedule& query, std::string resolved,
+                               bool check_providers, const std::vector<uint32_t>& to_time,
+                               std::chrono::milliseconds every) {
   Reading reading;
+  if (check_providers) reading.providers = source.DisabledProviders();
   Result<std::optional<TitleSet>> changed = source.ReadTitlesIfChanged();
   if (!changed.ok()) {
     reading.titles_error = changed.status();
@@ -119,6 +131,9 @@ Sampler::Reading Sampler::Read(SnapshotSource& source, std::shared_ptr<const Tit
   reading.query = resolved;
   reading.raw = source.TakeSnapshot(resolved);
   reading.warnings = source.TakeWarnings();
+  if (!to_time.empty()) {
+    reading.timed = ObjectSweep::Time(source, to_time, std::max(every / 10, kSweepLeastBudget));
+  }
   return reading;
 }
 
@@ -130,15 +145,21 @@ void Sampler::Tick(const std::shared_ptr<Schedule>& schedule) {
     Reschedule(schedule);
     return;
   }
+  const bool check_providers = ProvidersDue();
+  std::vector<uint32_t> to_time;
+  if (!replaying_) to_time = sweep_.Due(ObjectSweep::Clock::now());
   if (workers_ == nullptr) {
-    Finish(schedule, Read(source_, titles_, schedule->query, schedule->resolved));
+    Finish(schedule, Read(source_, titles_, schedule->query, schedule->resolved, check_providers,
+                          to_time, schedule->every));
     return;
   }
   reading_ = true;
   // The guard keeps io_ running until the result is back, even with nothing else to do.
   asio::post(*workers_, [this, schedule, titles = titles_, resolved = schedule->resolved,
+                         check_providers, to_time = std::move(to_time),
                          work = asio::make_work_guard(io_)] {
-    Reading reading = Read(source_, titles, schedule->query, resolved);
+    Reading reading =
+        Read(source_, titles, schedule->query, resolved, check_providers, to_time, schedule->every);
     asio::post(io_, [this, schedule, reading = std::move(reading)]() mutable {
       reading_ = false;
       if (!stopped_) Finish(schedule, std::move(reading));
@@ -154,8 +175,69 @@ void Sampler::ReportFailure(const std::string& error) {
   shipper_.ReportHealth(error);
 }
 
+bool Sampler::ProvidersDue() {
+  const auto now = std::chrono::steady_clock::now();
+  if (now < providers_due_) return false;
+  providers_due_ = now + std::chrono::hours(1);
+  return true;
+}
+
+void Sampler::NoteProviders(Result<std::vector<DisabledProvider>> providers) {
+  if (!providers.ok()) {
+    // A remote host that refuses HKEY_LOCAL_MACHINE says so once, not every hour.
+    if (providers.error() != providers_error_) {
+      providers_error_ = providers.error();
+      log_.Warning("cannot check for disabled performance counter providers: " + providers_error_);
+    }
+    return;
+  }
+  providers_error_.clear();
+  if (providers_reported_ == *providers) return;
+  for (const DisabledProvider& provider : *providers) {
+    log_.Warning("the performance counter provider of service " + provider.service +
+                 " is disabled (" + kDisablePerformanceCounters + " = " +
+                 std::to_string(provider.disable_value) + " under " +
+                 ProviderKeyPath(provider.service) + "): its objects are not collected");
+  }
+  shipper_.ReportProviders(*providers);
+  providers_reported_ = std::move(providers).value();
+}
+
+void Sampler::NoteSweep(const v1::ObjectTimings& sweep) {
+  for (const v1::ObjectTiming& object : sweep.objects()) {
+    const std::chrono::nanoseconds took(object.nanos());
+    if (!object.error().empty()) {
+      log_.Warning("object " + std::to_string(object.object_index()) +
+                   " asked for alone failed: " + object.error());
+    } else if (took >=
+               query::SlowObjectThreshold(std::chrono::nanoseconds(sweep.interval_nanos()))) {
+      log_.Warning("object " + std::to_string(object.object_index()) + " asked for alone took " +
+                   FormatDuration(std::chrono::duration_cast<std::chrono::milliseconds>(took)) +
+                   ": its provider is slow");
+    }
+  }
+  shipper_.ReportTimings(sweep);
+}
+
+void Sampler::ReportLosses() {
+  const LostSnapshots lost = outbox_.lost();
+  v1::CollectionLosses losses;
+  losses.set_agent_started_unix_nanos(started_unix_nanos_);
+  losses.set_skipped_ticks(replaying_ ? 0 : stats_.missed_ticks);
+  losses.set_failed_reads(stats_.failed);
+  losses.set_dropped(lost.dropped);
+  losses.set_refused(lost.refused);
+  losses.set_unreadable(lost.unreadable);
+  losses.set_unspoolable(lost.unspoolable);
+  std::string counts = losses.SerializeAsString();
+  if (losses_reported_ == counts) return;
+  shipper_.ReportLosses(losses);
+  losses_reported_ = std::move(counts);
+}
+
 void Sampler::Finish(const std::shared_ptr<Schedule>& schedule, Reading reading) {
   for (const std::string& warning : reading.warnings) log_.Warning(warning);
+  if (reading.providers) NoteProviders(std::move(*reading.providers));
   if (!reading.titles_error.ok()) {
     log_.Warning("cannot read the title database: " + reading.titles_error.message());
   }
@@ -175,6 +257,13 @@ void Sampler::Finish(const std::shared_ptr<Schedule>& schedule, Reading reading)
   }
   schedule->resolved = reading.query;
   Result<std::vector<uint8_t>>& raw = *reading.raw;
+  if (!replaying_) {
+    if (std::optional<v1::ObjectTimings> sweep =
+            sweep_.Note(std::move(reading.timed), raw.ok() ? &*raw : nullptr,
+                        ObjectSweep::Clock::now(), schedule->every)) {
+      NoteSweep(*sweep);
+    }
+  }
   if (raw.ok()) {
     if (std::exchange(failing_, false)) {
       last_failure_.clear();
@@ -210,6 +299,7 @@ void Sampler::Reschedule(const std::shared_ptr<Schedule>& schedule) {
     schedule->due += schedule->every * static_cast<int64_t>(missed);
     log_.Warning("sampling " + schedule->label + " fell behind its schedule; ticks skipped");
   }
+  ReportLosses();
   Arm(schedule);
 }
 

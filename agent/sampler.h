@@ -24,6 +24,7 @@
 
 #include "agent/agent_config.h"
 #include "agent/logger.h"
+#include "agent/object_sweep.h"
 #include "agent/outbox.h"
 #include "agent/shipper.h"
 #include "sources/snapshot_source.h"
@@ -57,6 +58,9 @@ class Sampler {
   void Replan(const std::vector<QuerySchedule>& queries, std::chrono::milliseconds interval);
   // Called once when the source has nothing more to give (a replay ran out of files).
   void OnSourceExhausted(std::function<void()> callback) { on_exhausted_ = std::move(callback); }
+  // A recording hands out its files in order, one a tick: a skipped tick delays a file and loses
+  // nothing, so it is not reported as a loss.
+  void set_replaying(bool replaying) { replaying_ = replaying; }
 
   const SamplerStats& stats() const { return stats_; }
 
@@ -82,11 +86,24 @@ class Sampler {
     Status resolve_error;                             // object names not in the database
     std::optional<Result<std::vector<uint8_t>>> raw;  // unset: no snapshot was asked for
     std::vector<std::string> warnings;
+    // Asked for when due (ProvidersDue): the host's disabled providers.
+    std::optional<Result<std::vector<DisabledProvider>>> providers;
+    std::vector<v1::ObjectTiming> timed;  // objects timed alone for the sweep
   };
 
   // Runs where the pool runs it: touches only the source and what it is given.
+  // After the snapshot, it times `to_time` (ObjectSweep::Time) within a tenth of `every`.
   static Reading Read(SnapshotSource& source, std::shared_ptr<const TitleSet> titles,
-                      const QuerySchedule& query, std::string resolved);
+                      const QuerySchedule& query, std::string resolved, bool check_providers,
+                      const std::vector<uint32_t>& to_time, std::chrono::milliseconds every);
+  // Hands a finished sweep to the shipper, and logs the objects slow enough to matter.
+  void NoteSweep(const v1::ObjectTimings& sweep);
+  // Whether this tick should look for disabled providers: the first, then once an hour.
+  bool ProvidersDue();
+  void NoteProviders(Result<std::vector<DisabledProvider>> providers);
+  // Sends what the pipeline lost when a count grew, and at the first tick: a few bytes at most
+  // once a tick.
+  void ReportLosses();
   // Handlers hold their schedule, so that one replaced while its timer or read is pending lives
   // until they are done.
   void Tick(const std::shared_ptr<Schedule>& schedule);
@@ -113,10 +130,20 @@ class Sampler {
   const std::string instance_id_;
   std::vector<std::shared_ptr<Schedule>> schedules_;
   std::function<void()> on_exhausted_;
+  bool replaying_ = false;
   bool stopped_ = false;
 
   std::shared_ptr<const TitleSet> titles_;
   std::vector<TitleRef> title_refs_;
+  // Disabled providers: when to look next, what was last reported, the last failure logged.
+  std::chrono::steady_clock::time_point providers_due_{};
+  std::optional<std::vector<DisabledProvider>> providers_reported_;
+  std::string providers_error_;
+  // Each object's time asked for alone; not for a replay, whose reads hand out its files.
+  ObjectSweep sweep_;
+  // Losses: since when they are counted, and what was last sent.
+  const int64_t started_unix_nanos_;
+  std::optional<std::string> losses_reported_;  // the serialized counts
   uint64_t next_sequence_ = 1;
   SamplerStats stats_;
 };

@@ -5,6 +5,7 @@
 
 #include "agent/snapshot_frame.h"
 #include "perfdata/time_text.h"
+#include "port/env.h"
 #include "wire/title_digest.h"
 
 namespace perfhive {
@@ -116,9 +117,7 @@ void Shipper::Run() {
 }
 
 void Shipper::ReportHealth(const std::string& last_error) {
-  int64_t now = std::chrono::duration_cast<std::chrono::nanoseconds>(
-                    std::chrono::system_clock::now().time_since_epoch())
-                    .count();
+  const int64_t now = UnixNanosNow();
   v1::AgentMessage message;
   v1::HealthReport* health = message.mutable_health();
   health->set_last_error(last_error);
@@ -134,6 +133,42 @@ void Shipper::ReportPlanStatus(const v1::PlanStatus& status) {
   v1::AgentMessage message;
   *message.mutable_plan_status() = status;
   SendOrKeep(std::move(message), unsent_plan_status_);
+}
+
+void Shipper::ReportProviders(const std::vector<DisabledProvider>& disabled) {
+  v1::AgentMessage message;
+  v1::ProviderReport* report = message.mutable_providers();
+  for (const DisabledProvider& provider : disabled) {
+    v1::DisabledProvider* out = report->add_disabled();
+    out->set_service(provider.service);
+    out->set_disable_value(provider.disable_value);
+    out->set_library(provider.library);
+    out->mutable_object_indexes()->Add(provider.object_indexes.begin(),
+                                       provider.object_indexes.end());
+  }
+  SendAndKeep(std::move(message), providers_report_);
+}
+
+void Shipper::ReportLosses(const v1::CollectionLosses& losses) {
+  v1::AgentMessage message;
+  *message.mutable_losses() = losses;
+  SendAndKeep(std::move(message), losses_report_);
+}
+
+void Shipper::ReportTimings(const v1::ObjectTimings& timings) {
+  v1::AgentMessage message;
+  *message.mutable_timings() = timings;
+  SendAndKeep(std::move(message), timings_report_);
+}
+
+void Shipper::SendAndKeep(v1::AgentMessage message, std::optional<v1::AgentMessage>& kept) {
+  {
+    std::lock_guard lock(mutex_);
+    kept = message;
+    if (!server_takes_reports_) return;  // the next Welcome that says it does sends it
+  }
+  std::optional<v1::AgentMessage> until_welcome;  // the next Welcome sends what is kept
+  SendOrKeep(std::move(message), until_welcome);
 }
 
 void Shipper::SendOrKeep(v1::AgentMessage message, std::optional<v1::AgentMessage>& unsent) {
@@ -252,6 +287,15 @@ bool Shipper::RunStream(v1::Ingest::Stub& stub) {
       live_stream_ = stream.get();
       for (auto* unsent : {&unsent_health_, &unsent_plan_status_}) {
         if (*unsent) kept.push_back(*std::exchange(*unsent, std::nullopt));
+      }
+      server_takes_reports_ = welcome.takes_collection_reports();
+      if (!server_takes_reports_) {
+        log_.Info(
+            "the server is older than this agent: what the agent lost, its disabled "
+            "providers and slow objects are not sent to it; upgrade the server");
+      }
+      for (auto* latest : {&providers_report_, &losses_report_, &timings_report_}) {
+        if (*latest && server_takes_reports_) kept.push_back(**latest);
       }
     }
     for (const v1::AgentMessage& message : kept) {

@@ -140,6 +140,14 @@ class Shipper {
   // What the host made of its plan: sent now if a stream is up, else right after the next
   // Welcome (which carries the plan again, and so brings another report).
   void ReportPlanStatus(const v1::PlanStatus& status);
+  // The host's disabled providers: sent now if a stream is up, and after every Welcome, so that a
+  // server that lost them (another server, a store restored) has them again.
+  void ReportProviders(const std::vector<DisabledProvider>& disabled);
+  // What the host's pipeline lost since the agent started: sent now if a stream is up, and
+  // after every Welcome.
+  void ReportLosses(const v1::CollectionLosses& losses);
+  // The latest object timings (ObjectSweep), sent now and after every Welcome.
+  void ReportTimings(const v1::ObjectTimings& timings);
 
   void Start();
   // Ends the stream now and returns once the shipper's threads are done; what is unanswered
@@ -165,6 +173,8 @@ class Shipper {
   std::chrono::milliseconds NextDelay(std::chrono::milliseconds backoff);
   // Writes `message` on the live stream, or keeps it in `unsent` for the next one.
   void SendOrKeep(v1::AgentMessage message, std::optional<v1::AgentMessage>& unsent);
+  // Keeps `message` in `kept`, which every Welcome sends again, and writes it on the live stream.
+  void SendAndKeep(v1::AgentMessage message, std::optional<v1::AgentMessage>& kept);
   // Asks the delegate for a renewal request and sends it; keeps a renewed certificate.
   void Renew(grpc::ClientReaderWriter<v1::AgentMessage, v1::ServerMessage>& stream);
   void AdoptRenewed(const v1::RenewedCertificate& renewed);
@@ -187,6 +197,12 @@ class Shipper {
   std::mutex write_mutex_;
   std::optional<v1::AgentMessage> unsent_health_;
   std::optional<v1::AgentMessage> unsent_plan_status_;
+  std::optional<v1::AgentMessage> providers_report_;  // the latest, sent on every stream
+  std::optional<v1::AgentMessage> losses_report_;     // likewise
+  std::optional<v1::AgentMessage> timings_report_;    // likewise
+  // The live stream's server takes the three above (Welcome.takes_collection_reports): an older
+  // one would end the stream on a message it does not know.
+  bool server_takes_reports_ = false;
 
   std::map<Sha256Digest, TitleBytes> titles_;
   std::vector<TitleRef> current_titles_;

@@ -4,15 +4,12 @@
 #include <string>
 #include <vector>
 
+#include "proto/json_times.h"
+
 namespace perfhive {
 namespace {
 
 using Json = nlohmann::ordered_json;
-
-Json MillisOrNull(int64_t unix_nanos) {
-  if (unix_nanos == 0) return nullptr;
-  return unix_nanos / 1'000'000;
-}
 
 template <typename ProtoMap>
 std::map<std::string, std::string> InOrder(const ProtoMap& map) {

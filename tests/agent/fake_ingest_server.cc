@@ -42,6 +42,7 @@ grpc::Status FakeIngestService::Stream(
     const std::string& instance = message.hello().instance_id();
     while (stored_.contains({instance, durable + 1})) ++durable;
     welcome.mutable_welcome()->set_durable_sequence(durable);
+    welcome.mutable_welcome()->set_takes_collection_reports(take_reports_);
     changed_.notify_all();
   }
   {
@@ -62,6 +63,11 @@ grpc::Status FakeIngestService::Stream(
       } else {
         errors_.push_back("title database digest mismatch");
       }
+      changed_.notify_all();
+      continue;
+    }
+    if (message.has_losses() || message.has_providers() || message.has_timings()) {
+      reports_.push_back(message);
       changed_.notify_all();
       continue;
     }
@@ -145,6 +151,16 @@ void FakeIngestService::DropStreamAfterStoring(uint64_t sequence) {
 void FakeIngestService::HoldAcks(bool hold) {
   std::lock_guard lock(mutex_);
   hold_acks_ = hold;
+}
+
+void FakeIngestService::TakeReports(bool take) {
+  std::lock_guard lock(mutex_);
+  take_reports_ = take;
+}
+
+std::vector<v1::AgentMessage> FakeIngestService::reports() const {
+  std::lock_guard lock(mutex_);
+  return reports_;
 }
 
 void FakeIngestService::HoldWelcome(bool hold) {

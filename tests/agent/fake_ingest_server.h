@@ -50,6 +50,9 @@ class FakeIngestService : public v1::Ingest::Service {
   void HoldAcks(bool hold);                        // true: store, but never answer
   void AddTitles(const Sha256Digest& digest);      // as if the server held them
   void HoldWelcome(bool hold);                     // true: a Hello waits for its answer
+  // Whether its Welcome says it takes the agent's reports (losses, providers, timings): by
+  // default it does not, as a server older than them.
+  void TakeReports(bool take);
 
   std::vector<v1::Hello> hellos() const;
   std::vector<v1::TitleDatabase> title_messages() const;
@@ -59,6 +62,8 @@ class FakeIngestService : public v1::Ingest::Service {
   std::map<std::pair<std::string, uint64_t>, std::vector<uint8_t>> stored() const;
   std::vector<std::string> errors() const;  // frames the fake could not restore
   std::vector<std::string> authorizations() const;
+  // The reports received (AgentMessages with losses, providers or timings), in order.
+  std::vector<v1::AgentMessage> reports() const;
 
   // Waits (up to a generous limit, so a broken agent fails instead of hanging) until `done`.
   bool WaitFor(const std::function<bool()>& done,
@@ -72,6 +77,8 @@ class FakeIngestService : public v1::Ingest::Service {
   std::set<uint64_t> drop_after_;
   bool hold_acks_ = false;
   bool hold_welcome_ = false;
+  bool take_reports_ = false;
+  std::vector<v1::AgentMessage> reports_;
   std::set<Sha256Digest> titles_;
   std::vector<v1::Hello> hellos_;
   std::vector<v1::TitleDatabase> title_messages_;

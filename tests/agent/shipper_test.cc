@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <sstream>
 
 #include "agent/outbox.h"
@@ -114,6 +115,43 @@ TEST_F(ShipperTest, HelloNamesHostInstanceAndTitlesAndMissingTitlesAreSent) {
   EXPECT_TRUE(titles[0].counters() == std::string(counters.begin(), counters.end()));
   EXPECT_TRUE(service_.errors().empty());
   EXPECT_EQ(service_.stored().at({kInstance, 1}), FakeRaw(1));
+}
+
+// Regression: agents sent what they lost (and their disabled providers) to servers older than
+// those messages, which end the stream on a message they do not know: the agent reconnected and
+// sent it again, forever. Only a server whose Welcome says it takes them is sent them; the
+// latest of each kind goes to the next server that does.
+TEST_F(ShipperTest, ReportsGoOnlyToAServerThatTakesThem) {
+  v1::CollectionLosses losses;
+  losses.set_agent_started_unix_nanos(7);
+  losses.set_dropped(3);
+  v1::ObjectTimings timings;
+  timings.add_objects()->set_object_index(230);
+  int port = 0;
+  {
+    FakeIngestServer older(service_);
+    port = older.port();
+    StartShipper(older.address());
+    shipper_->ReportLosses(losses);
+    shipper_->ReportTimings(timings);
+    outbox_->Push(Record(1, FakeRaw(1)));
+    ASSERT_TRUE(WaitForEmptyOutbox());
+    EXPECT_TRUE(service_.reports().empty());
+    EXPECT_NE(log_text_.str().find("the server is older than this agent"), std::string::npos);
+  }
+  // The server is upgraded where the agent expects it: the agent reconnects and sends both.
+  FakeIngestService newer;
+  newer.TakeReports(true);
+  FakeIngestServer server(newer, port);
+  outbox_->Push(Record(2, FakeRaw(2)));
+  ASSERT_TRUE(newer.WaitFor([&] { return newer.reports().size() >= 2; }));
+  std::vector<v1::AgentMessage> reports = newer.reports();
+  EXPECT_TRUE(std::any_of(reports.begin(), reports.end(), [](const v1::AgentMessage& m) {
+    return m.has_losses() && m.losses().dropped() == 3;
+  }));
+  EXPECT_TRUE(std::any_of(reports.begin(), reports.end(), [](const v1::AgentMessage& m) {
+    return m.has_timings() && m.timings().objects(0).object_index() == 230;
+  }));
 }
 
 TEST_F(ShipperTest, TitlesTheServerHoldsAreNotSent) {
