@@ -292,10 +292,7 @@ Result<std::vector<query::HostSample>> SampleLoader::BrowseSamples(
 
 std::optional<int64_t> SampleLoader::NearestSampleTime(const std::string& host, int64_t from_ns,
                                                        int64_t to_ns) {
-  std::optional<int64_t> nearest;
-  Result<std::vector<SnapshotInfo>> before =
-      store_.ListSnapshots(host, 0, from_ns, std::nullopt, 1, /*newest=*/true);
-  if (before.ok() && !before->empty()) nearest = before->front().sample_time_ns;
+  std::optional<int64_t> nearest = NewestSampleBefore(host, from_ns, std::nullopt);
   if (to_ns == INT64_MAX) return nearest;
   Result<std::vector<SnapshotInfo>> after =
       store_.ListSnapshots(host, to_ns + 1, INT64_MAX, std::nullopt, 1);
@@ -304,6 +301,83 @@ std::optional<int64_t> SampleLoader::NearestSampleTime(const std::string& host, 
     nearest = after->front().sample_time_ns;
   }
   return nearest;
+}
+
+Result<std::vector<query::HealthHost>> SampleLoader::HealthHosts(
+    int64_t at_ns, const query::HostLabelsLookup& labels) {
+  Result<std::vector<query::HostInventories>> inventories = store_.Inventories(at_ns);
+  if (!inventories.ok()) return inventories.status();
+  Result<std::vector<HostRecord>> records = store_.ListHosts();
+  if (!records.ok()) return records.status();
+  std::map<std::string, const HostRecord*> by_name;
+  for (const HostRecord& record : *records) by_name.emplace(record.info.name, &record);
+  Result<std::map<std::string, std::vector<query::DisabledProviderSince>>> disabled =
+      store_.DisabledProviders();
+  if (!disabled.ok()) return disabled.status();
+  Result<std::map<std::string, query::CollectionLosses>> losses = store_.CollectionLosses();
+  if (!losses.ok()) return losses.status();
+  Result<std::map<std::string, std::vector<query::InvalidCounterRun>>> invalid =
+      store_.InvalidCounterRuns();
+  if (!invalid.ok()) return invalid.status();
+  Result<std::map<std::string, query::ObjectTimings>> timings = store_.ObjectTimings();
+  if (!timings.ok()) return timings.status();
+  std::vector<query::HealthHost> hosts;
+  hosts.reserve(inventories->size());
+  for (query::HostInventories& host_inventories : *inventories) {
+    query::HealthHost host;
+    if (labels) host.labels = labels(host_inventories.host);
+    if (auto record = by_name.find(host_inventories.host); record != by_name.end()) {
+      host.os = record->second->info.os;
+      host.os_version = record->second->info.os_version;
+      host.last_error = record->second->last_error;
+      host.last_error_ns = record->second->last_error_ns;
+    }
+    if (auto providers = disabled->find(host_inventories.host); providers != disabled->end()) {
+      host.disabled_providers = std::move(providers->second);
+    }
+    if (auto lost = losses->find(host_inventories.host); lost != losses->end()) {
+      host.losses = lost->second;
+    }
+    if (auto runs = invalid->find(host_inventories.host); runs != invalid->end()) {
+      host.invalid_counters = std::move(runs->second);
+    }
+    if (auto timed = timings->find(host_inventories.host); timed != timings->end()) {
+      host.object_timings = std::move(timed->second);
+    }
+    Result<TitleHistories> histories = Histories(host_inventories.host);
+    if (!histories.ok()) return histories.status();
+    const TitleVersion* english = VersionInForce(histories->english, at_ns);
+    host.english = ParsedTitles(english);
+    if (english != nullptr && english != histories->english.data()) {
+      host.english_before = ParsedTitles(english - 1);
+    }
+    host.localized = ParsedTitles(VersionInForce(histories->localized, at_ns));
+    // The first version of each is when the store first heard of them, not a change.
+    for (const std::vector<TitleVersion>* history : {&histories->english, &histories->localized}) {
+      for (size_t i = 1; i < history->size(); ++i) {
+        host.title_versions_ns.push_back((*history)[i].since_ns);
+      }
+    }
+    host.inventories = std::move(host_inventories);
+    hosts.push_back(std::move(host));
+  }
+  return hosts;
+}
+
+query::HealthReport SampleLoader::ReportHealth(const query::HealthRequest& request,
+                                               std::span<const query::HealthHost> hosts) {
+  return query::ReportCounterHealth(
+      request, hosts, [this](const std::string& host, const std::string& query, int64_t before_ns) {
+        return NewestSampleBefore(host, before_ns, query);
+      });
+}
+
+std::optional<int64_t> SampleLoader::NewestSampleBefore(const std::string& host, int64_t before_ns,
+                                                        const std::optional<std::string>& query) {
+  Result<std::vector<SnapshotInfo>> before =
+      store_.ListSnapshots(host, 0, before_ns, query, 1, /*newest=*/true);
+  if (!before.ok() || before->empty()) return std::nullopt;
+  return before->front().sample_time_ns;
 }
 
 }  // namespace perfhive

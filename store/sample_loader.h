@@ -21,6 +21,7 @@
 #include "perfdata/path_expander.h"
 #include "perfdata/title_bytes.h"
 #include "perfdata/title_database.h"
+#include "query/counter_health.h"
 #include "query/host_samples.h"
 #include "query/sample_reader.h"
 #include "query/series_query.h"
@@ -77,6 +78,16 @@ class SampleLoader final : public query::SampleReader {
   std::optional<int64_t> NearestSampleTime(const std::string& host, int64_t from_ns,
                                            int64_t to_ns) override;
 
+  // What the fleet's counter health report (query/counter_health.h) reads as of `at_ns`: every
+  // host with an inventory recorded by then, its title databases in force then and when each
+  // later version came, its OS and last error, and its labels from `labels` (null: none).
+  Result<std::vector<query::HealthHost>> HealthHosts(int64_t at_ns,
+                                                     const query::HostLabelsLookup& labels);
+  // ReportCounterHealth over `hosts` (as HealthHosts gives them), the last sample before each
+  // change found in the store.
+  query::HealthReport ReportHealth(const query::HealthRequest& request,
+                                   std::span<const query::HealthHost> hosts);
+
  private:
   // LoadRange in two steps: what it lists, then those samples loaded (any listing, in its
   // order, with `objects` as above).
@@ -91,6 +102,9 @@ class SampleLoader final : public query::SampleReader {
     std::vector<TitleVersion> localized;
   };
   Result<TitleHistories> Histories(const std::string& host);
+  // When the newest sample of `host` (of `query`, if given) taken before `before_ns` was taken.
+  std::optional<int64_t> NewestSampleBefore(const std::string& host, int64_t before_ns,
+                                            const std::optional<std::string>& query);
   // The parsed database of `version` (null: none, or it cannot be read).
   std::shared_ptr<const TitleDatabase> ParsedTitles(const TitleVersion* version);
 

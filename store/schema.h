@@ -10,7 +10,7 @@ namespace perfhive {
 // PRAGMA user_version of a database this code writes. A new database is made at version 1
 // (kSchema) and brought up to date by the upgrades below, in order, as an older one is on open;
 // a newer version is refused.
-inline constexpr int64_t kSchemaVersion = 9;
+inline constexpr int64_t kSchemaVersion = 12;
 
 inline constexpr const char* kSchema = R"sql(
 CREATE TABLE IF NOT EXISTS hosts (
@@ -148,6 +148,83 @@ CREATE TABLE IF NOT EXISTS host_labels (
   key TEXT NOT NULL,
   value TEXT NOT NULL,
   PRIMARY KEY (host_id, key)
+) WITHOUT ROWID;
+)sql";
+// Version 10: which objects and counters each host's snapshots of each query hold
+// (perfdata/snapshot_inventory.h), one row each time that changes, from the sample time of the
+// first snapshot with it, with the host's agent and OS versions and plan revision when it was
+// recorded: the fleet's counter health is answered from these (query/counter_health.h). Snapshots
+// stored before have none; each stream's first append after the upgrade records its inventory.
+inline constexpr const char* kSchemaInventories = R"sql(
+CREATE TABLE IF NOT EXISTS inventories (
+  host_id INTEGER NOT NULL,
+  query TEXT NOT NULL,
+  since INTEGER NOT NULL,
+  inventory BLOB NOT NULL,
+  agent_version TEXT NOT NULL,
+  os_version TEXT NOT NULL,
+  plan_revision TEXT NOT NULL,
+  PRIMARY KEY (host_id, query, since)
+) WITHOUT ROWID;
+)sql";
+// Version 11: what each host's agent last reported it lost since it started
+// (query::CollectionLosses), with the server's time when a count last grew, one row a host; and
+// the performance counter providers each Windows host's agent last reported disabled
+// (perfdata/disabled_provider.h), one row a service, replaced with each report; `since` is when
+// the server first heard it disabled (server clock), kept while it stays so. `object_indexes`
+// is the provider's "Object List" as the registry writes it: indexes separated by spaces.
+inline constexpr const char* kSchemaCollectionReports = R"sql(
+CREATE TABLE IF NOT EXISTS collection_losses (
+  host_id INTEGER PRIMARY KEY,
+  agent_started INTEGER NOT NULL,
+  skipped_ticks INTEGER NOT NULL,
+  failed_reads INTEGER NOT NULL,
+  dropped INTEGER NOT NULL,
+  refused INTEGER NOT NULL,
+  unreadable INTEGER NOT NULL,
+  unspoolable INTEGER NOT NULL,
+  grew INTEGER NOT NULL
+);
+CREATE TABLE IF NOT EXISTS disabled_providers (
+  host_id INTEGER NOT NULL,
+  service TEXT NOT NULL,
+  disable_value INTEGER NOT NULL,
+  library TEXT NOT NULL,
+  object_indexes TEXT NOT NULL,
+  since INTEGER NOT NULL,
+  PRIMARY KEY (host_id, service)
+) WITHOUT ROWID;
+)sql";
+
+// Version 12: each host's counters without a valid value (perfdata/invalid_counters.h), one row
+// a counter while its run lasts: `since` is the sample time of the newer snapshot of the run's
+// first pair, `status` the PDH status of its first value. Written at a run's second pair, deleted
+// at its end (store_invalid_counters.cc). And how long each host's source took to return each
+// object alone, as its agent last reported it (store_object_timings.cc): a row an object, and the
+// sweep's time and the agent's interval in `object_sweeps`, a row a host.
+inline constexpr const char* kSchemaCollectionChecks = R"sql(
+CREATE TABLE IF NOT EXISTS invalid_counters (
+  host_id INTEGER NOT NULL,
+  query TEXT NOT NULL,
+  object_index INTEGER NOT NULL,
+  counter_index INTEGER NOT NULL,
+  status INTEGER NOT NULL,
+  since INTEGER NOT NULL,
+  PRIMARY KEY (host_id, query, object_index, counter_index)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS object_sweeps (
+  host_id INTEGER PRIMARY KEY,
+  measured INTEGER NOT NULL,
+  interval INTEGER NOT NULL,
+  received INTEGER NOT NULL
+);
+CREATE TABLE IF NOT EXISTS object_timings (
+  host_id INTEGER NOT NULL,
+  object_index INTEGER NOT NULL,
+  nanos INTEGER NOT NULL,
+  bytes INTEGER NOT NULL,
+  error TEXT NOT NULL,
+  PRIMARY KEY (host_id, object_index)
 ) WITHOUT ROWID;
 )sql";
 

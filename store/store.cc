@@ -80,7 +80,10 @@ Result<std::unique_ptr<Store>> Store::Open(const std::string& directory,
                                   kSchemaUncompactedGroups,
                                   kSchemaCompressedTitles,
                                   kSchemaRuns,
-                                  kSchemaHostLabels};
+                                  kSchemaHostLabels,
+                                  kSchemaInventories,
+                                  kSchemaCollectionReports,
+                                  kSchemaCollectionChecks};
   static_assert(std::size(upgrades) == kSchemaVersion);
   if (Status s = UpgradeSchema(**writer, upgrades, "store " + path); !s.ok()) return s;
   Result<std::unique_ptr<ReaderPool>> readers =
@@ -144,7 +147,9 @@ void Store::AppendAsync(SnapshotToAppend snapshot, AppendCallback done) {
                   .perf_time_100ns = reader->perf_time_100ns(),
                   .sha256 = digest,
                   .sections = std::move(sections),
+                  .inventory = EncodeInventory(InventoryOf(*reader)),
                   .done = std::move(done)};
+  pending.inventory_hash = InventoryHash::Of(pending.inventory);
   bool wake;
   {
     std::lock_guard lock(queue_mutex_);
@@ -246,8 +251,9 @@ std::vector<Result<AppendResult>> Store::CommitBatch(std::vector<Pending>& batch
   if (status.ok()) status = transaction.Commit();
   if (!status.ok()) {
     // Nothing of the batch was written, so the groups the cache holds may name keyframes that
-    // do not exist.
+    // do not exist, and the inventories it holds rows that do not.
     keyframes_->Clear();
+    latest_inventories_.clear();
     results.assign(batch.size(), status);
     for (CatalogWrite& write : writes) write.status = status;
   }
@@ -409,6 +415,18 @@ Status Store::InsertOne(Pending& pending, std::optional<Result<AppendResult>>& r
   if (Status s = (*run)->Bind(1, *host_id).Bind(2, snapshot.instance_id).Bind(3, sequence).Run();
       !s.ok()) {
     return s;
+  }
+  if (Status s = RecordInventory(*host_id, snapshot.query, pending.sample_time_ns,
+                                 pending.inventory, pending.inventory_hash);
+      !s.ok()) {
+    return s;
+  }
+  if (snapshot.invalid_counters) {
+    if (Status s = RecordInvalidCounters(*host_id, snapshot.query, pending.sample_time_ns,
+                                         *snapshot.invalid_counters);
+        !s.ok()) {
+      return s;
+    }
   }
 
   if (keyframe_id) {

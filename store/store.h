@@ -46,6 +46,7 @@
 #include "base/status.h"
 #include "port/sha256.h"
 #include "query/host_selector.h"
+#include "query/inventory_history.h"
 #include "store/snapshot_sections.h"
 
 namespace perfhive {
@@ -131,6 +132,10 @@ struct SnapshotToAppend {
   // snapshot's transaction, on the writer, rather than in a commit of their own that waits for
   // the writer; a digest the store does not hold refuses the snapshot (FAILED_PRECONDITION).
   std::vector<std::pair<std::string, Sha256Digest>> titles_in_force = {};
+  // The counters without a valid value against the stream's snapshot before this one
+  // (perfdata/invalid_counters.h), found by a caller that holds that pair (an ingest session).
+  // Unset: no pair was checked, and the store's record of the stream's runs stays as it is.
+  std::optional<std::vector<InvalidCounter>> invalid_counters = std::nullopt;
 };
 
 struct AppendResult {
@@ -214,6 +219,15 @@ struct StoreTotals {
   int64_t file_bytes = 0;    // the database's pages, what the directory holds
 };
 
+// What the writer compares an inventory's encoding by: its size and a 64-bit hash of its bytes.
+struct InventoryHash {
+  size_t size = 0;
+  size_t hash = 0;
+
+  static InventoryHash Of(const std::vector<uint8_t>& encoded);
+  bool operator==(const InventoryHash&) const = default;
+};
+
 class Store {
  public:
   // Opens, or creates, the store in `directory` (created if missing).
@@ -253,6 +267,28 @@ class Store {
   // what it said about it, replacing what it said before.
   Status RecordHostPlan(const std::string& host, const std::string& revision,
                         const std::string& report, int64_t now_ns);
+  // `host`'s disabled providers as its agent last reported them (none: an empty list), replacing
+  // what it reported before; a provider still disabled keeps the time it was first reported.
+  Status RecordDisabledProviders(const std::string& host,
+                                 const std::vector<DisabledProvider>& disabled, int64_t now_ns);
+  // Every host's disabled providers by host name, each host's by service; hosts with none are
+  // left out.
+  Result<std::map<std::string, std::vector<query::DisabledProviderSince>>> DisabledProviders();
+  // What `host`'s agent reports it lost since it started (`grew_ns` is worked out here: `now_ns`
+  // when a count grew since its last report of the same start, or when a new start reports
+  // some), replacing its last report.
+  Status RecordCollectionLosses(const std::string& host, query::CollectionLosses losses,
+                                int64_t now_ns);
+  // Every host's last report, by host name.
+  Result<std::map<std::string, query::CollectionLosses>> CollectionLosses();
+  // `host`'s object timings as its agent last reported them, replacing what it reported before.
+  Status RecordObjectTimings(const std::string& host, const query::ObjectTimings& timings,
+                             int64_t now_ns);
+  // Every host's last report, by host name (hosts that sent none left out), objects by index.
+  Result<std::map<std::string, query::ObjectTimings>> ObjectTimings();
+  // Every host's counters without a valid value now, by host name (hosts with none left out),
+  // each host's by query, object and counter index.
+  Result<std::map<std::string, std::vector<query::InvalidCounterRun>>> InvalidCounterRuns();
   Result<std::vector<HostRecord>> ListHosts();
   Result<std::optional<HostRecord>> FindHost(const std::string& host);
 
@@ -318,6 +354,10 @@ class Store {
   Result<RetentionResult> ApplyRetention(const RetentionPolicy& policy, int64_t now_ns);
   Result<StoreTotals> Totals();
 
+  // Every host's inventory versions recorded up to `to_ns` (a sample time), hosts by name; hosts
+  // with none are left out. The table holds a row per change, so this is small.
+  Result<std::vector<query::HostInventories>> Inventories(int64_t to_ns);
+
   // Rewrites closed groups as columnar blocks (docs/store_format.md, "Closed groups as columnar
   // blocks"). A group is closed once its stream has started another, or once nothing was
   // appended to it since `idle_before_ns` (server clock); the stream's next append then starts a
@@ -345,6 +385,8 @@ class Store {
     int64_t perf_time_100ns = 0;
     Sha256Digest sha256{};
     std::vector<SnapshotSection> sections;  // how its frame cuts it
+    std::vector<uint8_t> inventory;         // EncodeInventory of what it holds
+    InventoryHash inventory_hash{};         // and its hash, taken on the caller's thread
     AppendCallback done;
   };
 
@@ -389,6 +431,16 @@ class Store {
   // duplicate, or refused as a conflict) goes to `result`.
   Status InsertOne(Pending& pending, std::optional<Result<AppendResult>>& result);
   Result<int64_t> HostId(const std::string& host, bool create, int64_t now_ns);
+  // After a new snapshot of (host, query) taken at `sample_time_ns` was stored: records its
+  // inventory when it differs from the one in force then (store_inventories.cc).
+  Status RecordInventory(int64_t host_id, const std::string& query, int64_t sample_time_ns,
+                         const std::vector<uint8_t>& inventory,
+                         const InventoryHash& inventory_hash);
+  // After a new snapshot of (host, query) taken at `sample_time_ns` was stored, with the
+  // counters that had no valid value against the snapshot before it: starts, writes and ends the
+  // stream's runs (store_invalid_counters.cc).
+  Status RecordInvalidCounters(int64_t host_id, const std::string& query, int64_t sample_time_ns,
+                               const std::vector<InvalidCounter>& invalid);
   Result<bool> TitleDatabaseStored(const Sha256Digest& digest);
   // From `since_ns` on, `host_id` reads `language` with `digest`, unless that is already so.
   Status PutTitlesInForce(int64_t host_id, const std::string& language, const Sha256Digest& digest,
@@ -405,6 +457,29 @@ class Store {
   std::mutex write_mutex_;  // the writer connection and the keyframe cache
   std::unique_ptr<SqliteDb> writer_;
   std::unique_ptr<KeyframeCache> keyframes_;
+  // The newest inventory recorded per (host id, query), by its encoding's size and 64-bit hash
+  // (InventoryHash: 16 bytes a stream rather than kilobytes; equal inventories from one stream
+  // whose hashes collide would only leave a change unrecorded, at odds of 2^-64), and the newest
+  // sample time stored: most appends are newer, compare theirs with it and write nothing.
+  struct LatestInventory {
+    InventoryHash inventory_hash{};
+    int64_t newest_sample_ns = 0;
+  };
+  std::map<std::pair<int64_t, std::string>, LatestInventory> latest_inventories_;
+  // Per (host id, query): the counters without a valid value at the stream's newest checked
+  // pair, by (object, counter) index, each with the sample time its run began and whether its row
+  // is written; read from the table at the stream's first check after a start.
+  struct InvalidRun {
+    int64_t since_ns = 0;
+    PdhStatus status = PdhStatus::kInvalidData;
+    bool written = false;
+  };
+  struct StreamInvalidRuns {
+    bool loaded = false;
+    int64_t newest_ns = 0;
+    std::map<std::pair<uint32_t, uint32_t>, InvalidRun> runs;
+  };
+  std::map<std::pair<int64_t, std::string>, StreamInvalidRuns> invalid_runs_;
 
   std::unique_ptr<ReaderPool> readers_;
 
