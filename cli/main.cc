@@ -12,6 +12,7 @@
 #include "cli/alerts_command.h"
 #include "cli/decode_command.h"
 #include "cli/error_text.h"
+#include "cli/health_command.h"
 #include "cli/login_command.h"
 #include "cli/query_commands.h"
 #include "cli/server_connection.h"
@@ -131,6 +132,29 @@ int main(int argc, char** argv) {
   alerts_cmd->add_option("--format", alerts.format, "table or json (as /api/v1/alerts)")
       ->transform(CLI::CheckedTransformer(kListFormats, CLI::ignore_case));
   AddConnectionOptions(alerts_cmd, connection);
+
+  perfhive::cli::HealthOptions health;
+  CLI::App* health_cmd = app.add_subcommand(
+      "health",
+      "The fleet's counter health: hosts lacking what their peers have, since when and why; "
+      "objects lost or coming and going; unnamed indexes; collection errors. Exits 6 on a "
+      "finding newer than --since");
+  health_cmd->add_option("PATTERN", health.pattern, "Host name pattern, e.g. 'web*'");
+  health_cmd->add_option("--select", health.select,
+                         "Only the hosts a selector selects by their labels, e.g. "
+                         "'role=web,site=ams*'");
+  health_cmd
+      ->add_option("--since", health.since,
+                   "Findings from this long ago on are new (exit 6): 10m, 2h, 1d; "
+                   "default 24h")
+      ->capture_default_str();
+  health_cmd->add_option("--at", health.at, "As of this time (RFC 3339); default: now");
+  health_cmd->add_option("--peers-by", health.peers_by,
+                         "Label keys peers share beside their OS family: role,env (default "
+                         "role; '' for the OS family alone)");
+  health_cmd->add_option("--format", health.format, "table or json (as /api/v1/health)")
+      ->transform(CLI::CheckedTransformer(kListFormats, CLI::ignore_case));
+  AddConnectionOptions(health_cmd, connection);
 
   perfhive::cli::LoginOptions login;
   CLI::App* login_cmd = app.add_subcommand(
@@ -272,6 +296,7 @@ int main(int argc, char** argv) {
   if (decode_cmd->parsed()) return perfhive::cli::RunDecode(decode, std::cout, std::cerr);
   if (hosts_cmd->parsed()) RunAgainstServer(connection, hosts, perfhive::cli::RunHosts);
   if (alerts_cmd->parsed()) RunAgainstServer(connection, alerts, perfhive::cli::RunAlerts);
+  if (health_cmd->parsed()) RunAgainstServer(connection, health, perfhive::cli::RunHealth);
   if (login_cmd->parsed()) RunAgainstServer(connection, login, perfhive::cli::RunLogin);
   if (snapshots_cmd->parsed()) {
     RunAgainstServer(connection, snapshots, perfhive::cli::RunSnapshots);

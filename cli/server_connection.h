@@ -62,7 +62,8 @@ inline constexpr int kExitUsage = 2;        // bad flags, bad path, bad time
 inline constexpr int kExitNotFound = 3;     // no such host, object, counter or sample
 inline constexpr int kExitUnavailable = 4;  // the server cannot be reached or cannot answer now
 inline constexpr int kExitDenied = 5;       // no token, or the token may not do this
-inline constexpr int kExitHolds = 6;        // a condition asked for (query --held) holds now
+inline constexpr int kExitHolds = 6;        // a condition asked for holds now: query --held, or a
+                                            // health finding newer than --since
 
 int ExitCodeFor(const Status& status);
 

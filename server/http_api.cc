@@ -12,6 +12,7 @@
 #include "perfdata/pdh_status.h"
 #include "perfdata/time_text.h"
 #include "proto/alerts_json.h"
+#include "proto/health_json.h"
 #include "proto/source_kind.h"
 #include "query/fleet_parameters.h"
 #include "query/renderers.h"
@@ -265,9 +266,37 @@ HttpReply HttpApi::Handle(const HttpRequest& request, int64_t now_ns) {
   if (path == "/api/v1/read") return Read(request, now_ns, /*csv=*/false);
   if (path == "/api/v1/read.csv") return Read(request, now_ns, /*csv=*/true);
   if (path == "/api/v1/alerts") return Alerts();
+  if (path == "/api/v1/health") return Health(request, now_ns);
   return JsonError(Status::NotFound(
       "no API call " + EscapeForDisplay(path) +
-      "; there are /api/v1/hosts, objects, counters, instances, read, read.csv and alerts"));
+      "; there are /api/v1/hosts, objects, counters, instances, read, read.csv, alerts and "
+      "health"));
+}
+
+HttpReply HttpApi::Health(const HttpRequest& request, int64_t now_ns) {
+  v1::HealthRequest health;
+  health.set_hosts(request.Param("pattern"));
+  health.set_host_selector(request.Param("select"));
+  health.set_at_unix_nanos(now_ns);
+  for (const char* name : {"at", "from"}) {
+    const std::string& text = request.Param(name);
+    if (text.empty()) continue;
+    Result<int64_t> time = ParseApiTime(text, now_ns);
+    if (!time.ok()) return JsonError(time.status().Prefixed(std::string(name) + ": "));
+    if (*time <= 0) return JsonError(Status::InvalidArgument(std::string(name) + ": before 1970"));
+    if (name == std::string_view("at")) {
+      health.set_at_unix_nanos(*time);
+    } else {
+      health.set_from_unix_nanos(*time);
+    }
+  }
+  if (request.params.contains("peers_by")) health.set_peers_by(request.Param("peers_by"));
+  Result<v1::HealthResponse> answer = query_.FleetHealth(health);
+  if (!answer.ok()) return JsonError(answer.status());
+  HttpReply reply = JsonReply(json::object());
+  // The same schema, keys in the same order, as `perfhive health --format json`.
+  reply.body = HealthJson(*answer).dump(-1, ' ', false, json::error_handler_t::replace);
+  return reply;
 }
 
 HttpReply HttpApi::Alerts() {

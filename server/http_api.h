@@ -27,6 +27,7 @@ class HttpApi {
 
  private:
   HttpReply Alerts();
+  HttpReply Health(const HttpRequest& request, int64_t now_ns);
   HttpReply Hosts(const HttpRequest& request, int64_t now_ns);
   HttpReply Objects(const HttpRequest& request, int64_t now_ns);
   HttpReply Counters(const HttpRequest& request, int64_t now_ns);

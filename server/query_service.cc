@@ -14,9 +14,11 @@
 #include "perfdata/display_text.h"
 #include "perfdata/name_pattern.h"
 #include "perfdata/title_bytes.h"
+#include "port/env.h"
 #include "proto/series_conversion.h"
 #include "proto/source_kind.h"
 #include "query/browse.h"
+#include "query/counter_health.h"
 #include "query/empty_answers.h"
 #include "query/series_query.h"
 #include "query/series_statistics.h"
@@ -484,6 +486,84 @@ grpc::ServerUnaryReactor* QueryService::ListAlerts(grpc::CallbackServerContext* 
   Status status = Authorize(*context);
   if (status.ok()) *response = Alerts();
   return FinishUnary(context, status);
+}
+
+grpc::ServerUnaryReactor* QueryService::Health(grpc::CallbackServerContext* context,
+                                               const v1::HealthRequest* request,
+                                               v1::HealthResponse* response) {
+  Status status = Authorize(*context);
+  if (status.ok()) status = MoveInto(FleetHealth(*request), response);
+  return FinishUnary(context, status);
+}
+
+Result<v1::HealthResponse> QueryService::FleetHealth(const v1::HealthRequest& request) {
+  Result<query::HostSelector> selector = query::HostSelector::Parse(request.host_selector());
+  if (!selector.ok()) return selector.status();
+  query::HealthRequest health;
+  health.at_ns = request.at_unix_nanos() != 0 ? request.at_unix_nanos() : UnixNanosNow();
+  health.from_ns = request.from_unix_nanos() != 0 ? request.from_unix_nanos()
+                                                  : health.at_ns - query::kHealthDefaultRangeNs;
+  if (request.has_peers_by()) {
+    Result<std::vector<std::string>> peers_by = query::ParsePeersBy(request.peers_by());
+    if (!peers_by.ok()) return peers_by.status();
+    health.peers_by = std::move(peers_by).value();
+  }
+  Result<std::vector<query::HealthHost>> hosts = loader_.HealthHosts(health.at_ns, labels_);
+  if (!hosts.ok()) return hosts.status();
+  const NamePattern pattern(request.hosts().empty() ? "*" : request.hosts());
+  std::vector<query::HealthHost> selected;
+  size_t named = 0;
+  for (query::HealthHost& host : *hosts) {
+    const std::string& name = host.inventories.host;
+    if (!pattern.Matches(name)) continue;
+    ++named;
+    if (selector->Matches(name, host.labels)) selected.push_back(std::move(host));
+  }
+  if (selected.empty() && !hosts->empty()) {
+    return Status(StatusCode::kNotFound,
+                  named == 0
+                      ? "no host with recorded inventories matches \"" + request.hosts() + "\""
+                      : std::to_string(named) + " hosts match \"" + request.hosts() +
+                            "\", none is selected by \"" + selector->text() + "\"");
+  }
+  const query::HealthReport report = loader_.ReportHealth(health, selected);
+  v1::HealthResponse response;
+  response.set_at_unix_nanos(report.at_ns);
+  response.set_from_unix_nanos(health.from_ns);
+  for (const std::string& host : report.hosts) response.add_hosts(host);
+  for (const query::HostSlowestObjects& host : report.slowest_objects) {
+    v1::HostSlowestObjects* out = response.add_slowest_objects();
+    out->set_host(host.host);
+    for (const query::HostSlowestObjects::Object& object : host.objects) {
+      v1::ObjectTime* time = out->add_objects();
+      time->set_object(object.name);
+      time->set_nanos(object.nanos);
+    }
+  }
+  for (const query::HealthFinding& finding : report.findings) {
+    v1::HealthFinding* out = response.add_findings();
+    out->set_kind(query::HealthFindingKindName(finding.kind));
+    out->set_object(finding.object);
+    out->set_counter(finding.counter);
+    out->set_peers(finding.peers);
+    out->set_peers_with(static_cast<uint32_t>(finding.peers_with));
+    out->set_peer_hosts(static_cast<uint32_t>(finding.peer_hosts));
+    out->set_newest_unix_nanos(finding.newest_ns);
+    for (const query::HostFinding& host : finding.hosts) {
+      v1::HealthHostFinding* host_out = out->add_hosts();
+      host_out->set_host(host.host);
+      host_out->set_since_unix_nanos(host.since_ns);
+      host_out->set_last_with_unix_nanos(host.last_with_ns.value_or(0));
+      host_out->set_cause(host.cause);
+      host_out->set_action(host.action);
+      for (const auto& [gone, back] : host.gaps) {
+        v1::HealthHostFinding::Gap* gap = host_out->add_gaps();
+        gap->set_gone_unix_nanos(gone);
+        gap->set_back_unix_nanos(back);
+      }
+    }
+  }
+  return response;
 }
 
 grpc::ServerUnaryReactor* QueryService::ListHosts(grpc::CallbackServerContext* context,

@@ -48,6 +48,7 @@ class QueryService final : public perfhive::v1::Query::CallbackService {
   void set_host_labels(const query::HostLabelsLookup& labels) {
     engine_.set_host_labels(labels);
     browser_.set_host_labels(labels);
+    labels_ = labels;
   }
 
   // The engine that answers reads, for fronts other than gRPC (the HTTP API) that render its
@@ -84,6 +85,9 @@ class QueryService final : public perfhive::v1::Query::CallbackService {
   grpc::ServerUnaryReactor* ListAlerts(grpc::CallbackServerContext* context,
                                        const perfhive::v1::ListAlertsRequest* request,
                                        perfhive::v1::ListAlertsResponse* response) override;
+  grpc::ServerUnaryReactor* Health(grpc::CallbackServerContext* context,
+                                   const perfhive::v1::HealthRequest* request,
+                                   perfhive::v1::HealthResponse* response) override;
 
   // The answers themselves, for callers that authorized the reader already (the gRPC methods
   // above, the console's HTTP API).
@@ -95,6 +99,8 @@ class QueryService final : public perfhive::v1::Query::CallbackService {
   Result<perfhive::v1::ListInstancesResponse> Instances(
       const perfhive::v1::ListInstancesRequest& request);
   perfhive::v1::ListAlertsResponse Alerts() const;
+  // The fleet's counter health (query/counter_health.h) of the hosts the request picks.
+  Result<perfhive::v1::HealthResponse> FleetHealth(const perfhive::v1::HealthRequest& request);
   // A Read's answer as responses: the engine's series, split where a response would grow large.
   Result<std::vector<perfhive::v1::ReadResponse>> Answer(const perfhive::v1::ReadRequest& request);
 
@@ -130,6 +136,7 @@ class QueryService final : public perfhive::v1::Query::CallbackService {
   const Alerting* alerting_ = nullptr;
   query::ReadEngine engine_;
   query::FleetBrowser browser_;
+  query::HostLabelsLookup labels_;
 };
 
 }  // namespace perfhive

@@ -12,6 +12,7 @@ import {PALETTE, gapLimit, instanceLabel} from './chart_series.js';
 import {timeTickLabel, timeTicks} from './chart_time_axis.js';
 import {$, el, escapeHtml} from './dom.js';
 import {formatExact, formatFullTime, formatInteger, formatSpan, formatTime, formatValue} from './format.js';
+import {pollRead} from './polled_read.js';
 import {hashFor} from './router.js';
 import {state} from './state.js';
 import {renderRows} from './table_rows.js';
@@ -60,23 +61,19 @@ export const alertsView = {
     if (this.chartController) this.chartController.abort();
   },
 
-  async load() {
-    clearTimeout(this.timer);
-    if (this.frozen) return;
-    if (this.controller) this.controller.abort();
-    const controller = new AbortController();
-    this.controller = controller;
-    try {
-      const answer = await fetchAlerts(controller.signal);
-      if (this.frozen || controller !== this.controller) return;
-      $('alerts-error').hidden = true;
-      this.show(answer);
-    } catch (error) {
-      if (error.name === 'AbortError') return;
-      $('alerts-error').textContent = 'Cannot list the alerts: ' + error.message;
-      $('alerts-error').hidden = false;
-    }
-    if (state.currentView === this && !this.frozen) this.timer = setTimeout(() => this.load(), POLL_MS);
+  load() {
+    return pollRead(this, {
+      read: (signal) => fetchAlerts(signal),
+      shown: (answer) => {
+        $('alerts-error').hidden = true;
+        this.show(answer);
+      },
+      failed: (error) => {
+        $('alerts-error').textContent = 'Cannot list the alerts: ' + error.message;
+        $('alerts-error').hidden = false;
+      },
+      pollMs: POLL_MS,
+    });
   },
 
   // Shows an /api/v1/alerts answer: the reload error, the alerts, the chosen one's chart and the

@@ -20,13 +20,17 @@
 //   #/alerts?rule=R&series=S                       what the server's rules found, firing first,
 //                                                   an alert's chart, and the rules
 //                                                   (alerts_view.js)
+//   #/health?pattern=P&select=S&since=24h&peers_by=K
+//                                                   the fleet's counter health: what hosts lack,
+//                                                   lost or fail to collect, as `perfhive health`
+//                                                   lists it (health_view.js)
 //
 // The shared parts: api.js (the JSON API), router.js (URLs and views), state.js (the session
 // and the view shown), login.js, theme.js (theme_early.js applies it before the first paint),
 // dom.js, format.js, sort.js, sortable_head.js, table_rows.js, counter_path.js,
 // host_pattern.js, pdh_status.js, latest_values.js, chart_library.js, chart_series.js,
 // chart_marks.js (thresholds and intervals drawn over a chart), chart_thresholds.js (the rules'
-// thresholds on the chart view), counter_path_pattern.js, alerts_answer.js.
+// thresholds on the chart view), counter_path_pattern.js, alerts_answer.js, health_answer.js.
 //
 // Hook for benchmarks and tests (tests/browser/console_bench.py):
 //   window.perfhiveConsole.renderSeries(readAnswer)  draws an /api/v1/read answer on the chart
@@ -38,12 +42,15 @@
 //   window.perfhiveConsole.chart()                    the Chart.js chart, or null.
 //   window.perfhiveConsole.renderAlerts(alertsAnswer) shows an /api/v1/alerts answer in the alerts
 //       view (open #/alerts first; polling stops).
+//   window.perfhiveConsole.renderHealth(healthAnswer) shows an /api/v1/health answer in the health
+//       view (open #/health first; polling stops).
 
 import {addDialog} from './add_counters_dialog.js';
 import {alertsView} from './alerts_view.js';
 import {chartView} from './chart_view.js';
 import {fleet} from './fleet_view.js';
 import {groupsView} from './groups_view.js';
+import {healthView} from './health_view.js';
 import {initLoginForm, start} from './login.js';
 import {processes} from './processes_view.js';
 import {route, views} from './router.js';
@@ -56,6 +63,7 @@ views.groups = groupsView;
 views.processes = processes;
 views.threads = threads;
 views.alerts = alertsView;
+views.health = healthView;
 
 // A module runs once the page is parsed, before DOMContentLoaded: the listener keeps the order
 // the console has always started in, whichever way this file is loaded.
@@ -71,6 +79,7 @@ document.addEventListener('DOMContentLoaded', () => {
   processes.init();
   threads.init();
   alertsView.init();
+  healthView.init();
   initLoginForm();
   window.addEventListener('hashchange', route);
   start();
@@ -88,4 +97,5 @@ window.perfhiveConsole = {
   },
   chart: () => chartView.chart,
   renderAlerts: (answer) => alertsView.render(answer),
+  renderHealth: (answer) => healthView.render(answer),
 };

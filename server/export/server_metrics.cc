@@ -6,6 +6,8 @@
 #include <utility>
 
 #include "export/metrics_text.h"
+#include "port/env.h"
+#include "query/counter_health.h"
 
 namespace perfhive {
 namespace {
@@ -157,6 +159,42 @@ void AddExporter(MetricsText& page, const PrometheusExporter& exporter) {
            static_cast<double>(stats.writer.lag_ms()) / 1000);
 }
 
+// The fleet's counter health as `perfhive health` gives it for the last day (peers by role): its
+// findings by kind, and per host how many touch it (every kind and host, 0 included, so that a
+// query sees a count go back to 0).
+void AddHealth(MetricsText& page, const query::HealthReport& report) {
+  std::map<std::string, int> by_kind;
+  for (query::HealthFindingKind kind : query::kHealthFindingKinds) {
+    by_kind[query::HealthFindingKindName(kind)] = 0;
+  }
+  std::map<std::string, int> by_host;
+  for (const std::string& host : report.hosts) by_host[host] = 0;
+  for (const query::HealthFinding& finding : report.findings) {
+    ++by_kind[query::HealthFindingKindName(finding.kind)];
+    for (const query::HostFinding& host : finding.hosts) ++by_host[host.host];
+  }
+  for (const auto& [kind, count] : by_kind) {
+    page.Add("perfhive_health_findings", MetricType::kGauge,
+             "Findings of the fleet's counter health over the last day, by kind "
+             "(docs/health.md).",
+             {{"kind", kind}}, count);
+  }
+  for (const auto& [host, count] : by_host) {
+    page.Add("perfhive_host_health_findings", MetricType::kGauge,
+             "Findings of the fleet's counter health over the last day that name the host.",
+             {{"host", host}}, count);
+  }
+  for (const query::HostSlowestObjects& host : report.slowest_objects) {
+    for (const query::HostSlowestObjects::Object& object : host.objects) {
+      page.Add("perfhive_object_collection_seconds", MetricType::kGauge,
+               "How long each host's source took to return its slowest objects, each asked for "
+               "alone, in its agent's last hourly sweep (docs/health.md, \"Slow objects\").",
+               {{"host", host.host}, {"object", object.name}},
+               static_cast<double>(object.nanos) / 1e9);
+    }
+  }
+}
+
 }  // namespace
 
 std::string ServerMetricsPage::Render() {
@@ -182,6 +220,15 @@ std::string ServerMetricsPage::Render() {
   if (Result<StoreTotals> totals = store_.Totals(); totals.ok()) AddStore(page, *totals);
   for (const auto& exporter : exporters_) AddExporter(page, *exporter);
   if (alerting_ != nullptr) AddAlerts(page, alerting_->Listing());
+  const int64_t now_ns = UnixNanosNow();
+  if (Result<std::vector<query::HealthHost>> health_hosts =
+          loader_.HealthHosts(now_ns, host_labels_);
+      health_hosts.ok()) {
+    query::HealthRequest request;
+    request.from_ns = now_ns - query::kHealthDefaultRangeNs;
+    request.at_ns = now_ns;
+    AddHealth(page, loader_.ReportHealth(request, *health_hosts));
+  }
   return page.Render();
 }
 

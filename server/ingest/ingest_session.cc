@@ -6,6 +6,7 @@
 
 #include "perfdata/display_text.h"
 #include "perfdata/host_name.h"
+#include "perfdata/invalid_counters.h"
 #include "perfdata/snapshot_reader.h"
 #include "port/env.h"
 #include "port/sha256.h"
@@ -143,7 +144,19 @@ void IngestSession::OnReadDone(bool ok) {
     case v1::AgentMessage::kRenewal:
       go_on = HandleRenewal(incoming_.renewal());
       break;
+    case v1::AgentMessage::kProviders:
+      go_on = HandleProviders(incoming_.providers());
+      break;
+    case v1::AgentMessage::kLosses:
+      HandleLosses(incoming_.losses());
+      break;
+    case v1::AgentMessage::kTimings:
+      go_on = HandleTimings(incoming_.timings());
+      break;
     case v1::AgentMessage::BODY_NOT_SET:
+      // A kind of message this server does not know (from a newer agent) arrives with its
+      // fields unknown: skipped, so that agents can be upgraded before their server.
+      if (incoming_.ByteSizeLong() != 0) break;
       EndStream(grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, "an empty AgentMessage"));
       go_on = false;
       break;
@@ -221,6 +234,7 @@ bool IngestSession::HandleHello(const v1::Hello& hello) {
   Result<std::optional<uint64_t>> durable = store.LastSequence(host_, instance_id_);
   welcome->set_durable_sequence(durable.ok() && durable->has_value() ? **durable : 0);
   welcome->set_max_message_bytes(static_cast<uint32_t>(service_.limits().max_snapshot_bytes));
+  welcome->set_takes_collection_reports(true);
   CollectionPlan plan = service_.PlanFor(host_);
   PlanToProto(plan, welcome->mutable_plan());
   if (info.labels) {
@@ -404,7 +418,8 @@ bool IngestSession::HandleSnapshot(v1::Snapshot& snapshot) {
     Refuse(instance_id, sequence, valid);
     return true;
   }
-  Result<std::vector<uint8_t>> raw = restorer_.Restore(snapshot);
+  std::vector<uint8_t> previous;  // the stream's snapshot of this query before, if any
+  Result<std::vector<uint8_t>> raw = restorer_.Restore(snapshot, &previous);
   if (!raw.ok()) {
     if (raw.status().code() == StatusCode::kFailedPrecondition) {
       // Its base was refused or asked for again: not the snapshot's fault.
@@ -423,6 +438,14 @@ bool IngestSession::HandleSnapshot(v1::Snapshot& snapshot) {
   if (!sample_ns.ok()) {
     Refuse(instance_id, sequence, sample_ns.status().Prefixed("malformed snapshot: SystemTime: "));
     return true;
+  }
+  // The pair this snapshot ends is at hand only here, and checking it on the session's thread
+  // spreads the work over the streams (a definition or so a counter: tens of microseconds).
+  std::optional<std::vector<InvalidCounter>> invalid_counters;
+  if (!previous.empty()) {
+    if (Result<SnapshotReader> older = SnapshotReader::Open(previous); older.ok()) {
+      invalid_counters = FindInvalidCounters(*older, *reader);
+    }
   }
   std::vector<std::pair<std::string, Sha256Digest>> titles_changed;
   if (Status status = ApplyTitles(snapshot, titles_changed); !status.ok()) {
@@ -443,7 +466,8 @@ bool IngestSession::HandleSnapshot(v1::Snapshot& snapshot) {
                           .receive_time_ns = UnixNanosNow(),
                           .raw = std::move(raw).value(),
                           .sha256 = DigestOf(snapshot.sha256()),  // the restorer checked it
-                          .titles_in_force = std::move(titles_changed)};
+                          .titles_in_force = std::move(titles_changed),
+                          .invalid_counters = std::move(invalid_counters)};
   service_.store().AppendAsync(
       std::move(append), [this, instance_id, sequence, raw_bytes](Result<AppendResult> result) {
         OnAppended(instance_id, sequence, raw_bytes, std::move(result));
@@ -460,6 +484,87 @@ void IngestSession::HandleHealth(const v1::HealthReport& health) {
       !status.ok()) {
     service_.log().Error("store_error", {{"host", host_}, {"message", status.message()}});
   }
+}
+
+bool IngestSession::HandleProviders(const v1::ProviderReport& report) {
+  if (!hello_received_) return true;
+  // A host has a few hundred services, their names and DLL paths are short: a report beyond
+  // these is not one to keep.
+  constexpr int kMostProviders = 4096;
+  constexpr size_t kMostNameBytes = 1024;
+  constexpr int kMostObjects = 1024;
+  if (report.disabled_size() > kMostProviders) {
+    EndStream(grpc::Status(grpc::StatusCode::INVALID_ARGUMENT,
+                           "a ProviderReport of " + std::to_string(report.disabled_size()) +
+                               " providers (at most " + std::to_string(kMostProviders) + ")"));
+    return false;
+  }
+  std::vector<DisabledProvider> disabled;
+  for (const v1::DisabledProvider& provider : report.disabled()) {
+    if (provider.service().empty() || provider.service().size() > kMostNameBytes ||
+        provider.library().size() > kMostNameBytes ||
+        provider.object_indexes_size() > kMostObjects) {
+      EndStream(grpc::Status(grpc::StatusCode::INVALID_ARGUMENT,
+                             "a disabled provider without a service name, or with a name or "
+                             "library over " +
+                                 std::to_string(kMostNameBytes) + " bytes or over " +
+                                 std::to_string(kMostObjects) + " objects"));
+      return false;
+    }
+    disabled.push_back(
+        {.service = provider.service(),  // within the bounds just checked
+         .disable_value = provider.disable_value(),
+         .library = provider.library(),
+         .object_indexes = {provider.object_indexes().begin(), provider.object_indexes().end()}});
+  }
+  if (Status status = service_.store().RecordDisabledProviders(host_, disabled, UnixNanosNow());
+      !status.ok()) {
+    service_.log().Error("store_error", {{"host", host_}, {"message", status.message()}});
+  }
+  return true;
+}
+
+void IngestSession::HandleLosses(const v1::CollectionLosses& losses) {
+  if (!hello_received_) return;
+  // SQLite keeps signed 64-bit integers: a count beyond them is not one an agent made.
+  auto count = [](uint64_t value) { return std::min<uint64_t>(value, INT64_MAX); };
+  query::CollectionLosses counts{.agent_started_ns = losses.agent_started_unix_nanos(),
+                                 .skipped_ticks = count(losses.skipped_ticks()),
+                                 .failed_reads = count(losses.failed_reads()),
+                                 .dropped = count(losses.dropped()),
+                                 .refused = count(losses.refused()),
+                                 .unreadable = count(losses.unreadable()),
+                                 .unspoolable = count(losses.unspoolable())};
+  if (Status status = service_.store().RecordCollectionLosses(host_, counts, UnixNanosNow());
+      !status.ok()) {
+    service_.log().Error("store_error", {{"host", host_}, {"message", status.message()}});
+  }
+}
+
+bool IngestSession::HandleTimings(const v1::ObjectTimings& timings) {
+  if (!hello_received_) return true;
+  // A host has a few hundred objects; an error is a sentence.
+  constexpr int kMostObjects = 4096;
+  if (timings.objects_size() > kMostObjects) {
+    EndStream(grpc::Status(grpc::StatusCode::INVALID_ARGUMENT,
+                           "ObjectTimings of " + std::to_string(timings.objects_size()) +
+                               " objects; at most " + std::to_string(kMostObjects)));
+    return false;
+  }
+  query::ObjectTimings kept{.measured_ns = timings.measured_unix_nanos(),
+                            .interval_ns = std::max<int64_t>(timings.interval_nanos(), 0),
+                            .objects = {}};
+  for (const v1::ObjectTiming& object : timings.objects()) {
+    kept.objects.push_back({.object_index = object.object_index(),
+                            .nanos = std::max<int64_t>(object.nanos(), 0),
+                            .bytes = std::min<uint64_t>(object.bytes(), INT64_MAX),
+                            .error = TruncateUtf8(object.error(), kMaxHealthMessageBytes)});
+  }
+  if (Status status = service_.store().RecordObjectTimings(host_, kept, UnixNanosNow());
+      !status.ok()) {
+    service_.log().Error("store_error", {{"host", host_}, {"message", status.message()}});
+  }
+  return true;
 }
 
 void IngestSession::HandlePlanStatus(const v1::PlanStatus& status) {

@@ -65,6 +65,11 @@ class IngestSession final
   bool HandleTitles(const perfhive::v1::TitleDatabase& titles);
   bool HandleSnapshot(perfhive::v1::Snapshot& snapshot);
   void HandleHealth(const perfhive::v1::HealthReport& health);
+  // Keeps the host's disabled providers; false when the report is beyond reason (stream ended).
+  bool HandleProviders(const perfhive::v1::ProviderReport& report);
+  void HandleLosses(const perfhive::v1::CollectionLosses& losses);
+  // False when the stream ended (a report beyond bounds).
+  bool HandleTimings(const perfhive::v1::ObjectTimings& timings);
   void HandlePlanStatus(const perfhive::v1::PlanStatus& status);
   // Signs the renewal the server asked for; one it did not ask for ends the stream (false).
   bool HandleRenewal(const perfhive::v1::CertificateRenewal& renewal);

@@ -17,7 +17,8 @@ std::span<const uint8_t> BytesOf(const std::string& bytes) {
 
 }  // namespace
 
-Result<std::vector<uint8_t>> SnapshotRestorer::Restore(const v1::Snapshot& snapshot) {
+Result<std::vector<uint8_t>> SnapshotRestorer::Restore(const v1::Snapshot& snapshot,
+                                                       std::vector<uint8_t>* previous) {
   size_t limit = max_snapshot_bytes_;
   if (snapshot.raw_size() > limit) {
     return Status::ResourceExhausted("snapshot of " + std::to_string(snapshot.raw_size()) +
@@ -56,7 +57,9 @@ Result<std::vector<uint8_t>> SnapshotRestorer::Restore(const v1::Snapshot& snaps
       std::string_view(reinterpret_cast<const char*>(digest.data()), digest.size())) {
     return Status::DataLoss("the restored bytes do not match the snapshot's sha256");
   }
-  bases_[snapshot.query()] = Base{snapshot.sequence(), *raw};
+  Base& base = bases_[snapshot.query()];
+  if (previous != nullptr) *previous = std::move(base.raw);
+  base = Base{snapshot.sequence(), *raw};
   return raw;
 }
 

@@ -24,7 +24,10 @@ class SnapshotRestorer {
   // The raw bytes, which become the base for the next delta of the same query. Errors are
   // RESOURCE_EXHAUSTED (over the limit), FAILED_PRECONDITION (a delta whose base this stream
   // does not hold), DATA_LOSS (size or digest differ) or INVALID_ARGUMENT (a bad payload).
-  Result<std::vector<uint8_t>> Restore(const perfhive::v1::Snapshot& snapshot);
+  // `previous`, when given, receives the raw bytes of the stream's snapshot of the same query
+  // before this one (empty when there was none): the older sample of the pair this one ends.
+  Result<std::vector<uint8_t>> Restore(const perfhive::v1::Snapshot& snapshot,
+                                       std::vector<uint8_t>* previous = nullptr);
 
  private:
   struct Base {

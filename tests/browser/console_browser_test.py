@@ -70,6 +70,15 @@ RULES = [
      "condition": "> 99", "threshold": 99, "for": "1m", "severity": "warning", "replayed": None,
      "summary": "the paging file is full"},
 ]
+# The hosts test_7f ships for the health view: three peers (role=app, which no rule is about)
+# replayed from WPREPW01's recordings, two of them faulted as `perfhive health` should find: APP02's
+# title database lacks the name of an index its snapshots use, APP03's last snapshot lacks an object
+# the others have. APP03's last sample is 20 s old, the others' 10 minutes.
+HEALTH_FIXTURE = "wprepw01"
+HEALTH_HOSTS = ("APP01", "APP02", "APP03")
+HEALTH_LABEL = "role=app"
+UNNAMED_HOST, UNNAMED_INDEX = "APP02", 6  # % Processor Time
+LOSING_HOST, LOST_OBJECT, LOST_INDEX = "APP03", "Memory", 4
 # The rule whose threshold test_7c looks for on the chart of its path, and that path.
 THRESHOLD_RULE = "ReplayedProcessorBusy"
 TOTAL_CPU_PATH = "\\\\*\\Processor(_Total)\\% Processor Time"
@@ -1004,6 +1013,291 @@ class ConsoleBrowserTest(unittest.TestCase):
             self.server.send_signal(signal.SIGHUP)
         self.wait_for("perfhive alerts to have read the file again", lambda: not self.cli_alerts()["reload_error"])
         self.wait_for("the reload error gone", lambda: not self.visible("alerts-reload-error"))
+
+    # Health.
+
+    def ship_faulted_hosts(self):
+        """HEALTH_HOSTS' replays, faulted as HEALTH_HOSTS says, each shipped until the server
+        stored all of it (a replay's agent then exits 0)."""
+        def rewrite(path, change):
+            with open(path, "rb") as f:
+                changed = change(f.read())
+            with open(path, "wb") as f:
+                f.write(changed)
+        now = int(time.time() * 1000)
+        agents = []
+        for name in HEALTH_HOSTS:
+            end = now - (20000 if name == LOSING_HOST else 600000)
+            replay = self.cluster.fixture_replay(self.fixtures, HEALTH_FIXTURE, name, end)
+            if name == UNNAMED_HOST:
+                rewrite(os.path.join(replay, "titles.bin"),
+                        lambda titles: perfhive_cluster.without_name(titles, UNNAMED_INDEX))
+            if name == LOSING_HOST:
+                last = sorted(f for f in os.listdir(replay) if f.endswith(".perf"))[-1]
+                rewrite(os.path.join(replay, last), lambda raw: perfhive_cluster.without_object(raw, LOST_INDEX))
+            agents.append((name, self.cluster.start_replay_agent(replay, name, token_file=self.writer_file,
+                                                                 labels=(HEALTH_LABEL,))))
+        for name, agent in agents:
+            self.assertEqual(agent.wait(120), 0, "the replay of %s:\n%s" % (name, self.cluster.log("agent-" + name.lower())))
+
+    def cli_health(self, args):
+        """`perfhive health ARGS --format json`, which exits 6 when a finding is new."""
+        done = self.cluster.cli(["health"] + list(args) + ["--format", "json"], token_file=self.reader_file,
+                                check=False)
+        self.assertIn(done.returncode, (0, 6), done.stderr)
+        return json.loads(done.stdout)
+
+    def page_health(self):
+        """What the health view shows: the time and start of its report, the hosts it checked, and
+        each finding in its order, with its hosts' rows (their exact times and their cells' text)."""
+        return self.js("""
+          const view = document.getElementById('view-health');
+          const table = document.getElementById('health-table');
+          if (view.hidden || !view.dataset.atMs || table.getAttribute('aria-busy')) return null;
+          const number = (text) => text === '' ? null : Number(text);
+          const findings = [];
+          for (const row of table.tBodies[0].rows) {
+            if (row.classList.contains('finding-head')) {
+              findings.push({kind: row.dataset.kind, object: row.dataset.object, counter: row.dataset.counter,
+                peers: row.dataset.peers, peers_with: Number(row.dataset.peersWith),
+                peer_hosts: Number(row.dataset.peerHosts), newest_ms: number(row.dataset.newest),
+                new: row.dataset.new === '1', badge: !!row.querySelector('.new-badge'),
+                kind_text: row.querySelector('.state-badge').textContent,
+                subject: row.querySelector('.subject').textContent,
+                headline: row.querySelector('.headline').textContent, hosts: []});
+            } else {
+              findings[findings.length - 1].hosts.push({host: row.dataset.host, since_ms: number(row.dataset.since),
+                last_with_ms: number(row.dataset.lastWith), gaps: JSON.parse(row.dataset.gaps),
+                cells: [...row.cells].map((td) => td.textContent.trim()), titles: [...row.cells].map((td) => td.title)});
+            }
+          }
+          const empty = document.getElementById('health-empty');
+          const slowest = document.getElementById('health-slowest-part').hidden ? [] :
+              [...document.getElementById('health-slowest').tBodies[0].rows].map((row) => ({
+                host: row.dataset.host,
+                objects: [...row.querySelectorAll('.slow-object')].map((span) =>
+                    ({object: span.dataset.object, seconds: Number(span.dataset.seconds), text: span.textContent}))}));
+          return {at_ms: Number(view.dataset.atMs), from_ms: Number(view.dataset.fromMs),
+                  hosts: JSON.parse(view.dataset.hosts), findings, table_shown: !table.hidden,
+                  empty: empty.hidden ? '' : empty.textContent, slowest,
+                  count: document.getElementById('health-count').textContent};""")
+
+    def cli_health_for(self, page, args=()):
+        """`perfhive health` asked for the report the page shows: the same time and start."""
+        return self.cli_health(list(args) + ["--at", ms_rfc3339(page["at_ms"]),
+                                             "--since", "%dms" % (page["at_ms"] - page["from_ms"])])
+
+    @staticmethod
+    def as_cli_findings(page):
+        """The page's findings in the CLI's JSON: each host's cause and action as its cells say them."""
+        return [{"kind": f["kind"], "object": f["object"], "counter": f["counter"], "peers": f["peers"],
+                 "peers_with": f["peers_with"], "peer_hosts": f["peer_hosts"], "newest_ms": f["newest_ms"],
+                 "hosts": [{"host": h["host"], "since_ms": h["since_ms"], "last_with_ms": h["last_with_ms"],
+                            "cause": h["cells"][3], "action": h["cells"][4],
+                            "gaps": [{"gone_ms": gone, "back_ms": back} for gone, back in h["gaps"]]}
+                           for h in f["hosts"]]} for f in page["findings"]]
+
+    @staticmethod
+    def as_cli_slowest(page):
+        """The page's slowest objects in the CLI's JSON."""
+        return [{"host": h["host"], "objects": [{"object": o["object"], "seconds": o["seconds"]} for o in h["objects"]]}
+                for h in page["slowest"]]
+
+    def health_shown_as_cli(self, args=()):
+        """Waits for the health view's report and finds it equal to `perfhive health`'s for the
+        same time and start (asking the page again when a live host's inventory changed between
+        the two); returns both."""
+        for attempt in range(3):
+            page = self.wait_for("the health report", self.page_health)
+            cli = self.cli_health_for(page, args)
+            if (self.as_cli_findings(page) == cli["findings"] and page["hosts"] == cli["hosts"] and
+                    self.as_cli_slowest(page) == cli["slowest_objects"]):
+                break
+            self.js("document.getElementById('view-health').dataset.atMs = ''")
+            self.d.find_element(By.CSS_SELECTOR, "#health-form button[type=submit]").click()
+        self.assertEqual((page["at_ms"], page["from_ms"]), (cli["at_ms"], cli["from_ms"]))
+        self.assertEqual(page["hosts"], cli["hosts"], "the hosts checked")
+        self.assertEqual(self.as_cli_findings(page), cli["findings"], "every finding and host, in the same order")
+        self.assertEqual(self.as_cli_slowest(page), cli["slowest_objects"], "each host's slowest objects")
+        for host in page["slowest"]:
+            for shown in host["objects"]:
+                self.assertTrue(shown["text"].startswith(shown["object"] + " "), shown)
+                self.assertRegex(shown["text"], r" \d+(\.\d\d)? (s|ms)$")
+        # In words, as `perfhive health` prints them.
+        fresh = 0
+        for shown, finding in zip(page["findings"], cli["findings"]):
+            self.assertEqual(shown["kind_text"], finding["kind"])
+            if finding["kind"] == "collection-error":
+                subject = '"%s"' % finding["counter"]
+            elif finding["kind"] == "unnamed-index":
+                subject = "index " + finding["counter"]
+            else:
+                subject = "\\" + finding["object"] + ("\\" + finding["counter"] if finding["counter"] else "")
+            self.assertEqual(shown["subject"], subject)
+            hosts = "%d host%s" % (len(finding["hosts"]), "" if len(finding["hosts"]) == 1 else "s")
+            if finding["kind"] in ("object-missing", "counter-missing"):
+                headline = "lacked by %s; %d of %d peers (%s) have it" % (
+                    hosts, finding["peers_with"], finding["peer_hosts"], finding["peers"])
+            else:
+                headline = "on " + hosts
+            self.assertEqual(shown["headline"], headline)
+            is_new = finding["newest_ms"] is not None and finding["newest_ms"] >= cli["from_ms"]
+            self.assertEqual((shown["new"], shown["badge"]), (is_new, is_new), "new since the start: %s" % subject)
+            fresh += is_new
+            for row, host in zip(shown["hosts"], finding["hosts"]):
+                self.assertEqual(row["cells"][0], host["host"])
+                for column, field in ((1, "since_ms"), (2, "last_with_ms")):
+                    if host[field] is None:
+                        self.assertEqual(row["cells"][column], "—")
+                    else:
+                        self.assertIn(ms_rfc3339(host[field]), row["titles"][column], "the exact time in its tooltip")
+                        self.assertRegex(row["cells"][column], r"\(\d+ (s|min|h|d) ago\)$", "how long before the report")
+                self.assertEqual(row["cells"][5].count("gone "), len(host["gaps"]))
+        checked = len(cli["hosts"])
+        if cli["findings"]:
+            self.assertTrue(page["table_shown"])
+            self.assertEqual(page["empty"], "")
+            self.assertEqual(page["count"], "%d finding%s on %d host%s checked, %d new" % (
+                len(cli["findings"]), "" if len(cli["findings"]) == 1 else "s", checked,
+                "" if checked == 1 else "s", fresh))
+        else:
+            self.assertFalse(page["table_shown"])
+            self.assertIn("healthy", page["empty"])
+            self.assertIn("%d host%s checked" % (checked, "" if checked == 1 else "s"), page["empty"])
+        return page, cli
+
+    def set_health_field(self, field, text):
+        box = self.d.find_element(By.ID, "health-" + field)
+        box.send_keys(Keys.CONTROL, "a")
+        box.send_keys(Keys.DELETE)
+        if text:
+            box.send_keys(text)
+        self.js("document.getElementById('view-health').dataset.atMs = ''")
+        box.send_keys(Keys.ENTER)
+
+    def test_7f_the_health_view_shows_the_clis_findings(self):
+        faulted = WINDOWS_HOST in self.windows_hosts
+        if faulted:
+            self.ship_faulted_hosts()
+        else:
+            print("SKIPPED (in part): no faulted hosts without ../shared; the health view is compared with "
+                  "perfhive health on the hosts there are", file=sys.stderr)
+        self.go("#/fleet")
+        self.wait_for("the fleet", lambda: self.view_shown("fleet"))
+        self.d.find_element(By.CSS_SELECTOR, "a[data-nav=health]").click()
+        self.wait_for("the health view", lambda: self.view_shown("health"))
+        self.assertEqual(self.d.find_element(By.ID, "health-since").get_attribute("value"), "24h", "new since a day")
+        page, cli = self.health_shown_as_cli()
+        self.assertEqual(page["from_ms"], page["at_ms"] - 86400000)
+        # This host's procfs agent timed its objects alone (replays are not swept): the page lists
+        # them as `perfhive health` does, named by its titles.
+        self.assertIn(self.linux_host, [h["host"] for h in cli["slowest_objects"]], cli["slowest_objects"])
+        self.assertEqual([h["host"] for h in page["slowest"]], [h["host"] for h in cli["slowest_objects"]])
+        if faulted:
+            self.assertTrue(set(HEALTH_HOSTS) <= set(cli["hosts"]))
+            found = {(f["kind"], f["object"], f["counter"]): f for f in cli["findings"]}
+            missing = found.get(("object-missing", LOST_OBJECT, ""))
+            self.assertIsNotNone(missing, "perfhive health finds %s missing on %s: %r" % (LOST_OBJECT, LOSING_HOST, cli))
+            self.assertEqual([h["host"] for h in missing["hosts"]], [LOSING_HOST])
+            self.assertEqual((missing["peers"], missing["peers_with"], missing["peer_hosts"]),
+                             ("unknown OS " + HEALTH_LABEL, 2, 3))
+            unnamed = found.get(("unnamed-index", "", str(UNNAMED_INDEX)))
+            self.assertIsNotNone(unnamed, "perfhive health finds index %d unnamed on %s" % (UNNAMED_INDEX, UNNAMED_HOST))
+            self.assertIn(UNNAMED_HOST, [h["host"] for h in unnamed["hosts"]])
+            self.assertTrue(all(f["new"] for f in page["findings"] if f["kind"] in ("object-missing", "unnamed-index")))
+        self.shot("health")
+        # New since 5 minutes: the same findings, APP03's loss new and APP02's unnamed index not.
+        self.set_health_field("since", "5m")
+        self.wait_for("since=5m in the URL", lambda: "since=5m" in self.d.current_url)
+        page, cli = self.health_shown_as_cli()
+        self.assertEqual(page["from_ms"], page["at_ms"] - 300000)
+        if faulted:
+            shown = {(f["kind"], f["object"], f["counter"]): f for f in page["findings"]}
+            self.assertTrue(shown[("object-missing", LOST_OBJECT, "")]["new"])
+            self.assertFalse(shown[("unnamed-index", "", str(UNNAMED_INDEX))]["new"])
+        self.shot("health-new-since")
+        # Only the faultless peer (or this host): the empty state, if `perfhive health` finds nothing.
+        pattern = HEALTH_HOSTS[0] if faulted else self.linux_host
+        self.set_health_field("pattern", pattern)
+        self.wait_for("pattern in the URL", lambda: "pattern=" + pattern in self.d.current_url)
+        page, cli = self.health_shown_as_cli([pattern])
+        self.assertEqual(page["hosts"], [pattern])
+        if not cli["findings"]:
+            self.shot("health-healthy")
+        # A selector that does not parse: the server's reason, as `perfhive health` has it, and no findings.
+        self.set_health_field("pattern", "")
+        self.set_health_field("select", "role=app,site")
+        error = self.wait_for("the selector's error", lambda: self.visible("health-error"))
+        refused = self.cluster.cli(["health", "--select", "role=app,site"], token_file=self.reader_file, check=False)
+        self.assertNotEqual(refused.returncode, 0)
+        prefix = "Cannot report the counter health: "
+        self.assertTrue(error.text.startswith(prefix), error.text)
+        self.assertIn(error.text[len(prefix):], refused.stderr)
+        self.assertFalse(self.d.find_element(By.ID, "health-table").is_displayed())
+        self.assertEqual(self.d.find_element(By.ID, "health-count").text, "")
+        self.shot("health-error")
+        self.set_health_field("select", "")
+        self.wait_for("the error gone", lambda: not self.visible("health-error"))
+        self.health_shown_as_cli()
+
+    def test_7g_the_health_views_words_on_answers_given_through_its_hook(self):
+        """The view's own words, on answers given through its hook: each kind's subject, the peers,
+        gaps, what is new, each host's slowest objects, and the empty state."""
+        self.go("#/health")
+        self.wait_for("the health view", lambda: self.view_shown("health"))
+        at = int(time.time() * 1000)
+        start = at - 3600000
+
+        def host(name, since_s, last_with_s=None, gaps=()):
+            return {"host": name, "since_ms": at - since_s * 1000,
+                    "last_with_ms": at - last_with_s * 1000 if last_with_s else None,
+                    "cause": "cause on " + name, "action": "do something on " + name,
+                    "gaps": [{"gone_ms": at - gone * 1000, "back_ms": at - back * 1000} for gone, back in gaps]}
+        findings = [
+            {"kind": "counter-missing", "object": "Process", "counter": "Handle Count", "peers": "Windows role=web",
+             "peers_with": 2, "peer_hosts": 3, "newest_ms": at - 7200000, "hosts": [host("web03", 7200, 7210)]},
+            {"kind": "object-came-and-went", "object": "LogicalDisk", "counter": "", "peers": "", "peers_with": 0,
+             "peer_hosts": 0, "newest_ms": at - 1800000,
+             "hosts": [host("web01", 1800, gaps=((1800, 1700), (900, 600)))]},
+            {"kind": "unnamed-index", "object": "", "counter": "2345", "peers": "", "peers_with": 0, "peer_hosts": 0,
+             "newest_ms": at - 600000, "hosts": [host("web02", 600)]},
+            {"kind": "collection-error", "object": "", "counter": "RegQueryValueEx: access denied", "peers": "",
+             "peers_with": 0, "peer_hosts": 0, "newest_ms": at - 60000, "hosts": [host("web04", 60)]},
+        ]
+        slowest = [{"host": "web01", "objects": [{"object": "Process", "seconds": 2.345678},
+                                                 {"object": "Memory", "seconds": 0.1204},
+                                                 {"object": "System", "seconds": 0.000731}]}]
+        self.js("window.perfhiveConsole.renderHealth(arguments[0])",
+                {"at_ms": at, "from_ms": start, "hosts": ["web01", "web02", "web03", "web04"], "findings": findings,
+                 "slowest_objects": slowest})
+        page = self.page_health()
+        self.assertEqual([o["text"] for o in page["slowest"][0]["objects"]],
+                         ["Process 2.35 s", "Memory 120 ms", "System 0.73 ms"])
+        self.assertEqual(self.as_cli_slowest(page), slowest)
+        self.assertEqual([f["subject"] for f in page["findings"]],
+                         ["\\Process\\Handle Count", "\\LogicalDisk", "index 2345", '"RegQueryValueEx: access denied"'])
+        self.assertEqual([f["headline"] for f in page["findings"]],
+                         ["lacked by 1 host; 2 of 3 peers (Windows role=web) have it", "on 1 host", "on 1 host", "on 1 host"])
+        self.assertEqual([f["new"] for f in page["findings"]], [False, True, True, True], "new: from an hour ago on")
+        self.assertEqual(page["count"], "4 findings on 4 hosts checked, 3 new")
+        flapping = page["findings"][1]["hosts"][0]
+        self.assertEqual(flapping["gaps"], [[at - 1800000, at - 1700000], [at - 900000, at - 600000]])
+        self.assertEqual(flapping["cells"][5].count("gone "), 2)
+        self.assertTrue(flapping["cells"][1].endswith("(30 min ago)"), "since its first gap: %r" % flapping["cells"][1])
+        missing = page["findings"][0]["hosts"][0]
+        self.assertTrue(missing["cells"][2].endswith("(2 h ago)"), "its last sample with it: %r" % missing["cells"][2])
+        self.assertEqual(page["findings"][2]["hosts"][0]["cells"][2], "—", "no last sample for an unnamed index")
+        colors = self.js("return [...document.querySelectorAll('#health-table .state-badge')].map(b => getComputedStyle(b).color)")
+        self.assertNotEqual(colors[0], colors[1], "missing and came-and-went look different")
+        self.shot("health-synthetic")
+        # Nothing found: the fleet is healthy, and how many hosts say so.
+        self.js("window.perfhiveConsole.renderHealth(arguments[0])",
+                {"at_ms": at, "from_ms": start, "hosts": ["web01", "web02", "web03"], "findings": []})
+        self.assertIn("healthy", self.visible("health-empty").text)
+        self.assertIn("3 hosts checked", self.visible("health-empty").text)
+        self.assertFalse(self.d.find_element(By.ID, "health-table").is_displayed())
+        self.assertEqual(self.d.find_element(By.ID, "health-count").text, "0 findings on 3 hosts checked, 0 new")
+        self.assertFalse(self.d.find_element(By.ID, "health-slowest-part").is_displayed(), "no host timed its objects")
 
     def test_8_dark_theme(self):
         self.go("#/fleet")

@@ -56,6 +56,50 @@ def shift_wall_clock(raw, shift_ms):
     return bytes(raw)
 
 
+# PERF_DATA_BLOCK's fields an object's removal changes, and PERF_OBJECT_TYPE's it reads.
+_TOTAL_BYTE_LENGTH = 20
+_HEADER_LENGTH = 24
+_NUM_OBJECT_TYPES = 28
+_OBJECT_NAME_TITLE_INDEX = 12
+
+
+def without_object(raw, object_index):
+    """`raw` without the object whose name index is `object_index`, NumObjectTypes and
+    TotalByteLength told: what a provider unloaded or disabled leaves of a host's snapshot (what
+    tests/e2e's WithoutObject does)."""
+    total, header, count = struct.unpack_from("<3I", raw, _TOTAL_BYTE_LENGTH)
+    at = header
+    for _ in range(count):
+        (length,) = struct.unpack_from("<I", raw, at)
+        (name_index,) = struct.unpack_from("<I", raw, at + _OBJECT_NAME_TITLE_INDEX)
+        if name_index == object_index:
+            without = bytearray(raw[:at] + raw[at + length:])
+            struct.pack_into("<I", without, _TOTAL_BYTE_LENGTH, total - length)
+            struct.pack_into("<I", without, _NUM_OBJECT_TYPES, count - 1)
+            return bytes(without)
+        at += length
+    raise AssertionError("no object %d in the snapshot" % object_index)
+
+
+def without_name(titles, index):
+    """`titles` (the bytes of "Counter 009": UTF-16 index and name pairs, each ended by a NUL,
+    the list by another) without the name of `index`: a damaged title database, the state
+    `lodctr /R` repairs (what tests/e2e's WithoutName does)."""
+    parts = titles.decode("utf-16-le").split("\0")
+    kept = []
+    found = False
+    for k in range(0, len(parts) - 1, 2):
+        if not parts[k]:
+            break
+        if parts[k] == str(index):
+            found = True
+        else:
+            kept += parts[k:k + 2]
+    if not found:
+        raise AssertionError("no name of index %d in the title database" % index)
+    return ("\0".join(kept) + "\0\0").encode("utf-16-le")
+
+
 def shared_fixtures_dir(source_dir):
     """../shared/fixtures beside the project, or None when this clone has none."""
     path = os.environ.get("PERFHIVE_SHARED_DIR") or os.path.join(source_dir, "..", "shared")

@@ -13,6 +13,7 @@
 #include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <thread>
 
 #include "tests/e2e/e2e_cluster.h"
@@ -111,12 +112,17 @@ std::string EnrollmentToken(const ScratchDir& scratch, const std::string& data,
 // Proves: one agent polls several hosts without an agent, each shipped under its own name and
 // marked agentless; the server stores both live hosts' snapshots and `perfhive query` answers
 // with the values written into smbd; the dead target shows why in `perfhive hosts` while the
-// live ones keep their schedule.
+// live ones keep their schedule; a provider disabled in smbd's registry is one provider-disabled
+// finding of `perfhive health` on both live hosts, and each live host's objects are timed alone.
 TEST(AgentlessEndToEndTest, OneAgentPollsTwoLiveHostsAndReportsTheDeadOne) {
   if (std::string why = SambaServer::Unavailable(); !why.empty()) GTEST_SKIP() << why;
   SambaServer samba;
   ASSERT_TRUE(samba.ready()) << samba.log();
   samba.Write(Widgets());
+  const std::string provider_key =
+      "HKLM\\SYSTEM\\CurrentControlSet\\Services\\WidgetService\\Performance";
+  ASSERT_TRUE(samba.SetRegistryValue(provider_key, "Disable Performance Counters", "dword", "1"))
+      << samba.log();
 
   ScratchDir scratch("agentless");
   std::string credentials = scratch / "smb.auth";
@@ -175,6 +181,35 @@ TEST(AgentlessEndToEndTest, OneAgentPollsTwoLiveHostsAndReportsTheDeadOne) {
                                                     {"\\\\WINB\\Widget(beta)\\Widgets Made", 22}}));
   std::map<std::string, double> uptime = Query(scratch, server, "\\\\WINB\\Host\\Uptime Seconds");
   EXPECT_EQ(uptime, (std::map<std::string, double>{{"\\\\WINB\\Host\\Uptime Seconds", 86400}}));
+
+  // The poller checked each target's providers at its first poll; exit 6: a finding is new.
+  CommandResult health = RunCommand(scratch, {CliBinary(), "health", "--server", server.address(),
+                                              "--insecure", "--format", "json"});
+  EXPECT_EQ(health.exit_code, 6) << health.err << health.out;
+  const nlohmann::json report = nlohmann::json::parse(health.out);
+  std::vector<std::string> disabled_on;
+  for (const nlohmann::json& finding : report["findings"]) {
+    if (finding["kind"] != "provider-disabled") continue;
+    EXPECT_EQ(finding["counter"], "WidgetService");
+    for (const nlohmann::json& host : finding["hosts"]) {
+      disabled_on.push_back(host["host"]);
+      EXPECT_THAT(host["cause"].get<std::string>(), HasSubstr(provider_key));
+    }
+  }
+  EXPECT_EQ(disabled_on, (std::vector<std::string>{"WINA", "WINB"})) << health.out;
+  // Each live target's objects were timed alone over MS-RRP (one BaseRegQueryValue each, from
+  // the second poll on); the dead one has none.
+  std::map<std::string, std::set<std::string>> timed;
+  for (const nlohmann::json& host : report["slowest_objects"]) {
+    for (const nlohmann::json& object : host["objects"]) {
+      timed[host["host"]].insert(object["object"].get<std::string>());
+      EXPECT_GT(object["seconds"].get<double>(), 0) << host.dump();
+    }
+  }
+  const std::set<std::string> widget_objects = {"Host", "Widget"};
+  EXPECT_EQ(timed, (std::map<std::string, std::set<std::string>>{{"WINA", widget_objects},
+                                                                 {"WINB", widget_objects}}))
+      << health.out;
 
   agent.Signal(SIGTERM);
   EXPECT_EQ(agent.Wait(std::chrono::seconds(30)), 0) << ReadWholeFile(scratch / "agent.err");

@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <regex>
 #include <thread>
 
 #include "base/byte_order.h"
@@ -211,6 +212,18 @@ std::vector<uint8_t> WithANewTitle(const std::vector<uint8_t>& titles, const std
   EXPECT_TRUE(ParseTitleList(titles, false, database).ok());
   database.AddName(database.last_name_index() + 2, name);
   return database.EncodeNames();
+}
+
+std::string ListeningUrl(const ServerProcess& server, const std::string& what) {
+  const std::string log = ReadWholeFile(server.log_path());
+  const std::regex listening(what + " on (http://127\\.0\\.0\\.1:[0-9]+)");
+  std::string url;
+  for (auto it = std::sregex_iterator(log.begin(), log.end(), listening);
+       it != std::sregex_iterator(); ++it) {
+    url = (*it)[1];
+  }
+  EXPECT_FALSE(url.empty()) << "the server's log says nothing listens for " << what << ":\n" << log;
+  return url;
 }
 
 std::vector<uint8_t> WithOneValueChanged(std::vector<uint8_t> raw) {

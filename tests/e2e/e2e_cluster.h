@@ -83,6 +83,10 @@ ReplayDir WriteReplayFiles(const ScratchDir& scratch, const std::string& name,
 // installed while the host ran adds.
 std::vector<uint8_t> WithANewTitle(const std::vector<uint8_t>& titles, const std::string& name);
 
+// The base URL (http://127.0.0.1:PORT) the server's log last said `what` ("console", "metrics")
+// listens on; empty, with the failure recorded, when it said none.
+std::string ListeningUrl(const ServerProcess& server, const std::string& what);
+
 // `raw` with one counter value changed (the first instance's first counter of its first object
 // that has instances): the same sample to the server (SystemTime, PerfTime), other bytes.
 std::vector<uint8_t> WithOneValueChanged(std::vector<uint8_t> raw);

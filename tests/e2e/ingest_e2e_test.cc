@@ -9,14 +9,17 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <regex>
+#include <set>
 #include <thread>
 
+#include "export/http_client.h"
 #include "tests/e2e/e2e_cluster.h"
 
 namespace perfhive::testing {
 namespace {
 
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 std::vector<std::string> ReplayAgent(const ServerProcess& server, const ReplayDir& dir,
                                      const std::string& host, const ScratchDir& scratch,
@@ -165,7 +168,8 @@ TEST(IngestEndToEndTest, AStalledServerThatComesBackGetsEverything) {
 }
 
 // Proves: snapshots taken while no server is up wait in the spool and arrive, in order, once it
-// is; past the spool's limit the oldest are dropped, counted and logged.
+// is; past the spool's limit the oldest are dropped, counted and logged, and `perfhive health`
+// says how many were lost (a collection-losses finding; exit 6, it is new).
 TEST(IngestEndToEndTest, TheSpoolKeepsTheNewestWhileTheServerIsDown) {
   ScratchDir scratch("spool");
   ServerProcess server(scratch);
@@ -188,6 +192,76 @@ TEST(IngestEndToEndTest, TheSpoolKeepsTheNewestWhileTheServerIsDown) {
   for (size_t i = 0; i < stored.size(); ++i) {
     EXPECT_EQ(stored[i]["sha256"], Sha256Hex(dir.snapshots[first + i])) << i;
   }
+  CommandResult health = RunCommand(scratch, {CliBinary(), "health", "--server", server.address(),
+                                              "--insecure", "--format", "json"});
+  EXPECT_EQ(health.exit_code, 6) << health.err << health.out;
+  const nlohmann::json report = nlohmann::json::parse(health.out);
+  int losses = 0;
+  for (const nlohmann::json& finding : report["findings"]) {
+    if (finding["kind"] != "collection-losses") continue;
+    ++losses;
+    ASSERT_EQ(finding["hosts"].size(), 1u);
+    EXPECT_EQ(finding["hosts"][0]["host"], "WINP");
+    EXPECT_THAT(finding["hosts"][0]["cause"].get<std::string>(),
+                HasSubstr(std::to_string(dir.snapshots.size() - stored.size()) +
+                          " snapshots dropped by the spool's limit"));
+  }
+  EXPECT_EQ(losses, 1) << health.out;
+  EXPECT_EQ(server.Stop(), 0);
+}
+
+// Proves: a Linux agent times each object of its snapshots asked for alone, with the real /proc,
+// and sends the sweep; `perfhive health` lists its slowest objects by name, slowest first, and
+// /metrics gives the same times.
+TEST(IngestEndToEndTest, AnAgentTimesEachObjectAloneAndTheReportNamesTheSlowest) {
+  ScratchDir scratch("timings");
+  ServerProcess server(scratch, {"--insecure", "--metrics-listen", "127.0.0.1:0"});
+  ASSERT_TRUE(server.Start());
+  ChildProcess agent(
+      {AgentBinary(), "run", "--server", server.address(), "--insecure", "--source", "procfs",
+       "--host-name", "linux-timed", "--interval", "500ms", "--spool-dir", scratch / "spool"},
+      scratch / "agent.out", scratch / "agent.err");
+  nlohmann::json slowest;
+  const auto started = std::chrono::steady_clock::now();
+  while (std::chrono::steady_clock::now() - started < std::chrono::seconds(60)) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    CommandResult health = RunCommand(scratch, {CliBinary(), "health", "--server", server.address(),
+                                                "--insecure", "--format", "json"});
+    const nlohmann::json report = nlohmann::json::parse(health.out, nullptr, false);
+    if (report.is_object() && !report["slowest_objects"].empty()) {
+      slowest = report["slowest_objects"];
+      break;
+    }
+  }
+  ASSERT_EQ(slowest.size(), 1u) << ReadWholeFile(scratch / "agent.err");
+  EXPECT_EQ(slowest[0]["host"], "linux-timed");
+  const nlohmann::json& objects = slowest[0]["objects"];
+  ASSERT_EQ(objects.size(), 5u) << slowest.dump();  // procfs gives more objects than five
+  std::set<std::string> names;
+  for (size_t i = 0; i < objects.size(); ++i) {
+    const std::string name = objects[i]["object"];
+    EXPECT_TRUE(names.insert(name).second) << name;
+    EXPECT_EQ(name.find_first_not_of("0123456789"), 0u) << "named by the host's titles: " << name;
+    const double seconds = objects[i]["seconds"];
+    EXPECT_GT(seconds, 0);
+    EXPECT_LT(seconds, 10);
+    if (i > 0) {
+      EXPECT_LE(seconds, objects[i - 1]["seconds"].get<double>()) << "slowest first";
+    }
+  }
+  HttpClientOptions large;
+  large.max_body_bytes = size_t{64} << 20;
+  Result<HttpResponse> metrics =
+      HttpClient(large).Get(ListeningUrl(server, "metrics") + "/metrics");
+  ASSERT_TRUE(metrics.ok()) << metrics.error();
+  for (const std::string& name : names) {
+    EXPECT_THAT(metrics->body, HasSubstr("perfhive_object_collection_seconds{host=\"linux-timed\","
+                                         "object=\"" +
+                                         name + "\"}"));
+  }
+  agent.Signal(SIGTERM);
+  EXPECT_EQ(agent.Wait(std::chrono::seconds(20)), 0) << ReadWholeFile(scratch / "agent.err");
+  EXPECT_THAT(ReadWholeFile(scratch / "agent.err"), Not(HasSubstr("asked for alone failed")));
   EXPECT_EQ(server.Stop(), 0);
 }
 

@@ -10,7 +10,6 @@
 
 #include <map>
 #include <nlohmann/json.hpp>
-#include <regex>
 
 #include "export/http_client.h"
 #include "tests/e2e/e2e_cluster.h"
@@ -90,14 +89,7 @@ class LabelsTest : public ::testing::Test {
   }
   // GET `path` from the server's HTTP port named in its log after `what` (the newest start's).
   std::string Get(const std::string& what, const std::string& path) {
-    std::string log = ServerLog();
-    std::regex listening(what + " on (http://127\\.0\\.0\\.1:[0-9]+)");
-    std::string base;
-    for (auto it = std::sregex_iterator(log.begin(), log.end(), listening);
-         it != std::sregex_iterator(); ++it) {
-      base = (*it)[1];
-    }
-    EXPECT_FALSE(base.empty()) << log;
+    const std::string base = ListeningUrl(*server_, what);
     HttpClientOptions options;
     options.max_body_bytes = size_t{64} << 20;  // a /metrics page of two hosts' every counter
     HttpClient client(options);

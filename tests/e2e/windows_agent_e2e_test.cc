@@ -138,6 +138,50 @@ TEST_F(WindowsAgentEndToEndTest, RegistrySnapshotsShipOnSchedule) {
   EXPECT_GE(snapshots.size(), 3u) << ran.err;
 }
 
+// Proves: a provider disabled in the host's registry (`Disable Performance Counters`, set here
+// with Wine's reg.exe) reaches the server from the agent and is a provider-disabled finding of
+// `perfhive health` naming the service, its registry key and its library; health exits 6 (a
+// finding new since the range began).
+TEST_F(WindowsAgentEndToEndTest, ADisabledProviderIsReportedByTheHealthReport) {
+  const std::string key =
+      "HKLM\\SYSTEM\\CurrentControlSet\\Services\\PerfhiveE2eProvider\\Performance";
+  auto reg = [&](std::vector<std::string> args) {
+    std::vector<std::string> argv = {kWine, "reg"};
+    argv.insert(argv.end(), args.begin(), args.end());
+    CommandResult result = RunCommand(*scratch_, argv);
+    EXPECT_EQ(result.exit_code, 0) << result.err;
+  };
+  reg({"add", key, "/v", "Disable Performance Counters", "/t", "REG_DWORD", "/d", "1", "/f"});
+  reg({"add", key, "/v", "Library", "/t", "REG_SZ", "/d", "perfhive-e2e.dll", "/f"});
+  std::vector<std::string> args = {"run",   "--source",  "hkpd", "--interval",
+                                   "500ms", "--timeout", "5s"};
+  std::vector<std::string> shipping = Shipping("WINEPROVIDERS");
+  args.insert(args.end(), shipping.begin(), shipping.end());
+  CommandResult ran = Agent(args);
+  reg({"delete", "HKLM\\SYSTEM\\CurrentControlSet\\Services\\PerfhiveE2eProvider", "/f"});
+  ASSERT_EQ(ran.exit_code, 0) << ran.err;
+  EXPECT_THAT(ran.err, HasSubstr("service PerfhiveE2eProvider is disabled"));
+
+  CommandResult health =
+      RunCommand(*scratch_, {CliBinary(), "health", "WINEPROVIDERS", "--server", server_->address(),
+                             "--ca", *scratch_ / "ca.pem", "--token-file",
+                             *scratch_ / "reader.token", "--format", "json"});
+  EXPECT_EQ(health.exit_code, 6) << health.err << health.out;
+  nlohmann::json report = nlohmann::json::parse(health.out);
+  int found = 0;
+  for (const nlohmann::json& finding : report["findings"]) {
+    if (finding["kind"] != "provider-disabled") continue;
+    ++found;
+    EXPECT_EQ(finding["counter"], "PerfhiveE2eProvider");
+    ASSERT_EQ(finding["hosts"].size(), 1u);
+    EXPECT_EQ(finding["hosts"][0]["host"], "WINEPROVIDERS");
+    const std::string cause = finding["hosts"][0]["cause"];
+    EXPECT_THAT(cause, HasSubstr(key));
+    EXPECT_THAT(cause, HasSubstr("perfhive-e2e.dll"));
+  }
+  EXPECT_EQ(found, 1) << report.dump(1);
+}
+
 // Proves: the agentless poller on Windows (RegConnectRegistryW; Wine connects a name only when it
 // is its own computer's) ships the host it reads under the name it is given, marked agentless.
 TEST_F(WindowsAgentEndToEndTest, ARemoteRegistryTargetShipsAsAnAgentlessHost) {

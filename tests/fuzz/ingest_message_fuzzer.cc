@@ -1,10 +1,12 @@
 // Fuzzes what the server decodes from an agent: the bytes of an AgentMessage, and, when it is a
 // snapshot, its restoration (keyframe or delta against a base the stream holds) with the size
-// and digest checks. Nothing may crash, hang, read outside a buffer or restore past the limit.
+// and digest checks, and the check of the pair it ends for counters without a valid value.
+// Nothing may crash, hang, read outside a buffer or restore past the limit.
 
 #include <cstddef>
 #include <cstdint>
 
+#include "perfdata/invalid_counters.h"
 #include "perfdata/snapshot_reader.h"
 #include "perfhive/v1/ingest.pb.h"
 #include "server/ingest/snapshot_restorer.h"
@@ -18,10 +20,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   // The stream already carried the base the seeds' deltas were made against.
   perfhive::v1::Snapshot base = perfhive::testing::FuzzBaseSnapshotMessage();
   if (!restorer.Restore(base).ok()) __builtin_trap();
-  perfhive::Result<std::vector<uint8_t>> raw = restorer.Restore(message.snapshot());
+  std::vector<uint8_t> previous;
+  perfhive::Result<std::vector<uint8_t>> raw = restorer.Restore(message.snapshot(), &previous);
   if (raw.ok()) {
     if (raw->size() > kLimit) __builtin_trap();
-    (void)perfhive::SnapshotReader::Open(*raw);
+    perfhive::Result<perfhive::SnapshotReader> newer = perfhive::SnapshotReader::Open(*raw);
+    perfhive::Result<perfhive::SnapshotReader> older = perfhive::SnapshotReader::Open(previous);
+    if (newer.ok() && older.ok()) (void)perfhive::FindInvalidCounters(*older, *newer);
   }
   return 0;
 }

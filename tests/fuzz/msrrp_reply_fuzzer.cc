@@ -4,7 +4,9 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstdlib>
 #include <span>
+#include <string>
 #include <vector>
 
 #include "sources/msrrp/dcerpc_client.h"
@@ -16,7 +18,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace perfhive;
   if (size == 0) return 0;
   std::span<const uint8_t> reply(data + 1, size - 1);
-  switch (data[0] % 5) {
+  switch (data[0] % 6) {
     case 0:
       (void)dcerpc::ParseBindAnswer(reply);
       break;
@@ -36,6 +38,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       pipe.Queue(std::vector<uint8_t>(reply.begin(), reply.end()));
       DcerpcClient client(pipe, {.max_response_bytes = 1 << 20});
       if (client.Bind().ok()) (void)client.Call(17, {}, "BaseRegQueryValue");
+      break;
+    }
+    case 5: {
+      // A key's name never carries the NULs that end it on the wire.
+      Result<winreg::EnumKeyReply> enumerated = winreg::ParseEnumKeyReply(reply);
+      if (enumerated.ok() && enumerated->name.find('\0') != std::string::npos) std::abort();
       break;
     }
   }

@@ -1,11 +1,14 @@
 // Feeds arbitrary bytes to SnapshotReader::Open and, when it accepts them, walks every view it
-// hands out: names, values, text bytes, multi counts. Any read outside the buffer, crash, hang
-// or undefined behaviour is a bug.
+// hands out: names, values, text bytes, multi counts; and takes its inventory, which must come
+// back the same through its encoding. Any read outside the buffer, crash, hang or undefined
+// behaviour is a bug.
 
 #include <cstddef>
 #include <cstdint>
+#include <cstdlib>
 #include <span>
 
+#include "perfdata/snapshot_inventory.h"
 #include "perfdata/snapshot_reader.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
@@ -23,5 +26,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       }
     }
   }
+  const perfhive::SnapshotInventory inventory = perfhive::InventoryOf(*reader);
+  perfhive::Result<perfhive::SnapshotInventory> decoded =
+      perfhive::DecodeInventory(perfhive::EncodeInventory(inventory));
+  if (!decoded.ok() || !(*decoded == inventory)) std::abort();
   return sum == 42 ? 0 : 0;
 }

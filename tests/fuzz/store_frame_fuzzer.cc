@@ -9,17 +9,19 @@
 // that does not come back the same through the encoder, whole and (as a valid snapshot)
 // partially. Bytes that begin as a columnar block (store/group_columns.h) go to its parser and
 // restorer instead: refused with DATA_LOSS, or restoring snapshots of the sizes the table says
-// that restore the same once encoded again.
+// that restore the same once encoded again. Every input is also read as an inventory row.
 
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
+#include <functional>
 #include <optional>
 #include <span>
 #include <vector>
 
 #include "base/byte_order.h"
+#include "perfdata/snapshot_inventory.h"
 #include "perfdata/snapshot_reader.h"
 #include "perfdata/well_known_indexes.h"
 #include "perfdata/winperf.h"
@@ -225,7 +227,26 @@ void FuzzColumns(std::span<const uint8_t> block) {
   }
 }
 
+// The same bytes as an inventory row (perfdata/snapshot_inventory.h): refused with DATA_LOSS, or
+// an inventory of strictly increasing indexes that comes back the same through the encoder.
+void FuzzInventory(std::span<const uint8_t> bytes) {
+  Result<SnapshotInventory> inventory = DecodeInventory(bytes);
+  if (!inventory.ok()) {
+    Check(inventory.status().code() == StatusCode::kDataLoss && !inventory.error().empty());
+    return;
+  }
+  for (size_t i = 0; i < inventory->objects.size(); ++i) {
+    const std::vector<uint32_t>& counters = inventory->objects[i].counters;
+    Check(i == 0 || inventory->objects[i - 1].index < inventory->objects[i].index);
+    Check(std::adjacent_find(counters.begin(), counters.end(), std::greater_equal<uint32_t>()) ==
+          counters.end());
+  }
+  Result<SnapshotInventory> again = DecodeInventory(EncodeInventory(*inventory));
+  Check(again.ok() && *again == *inventory);
+}
+
 void FuzzOne(std::span<const uint8_t> frame) {
+  FuzzInventory(frame);
   if (IsGroupColumns(frame)) {
     FuzzColumns(frame);
     return;

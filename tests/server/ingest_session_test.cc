@@ -2,6 +2,7 @@
 // it acknowledges and when, and what it refuses while the stream goes on.
 
 #include <gmock/gmock.h>
+#include <google/protobuf/unknown_field_set.h>
 #include <gtest/gtest.h>
 
 #include <atomic>
@@ -344,6 +345,151 @@ TEST(IngestSessionTest, AHealthMessageIsKeptBounded) {
   ASSERT_TRUE(host.has_value());
   EXPECT_LE(host->last_error.size(), 4096u + 32u);
   EXPECT_THAT(host->last_error, HasSubstr("(16777218 bytes in all)"));
+}
+
+// A ProviderReport is the host's disabled providers: kept with the time the server first heard of
+// each, replaced by the next (a provider still disabled keeps its time, one enabled again goes),
+// and a report beyond reason ends the stream and keeps nothing of it.
+TEST(IngestSessionTest, ProviderReportsReplaceTheHostsDisabledProviders) {
+  TestServer server;
+  auto report = [](std::vector<std::string> services) {
+    v1::AgentMessage message;
+    for (const std::string& service : services) {
+      v1::DisabledProvider* provider = message.mutable_providers()->add_disabled();
+      provider->set_service(service);
+      provider->set_disable_value(1);
+      provider->set_library(service + ".dll");
+      provider->add_object_indexes(238);
+      provider->add_object_indexes(510);
+    }
+    return message;
+  };
+  {
+    IngestClient client(server.address());
+    ASSERT_TRUE(client.Hello("web01", "run-1"));
+    ReadWelcome(client);
+    ASSERT_TRUE(client.Send(report({"PerfOS", "PerfDisk"})));
+    EXPECT_TRUE(client.Finish().ok());
+  }
+  auto first = server.store().DisabledProviders().value();
+  ASSERT_EQ(first.size(), 1u);
+  ASSERT_EQ(first.at("web01").size(), 2u);
+  const query::DisabledProviderSince perf_os = first.at("web01")[1];
+  EXPECT_EQ(perf_os.provider, (DisabledProvider{.service = "PerfOS",
+                                                .disable_value = 1,
+                                                .library = "PerfOS.dll",
+                                                .object_indexes = {238, 510}}));
+  EXPECT_GT(perf_os.since_ns, 0);
+  {
+    IngestClient client(server.address());
+    ASSERT_TRUE(client.Hello("web01", "run-1"));
+    ReadWelcome(client);
+    ASSERT_TRUE(client.Send(report({"PerfOS"})));
+    EXPECT_TRUE(client.Finish().ok());
+  }
+  auto second = server.store().DisabledProviders().value();
+  ASSERT_EQ(second.at("web01").size(), 1u);
+  EXPECT_EQ(second.at("web01")[0].provider.service, "PerfOS");
+  EXPECT_EQ(second.at("web01")[0].since_ns, perf_os.since_ns);
+
+  IngestClient hostile(server.address());
+  ASSERT_TRUE(hostile.Hello("web01", "run-1"));
+  ReadWelcome(hostile);
+  v1::AgentMessage huge = report({"PerfNet"});
+  huge.mutable_providers()->mutable_disabled(0)->set_service(std::string(2000, 'x'));
+  hostile.Send(huge);
+  grpc::Status ended = hostile.Finish();
+  EXPECT_EQ(ended.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_THAT(ended.error_message(), HasSubstr("1024 bytes"));
+  EXPECT_EQ(server.store().DisabledProviders().value().at("web01").size(), 1u);
+}
+
+// CollectionLosses are kept as the agent's latest counts; the time they last grew moves when a
+// count grows, not when the same counts come again, and a new start's zeros leave it alone.
+TEST(IngestSessionTest, CollectionLossesKeepWhenACountLastGrew) {
+  TestServer server;
+  auto send = [&](int64_t started, uint64_t dropped, uint64_t skipped) {
+    IngestClient client(server.address());
+    ASSERT_TRUE(client.Hello("web01", "run-1"));
+    ReadWelcome(client);
+    v1::AgentMessage message;
+    message.mutable_losses()->set_agent_started_unix_nanos(started);
+    message.mutable_losses()->set_dropped(dropped);
+    message.mutable_losses()->set_skipped_ticks(skipped);
+    ASSERT_TRUE(client.Send(message));
+    EXPECT_TRUE(client.Finish().ok());
+  };
+  auto latest = [&] { return server.store().CollectionLosses().value().at("web01"); };
+  send(SampleNs(1), 0, 0);
+  EXPECT_EQ(latest().grew_ns, 0) << "nothing lost yet";
+  send(SampleNs(1), 3, 0);
+  const query::CollectionLosses grown = latest();
+  EXPECT_EQ(grown.dropped, 3u);
+  EXPECT_GT(grown.grew_ns, 0);
+  send(SampleNs(1), 3, 0);
+  EXPECT_EQ(latest().grew_ns, grown.grew_ns) << "the same counts again";
+  send(SampleNs(2), 0, 0);
+  EXPECT_EQ(latest().grew_ns, grown.grew_ns) << "another start, nothing lost";
+  EXPECT_EQ(latest().dropped, 0u);
+  send(SampleNs(2), 0, 2);
+  EXPECT_GE(latest().grew_ns, grown.grew_ns);
+  EXPECT_EQ(latest().skipped_ticks, 2u);
+}
+
+// ObjectTimings are the host's latest sweep, replacing the one before; the Welcome says the
+// server takes them (agents send them to no server that does not).
+TEST(IngestSessionTest, ObjectTimingsReplaceTheHostsLastSweep) {
+  TestServer server;
+  auto send = [&](std::vector<std::pair<uint32_t, int64_t>> objects) {
+    IngestClient client(server.address());
+    ASSERT_TRUE(client.Hello("web01", "run-1"));
+    EXPECT_TRUE(ReadWelcome(client).takes_collection_reports());
+    v1::AgentMessage message;
+    message.mutable_timings()->set_measured_unix_nanos(SampleNs(5));
+    message.mutable_timings()->set_interval_nanos(10'000'000'000);
+    for (const auto& [index, nanos] : objects) {
+      v1::ObjectTiming* timing = message.mutable_timings()->add_objects();
+      timing->set_object_index(index);
+      timing->set_nanos(nanos);
+      timing->set_bytes(4096);
+    }
+    message.mutable_timings()->mutable_objects(0)->set_error("error 5");
+    ASSERT_TRUE(client.Send(message));
+    EXPECT_TRUE(client.Finish().ok());
+  };
+  send({{230, 2'000'000'000}, {238, 1'000'000}});
+  send({{238, 3'000'000}, {510, 7'000'000}});
+  const query::ObjectTimings kept = server.store().ObjectTimings().value().at("web01");
+  EXPECT_EQ(kept.measured_ns, SampleNs(5));
+  EXPECT_EQ(kept.interval_ns, 10'000'000'000);
+  ASSERT_EQ(kept.objects.size(), 2u);
+  EXPECT_EQ(kept.objects[0].object_index, 238u);
+  EXPECT_EQ(kept.objects[0].nanos, 3'000'000);
+  EXPECT_EQ(kept.objects[0].error, "error 5");
+  EXPECT_EQ(kept.objects[1].object_index, 510u);
+  EXPECT_EQ(kept.objects[1].bytes, 4096u);
+}
+
+// Regression: a message of a kind the server does not know (from an agent newer than it) ended
+// the stream as "an empty AgentMessage", and the agent, reconnecting, sent it again forever. It
+// is skipped; a message that is truly empty still ends the stream.
+TEST(IngestSessionTest, AMessageOfAKindTheServerDoesNotKnowIsSkipped) {
+  TestServer server;
+  IngestClient client(server.address());
+  ASSERT_TRUE(client.Hello("web01", "run-1"));
+  ReadWelcome(client);
+  v1::AgentMessage newer;
+  newer.GetReflection()->MutableUnknownFields(&newer)->AddLengthDelimited(99, "from the future");
+  ASSERT_TRUE(client.Send(newer));
+  v1::AgentMessage health;
+  health.mutable_health()->set_last_error("still here");
+  health.mutable_health()->set_last_error_unix_nanos(SampleNs(1));
+  ASSERT_TRUE(client.Send(health));
+  ASSERT_TRUE(client.Send(v1::AgentMessage()));
+  grpc::Status ended = client.Finish();
+  EXPECT_EQ(ended.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_THAT(ended.error_message(), HasSubstr("an empty AgentMessage"));
+  EXPECT_EQ(server.store().FindHost("web01").value()->last_error, "still here");
 }
 
 // A Hello's labels are the host's agent labels: kept in its row, replaced by the next Hello's; a

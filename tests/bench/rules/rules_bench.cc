@@ -80,6 +80,7 @@
 #include "store/sample_time.h"
 #include "store/store.h"
 #include "tests/bench/countdown.h"
+#include "tests/bench/process_clock.h"
 #include "tests/bench/realistic_fleet/fleet_generator.h"
 #include "tests/bench/realistic_fleet/machine_layout.h"
 #include "tests/bench/realistic_fleet/real_machines.h"
@@ -116,16 +117,6 @@ struct Options {
 
 std::filesystem::path FixturesRoot() {
   return std::filesystem::path(PERFHIVE_SHARED_DIR) / "fixtures";
-}
-
-double ProcessCpuSeconds() {
-  timespec now;
-  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &now);
-  return static_cast<double>(now.tv_sec) + 1e-9 * static_cast<double>(now.tv_nsec);
-}
-
-double WallSeconds() {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
 
 struct Usage {
