@@ -335,6 +335,12 @@ std::string ListSome(const std::set<std::string>& names, size_t most) {
   return text;
 }
 
+// How a cause begins when the host's agent asks for the object by index and gets nothing back.
+constexpr std::string_view kAskedByIndexEnd = "\") and its snapshots do not return it: ";
+std::string AskedByIndex(const std::string& query) {
+  return "its agent asks for it by index (query \"" + query + std::string(kAskedByIndexEnd);
+}
+
 void AddHost(
     std::map<std::tuple<HealthFindingKind, std::string, std::string>, HealthFinding>& findings,
     HealthFindingKind kind, const std::string& object, const std::string& counter,
@@ -583,42 +589,72 @@ void FindDisabledProviders(
 
 // What a run of invalid values says, by the status of its first value, and what to do.
 std::pair<std::string, std::string> ExplainInvalid(PdhStatus status) {
-  const std::string every = "no instance has had a valid value since (" +
-                            DescribePdhStatus(status) + " at the first sample): ";
   switch (status) {
     case PdhStatus::kNegativeValue:
-      return {every + "its raw count goes backwards from sample to sample",
+      return {"its raw count goes backwards from sample to sample",
               "the provider resets its count at every collection, or reports something that is "
               "not a count: restart the service that provides it, then update the provider"};
     case PdhStatus::kNegativeDenominator:
-      return {every + "its time base or base counter does not advance",
+      return {"its time base or base counter does not advance",
               "the provider no longer updates its timestamps or its base counter: restart the "
               "service that provides it, then update the provider"};
     case PdhStatus::kNegativeTimebase:
-      return {every + "its provider gives a frequency of zero or less",
+      return {"its provider gives a frequency of zero or less",
               "update the provider; until then, the counter gives no value"};
     default:
-      return {every + "its base counter is missing or its type is not one PDH computes",
+      return {"its base counter is missing or its type is not one PDH computes",
               "the provider's counter definitions changed: run `lodctr /R`, then update the "
               "provider"};
   }
 }
 
-// A host's counters without a valid value: one finding per object and counter, hosts sharing it.
+// A host's counters without a valid value: one finding per object, naming its counters (a
+// provider that breaks breaks most of its object's counters: one line, not one per counter);
+// hosts whose object has the same counters invalid share it.
 void FindInvalidCounterRuns(
     const HealthHost& host, const HealthRequest& request,
     const LastSampleBefore& last_sample_before,
     std::map<std::tuple<HealthFindingKind, std::string, std::string>, HealthFinding>& own) {
   const Titles titles{host.english.get(), host.localized.get()};
+  struct ObjectRuns {
+    const InvalidCounterRun* first = nullptr;  // the earliest run: since when
+    std::map<PdhStatus, std::set<std::string>> by_status;
+    std::set<std::string> counters;
+  };
+  std::map<uint32_t, ObjectRuns> objects;
   std::set<std::pair<uint32_t, uint32_t>> found;  // one per counter, whichever query showed it
   for (const InvalidCounterRun& run : host.invalid_counters) {
     if (run.since_ns > request.at_ns) continue;
     if (!found.insert({run.counter.object_index, run.counter.counter_index}).second) continue;
-    auto [cause, action] = ExplainInvalid(run.counter.status);
-    AddHost(own, HealthFindingKind::kCounterInvalid, titles.Name(run.counter.object_index),
-            titles.Name(run.counter.counter_index),
-            HostFinding{host.inventories.host, run.since_ns,
-                        last_sample_before(host.inventories.host, run.query, run.since_ns),
+    ObjectRuns& object = objects[run.counter.object_index];
+    if (object.first == nullptr || run.since_ns < object.first->since_ns) object.first = &run;
+    const std::string counter = titles.Name(run.counter.counter_index);
+    object.by_status[run.counter.status].insert(counter);
+    object.counters.insert(counter);
+  }
+  for (const auto& [object_index, object] : objects) {
+    std::string cause = "no instance has had a valid value since";
+    std::set<std::string> actions;
+    for (const auto& [status, counters] : object.by_status) {
+      auto [reason, action] = ExplainInvalid(status);
+      if (actions.empty()) {
+        cause += object.by_status.size() == 1 ? " (" : ": ";
+      } else {
+        cause += "; ";
+      }
+      if (object.by_status.size() > 1) cause += ListSome(counters, 8) + " (";
+      cause += DescribePdhStatus(status) + " at the first sample): " + reason;
+      actions.insert(std::move(action));
+    }
+    std::string action;
+    for (const std::string& one : actions) action += (action.empty() ? "" : "; ") + one;
+    const size_t count = object.counters.size();
+    AddHost(own, HealthFindingKind::kCounterInvalid, titles.Name(object_index),
+            count == 1 ? *object.counters.begin()
+                       : std::to_string(count) + " counters: " + ListSome(object.counters, 8),
+            HostFinding{host.inventories.host, object.first->since_ns,
+                        last_sample_before(host.inventories.host, object.first->query,
+                                           object.first->since_ns),
                         std::move(cause), std::move(action)});
   }
 }
@@ -821,8 +857,7 @@ HealthReport ReportCounterHealth(const HealthRequest& request, std::span<const H
         const std::string object = titles.Name(index);
         const std::string key = FoldCase(object);
         if (timeline.now().contains(key)) continue;
-        const std::string asked = "its agent asks for it by index (query \"" + version->query +
-                                  "\") and its snapshots do not return it: ";
+        const std::string asked = AskedByIndex(version->query);
         // This host's part of `finding`, when it is about the object `key`.
         auto found_above = [&](HealthFinding& finding) -> HostFinding* {
           if (FoldCase(finding.object) != key || !finding.counter.empty()) return nullptr;
@@ -918,7 +953,12 @@ HealthReport ReportCounterHealth(const HealthRequest& request, std::span<const H
       const DisabledProviderSince* disabled =
           DisabledProviderOf(*host_named.at(found.host), FoldCase(finding.object));
       if (disabled == nullptr) continue;
-      found.cause = "its provider is disabled: " + std::string(kDisablePerformanceCounters) +
+      // What the index-list pass said (its agent asks for it) stays: the cause follows.
+      const size_t asked_end = found.cause.rfind(kAskedByIndexEnd);
+      found.cause = (asked_end == std::string::npos
+                         ? ""
+                         : found.cause.substr(0, asked_end + kAskedByIndexEnd.size())) +
+                    "its provider is disabled: " + std::string(kDisablePerformanceCounters) +
                     " is " + std::to_string(disabled->provider.disable_value) + " under " +
                     ProviderKeyPath(disabled->provider.service);
       found.action = EnableProviderAction(disabled->provider.service);

@@ -436,6 +436,22 @@ TEST_F(CounterHealthTest, AnObjectAskedForByIndexAndNeverReturnedIsSaidSo) {
   EXPECT_EQ(lost[0]->hosts.at(0).cause.rfind("its agent asks for it by index (query \"" + asked, 0),
             0u)
       << lost[0]->hosts.at(0).cause;
+
+  // Regression: a disabled provider's cause replaced the words saying the agent asks for it.
+  host.disabled_providers = {{DisabledProvider{.service = "PerfOS",
+                                               .disable_value = 1,
+                                               .library = "perfos.dll",
+                                               .object_indexes = {title_index::kMemory}},
+                              kStart + 30 * kSecond}};
+  report = ReportCounterHealth(request, std::span(&host, 1), TenSecondsBefore);
+  lost = OfKind(report, HealthFindingKind::kObjectLost);
+  ASSERT_EQ(lost.size(), 1u);
+  const std::string& cause = lost[0]->hosts.at(0).cause;
+  EXPECT_EQ(cause.rfind("its agent asks for it by index (query \"" + asked, 0), 0u) << cause;
+  EXPECT_NE(cause.find("do not return it: its provider is disabled: Disable Performance Counters "
+                       "is 1 under"),
+            std::string::npos)
+      << cause;
 }
 
 // A title database change that renames indexes a host's snapshots use, and gives two counters of
@@ -535,14 +551,14 @@ TEST_F(CounterHealthTest, ErrorsInTheRangeAreFindingsAndOlderOnesAreNot) {
   EXPECT_EQ(report.findings[0].hosts.at(0).since_ns, kStart + 50 * kSecond);
 }
 
-// Counters without a valid value: one finding per counter, hosts sharing it, named with each
-// host's titles, whichever of its queries showed it; a run that begins after the report's time
-// is not one yet.
-TEST_F(CounterHealthTest, CountersWithoutAValidValueAreAFindingPerCounter) {
+// Counters without a valid value: one finding per object naming its counters, hosts whose object
+// has the same counters invalid sharing it, named with each host's titles, whichever of its
+// queries showed it; a run that begins after the report's time is not one yet.
+TEST_F(CounterHealthTest, CountersWithoutAValidValueAreAFindingPerObject) {
   const Machine machine = LoadMachine("kinex01");
   const InvalidCounter stuck{title_index::kSystem, 10, PdhStatus::kNegativeDenominator};
   std::vector<HealthHost> hosts;
-  for (const char* name : {"app1", "app2", "app3"}) {
+  for (const char* name : {"app1", "app2", "app3", "app4"}) {
     hosts.push_back(Host(name, machine, {Version(kStart, machine.inventory)}));
   }
   hosts[0].invalid_counters = {{"Global", stuck, kStart + 30 * kSecond},
@@ -550,12 +566,17 @@ TEST_F(CounterHealthTest, CountersWithoutAValidValueAreAFindingPerCounter) {
   hosts[1].invalid_counters = {
       {"Global", {title_index::kSystem, 10, PdhStatus::kNegativeValue}, kStart + 60 * kSecond}};
   hosts[2].invalid_counters = {{"Global", stuck, kStart + 200 * kSecond}};
+  // app4: three counters of System, for two reasons, from 50 s and 45 s: one finding.
+  hosts[3].invalid_counters = {
+      {"Global", {title_index::kSystem, 12, PdhStatus::kNegativeValue}, kStart + 50 * kSecond},
+      {"Global", {title_index::kSystem, 14, PdhStatus::kNegativeValue}, kStart + 50 * kSecond},
+      {"2", stuck, kStart + 45 * kSecond}};
   HealthRequest request;
   request.from_ns = kStart;
   request.at_ns = kStart + 100 * kSecond;
   const HealthReport report = ReportCounterHealth(request, hosts, TenSecondsBefore);
   std::vector<const HealthFinding*> invalid = OfKind(report, HealthFindingKind::kCounterInvalid);
-  ASSERT_EQ(invalid.size(), 1u);
+  ASSERT_EQ(invalid.size(), 2u);
   EXPECT_EQ(invalid[0]->object, "System");
   EXPECT_EQ(invalid[0]->counter, "File Read Operations/sec");
   ASSERT_EQ(invalid[0]->hosts.size(), 2u);
@@ -569,6 +590,26 @@ TEST_F(CounterHealthTest, CountersWithoutAValidValueAreAFindingPerCounter) {
   EXPECT_EQ(app2.host, "app2");
   EXPECT_NE(app2.cause.find("goes backwards"), std::string::npos) << app2.cause;
   EXPECT_EQ(invalid[0]->newest_ns, kStart + 60 * kSecond);
+
+  EXPECT_EQ(invalid[1]->object, "System");
+  EXPECT_EQ(invalid[1]->counter,
+            "3 counters: File Control Operations/sec, File Read Operations/sec, File Write "
+            "Operations/sec");
+  ASSERT_EQ(invalid[1]->hosts.size(), 1u);
+  const HostFinding& app4 = invalid[1]->hosts[0];
+  EXPECT_EQ(app4.host, "app4");
+  EXPECT_EQ(app4.since_ns, kStart + 45 * kSecond);
+  EXPECT_EQ(app4.last_with_ns, kStart + 35 * kSecond);
+  // Each reason with its counters, and both actions.
+  EXPECT_NE(app4.cause.find("File Control Operations/sec, File Write Operations/sec "
+                            "(PDH_CALC_NEGATIVE_VALUE"),
+            std::string::npos)
+      << app4.cause;
+  EXPECT_NE(app4.cause.find("File Read Operations/sec (PDH_CALC_NEGATIVE_DENOMINATOR"),
+            std::string::npos)
+      << app4.cause;
+  EXPECT_NE(app4.action.find("resets its count"), std::string::npos) << app4.action;
+  EXPECT_NE(app4.action.find("timestamps"), std::string::npos) << app4.action;
 }
 
 // Slow objects: the agent's last sweep, when it falls in the range, gives a finding per object
