@@ -9,11 +9,13 @@ import {counterPath, escapeMachine} from './counter_path.js';
 import {$, escapeHtml} from './dom.js';
 import {formatAgo, formatFullTime, formatInteger, formatTime} from './format.js';
 import {globRegExp, hasWildcard} from './host_pattern.js';
+import {pollRead} from './polled_read.js';
 import {encodeParam, hashFor, replaceHash} from './router.js';
 import {SortableHead, nextSort} from './sortable_head.js';
 import {collator, compareValues, sortRows} from './sort.js';
-import {state} from './state.js';
 import {renderRows} from './table_rows.js';
+
+const POLL_MS = 5000;  // while the view is shown, it reads again this often
 
 // A host is quiet when not heard from for this long, or for three of its usual intervals
 // when those are longer (the legend above the table says so).
@@ -94,28 +96,25 @@ export const fleet = {
   now() {
     return Date.now() + this.clockOffset;
   },
-  async load() {
-    clearTimeout(this.timer);
-    if (this.frozen) return;
-    if (this.controller) this.controller.abort();
-    this.controller = new AbortController();
+  load() {
     const select = selectorOf(this.filter);
-    try {
-      const answer = await api('/api/v1/hosts', {select}, this.controller.signal);
-      if (this.frozen) return;
-      this.show(answer, select);
-      $('fleet-error').hidden = true;
-    } catch (error) {
-      if (error.name === 'AbortError') return;
-      if (select && error.status === 400) {
-        // The selector means nothing: no rows, and the server's reason.
-        this.show({hosts: []}, select, error.message);
-      }
-      $('fleet-error').textContent = select && error.status === 400 ? error.message +
-          ' (or type text without "=" to find it in any column)' : 'Cannot list the hosts: ' + error.message;
-      $('fleet-error').hidden = false;
-    }
-    if (state.currentView === this && !this.frozen) this.timer = setTimeout(() => this.load(), 5000);
+    return pollRead(this, {
+      read: (signal) => api('/api/v1/hosts', {select}, signal),
+      shown: (answer) => {
+        this.show(answer, select);
+        $('fleet-error').hidden = true;
+      },
+      failed: (error) => {
+        if (select && error.status === 400) {
+          // The selector means nothing: no rows, and the server's reason.
+          this.show({hosts: []}, select, error.message);
+        }
+        $('fleet-error').textContent = select && error.status === 400 ? error.message +
+            ' (or type text without "=" to find it in any column)' : 'Cannot list the hosts: ' + error.message;
+        $('fleet-error').hidden = false;
+      },
+      pollMs: POLL_MS,
+    });
   },
   // `answer` lists the hosts `select` selects ('' or undefined: every host); `error` is why the
   // selector selects none.

@@ -6,11 +6,13 @@ import {counterPath, escapeInstance, escapeMachine} from './counter_path.js';
 import {$, escapeHtml, showWarningsIn} from './dom.js';
 import {formatBytes, formatInteger, formatTime, formatValue} from './format.js';
 import {joinLatest} from './latest_values.js';
+import {pollRead} from './polled_read.js';
 import {hashFor, replaceHash} from './router.js';
 import {SortableHead, nextSort} from './sortable_head.js';
 import {collator, sortRows} from './sort.js';
-import {state} from './state.js';
 import {renderRows} from './table_rows.js';
+
+const POLL_MS = 3000;  // while the view is shown, it reads again this often
 
 // The counters read, by the column that shows them (ioRead and ioWrite stand in for io on hosts
 // without IO Data Bytes/sec).
@@ -64,45 +66,45 @@ export const processes = {
     replaceHash('processes', {host: this.host, sort: this.sort.key === 'name' && !this.sort.descending ? '' : this.sort.key,
       desc: this.sort.descending ? '1' : ''});
   },
-  async load() {
+  load() {
     clearTimeout(this.timer);
     if (!this.host) {
       $('processes-error').textContent = 'No host: open one from the fleet.';
       $('processes-error').hidden = false;
       return;
     }
-    if (this.controller) this.controller.abort();
-    const controller = new AbortController();
-    this.controller = controller;
     const machine = escapeMachine(this.host);
     const paths = Object.values(PROCESS_COUNTERS).map((counter) => counterPath(machine, 'Process', '*', counter));
-    try {
-      const answer = await api('/api/v1/read', {path: paths, latest: '1'}, controller.signal);
-      if (controller !== this.controller) return;
-      const columns = {};
-      for (const [column, counter] of Object.entries(PROCESS_COUNTERS)) columns[counter.toLowerCase()] = column;
-      const {rows, sampleMs} = joinLatest(answer, columns);
-      for (const row of rows) {
-        const v = row.values;
-        if (v.io === undefined && (v.ioRead !== undefined || v.ioWrite !== undefined)) {
-          v.io = v.ioRead === null || v.ioWrite === null ? null : (v.ioRead || 0) + (v.ioWrite || 0);
-          row.ioSummed = true;
-        }
+    return pollRead(this, {
+      read: (signal) => api('/api/v1/read', {path: paths, latest: '1'}, signal),
+      shown: (answer) => this.show(answer),
+      failed: (error) => {
+        $('processes-error').textContent = error.message;
+        $('processes-error').hidden = false;
+      },
+      pollMs: POLL_MS,
+    });
+  },
+  // The newest values of every process, one row each.
+  show(answer) {
+    const columns = {};
+    for (const [column, counter] of Object.entries(PROCESS_COUNTERS)) columns[counter.toLowerCase()] = column;
+    const {rows, sampleMs} = joinLatest(answer, columns);
+    for (const row of rows) {
+      const v = row.values;
+      if (v.io === undefined && (v.ioRead !== undefined || v.ioWrite !== undefined)) {
+        v.io = v.ioRead === null || v.ioWrite === null ? null : (v.ioRead || 0) + (v.ioWrite || 0);
+        row.ioSummed = true;
       }
-      this.rows = rows;
-      this.rows.host = this.host;
-      this.sampleMs = sampleMs;
-      // Paths that select nothing on this host are not news for the sum of IO counters.
-      const warnings = (answer.warnings || []).filter((w) => !(rows.some((r) => r.ioSummed) && /IO Data Bytes\/sec/.test(w)));
-      showWarningsIn($('processes-warnings'), warnings);
-      $('processes-error').hidden = true;
-      this.render();
-    } catch (error) {
-      if (error.name === 'AbortError') return;
-      $('processes-error').textContent = error.message;
-      $('processes-error').hidden = false;
     }
-    if (state.currentView === this) this.timer = setTimeout(() => this.load(), 3000);
+    this.rows = rows;
+    this.rows.host = this.host;
+    this.sampleMs = sampleMs;
+    // Paths that select nothing on this host are not news for the sum of IO counters.
+    const warnings = (answer.warnings || []).filter((w) => !(rows.some((r) => r.ioSummed) && /IO Data Bytes\/sec/.test(w)));
+    showWarningsIn($('processes-warnings'), warnings);
+    $('processes-error').hidden = true;
+    this.render();
   },
   valueOf(row, key) {
     if (key === 'name') return row.name;

@@ -6,11 +6,13 @@ import {counterPath, escapeInstancePart, escapeMachine} from './counter_path.js'
 import {$, escapeHtml, showWarningsIn} from './dom.js';
 import {formatInteger, formatTime, formatValue} from './format.js';
 import {joinLatest} from './latest_values.js';
+import {pollRead} from './polled_read.js';
 import {hashFor, replaceHash} from './router.js';
 import {SortableHead, nextSort} from './sortable_head.js';
 import {sortRows} from './sort.js';
-import {state} from './state.js';
 import {renderRows} from './table_rows.js';
+
+const POLL_MS = 3000;  // while the view is shown, it reads again this often
 
 // The counters read, by the column that shows them.
 const THREAD_COUNTERS = {
@@ -62,38 +64,38 @@ export const threads = {
     replaceHash('threads', {host: this.host, pid: this.pid, name: this.process,
       sort: this.sort.key === 'tid' && !this.sort.descending ? '' : this.sort.key, desc: this.sort.descending ? '1' : ''});
   },
-  async load() {
+  load() {
     clearTimeout(this.timer);
     if (!this.host) return;
-    if (this.controller) this.controller.abort();
-    const controller = new AbortController();
-    this.controller = controller;
     // Threads name their process without its #index: "svchost/3" for every svchost.
     const parent = this.process ? escapeInstancePart(this.process.replace(/#\d+$/, '')) : '*';
     const machine = escapeMachine(this.host);
     const paths = Object.values(THREAD_COUNTERS).map((counter) => counterPath(machine, 'Thread', parent + '/*', counter));
-    try {
-      const columns = {};
-      for (const [column, counter] of Object.entries(THREAD_COUNTERS)) columns[counter.toLowerCase()] = column;
-      const accept = (series) => this.pid === null || Number(series.pid) === this.pid;
+    return pollRead(this, {
       // latest=1 reads the newest two samples of each query: Thread's are Costly ones.
-      const answer = await api('/api/v1/read', {path: paths, latest: '1'}, controller.signal);
-      if (controller !== this.controller) return;
-      const {rows, sampleMs} = joinLatest(answer, columns, accept);
-      for (const row of rows) {
-        if (row.tid === undefined && Number.isFinite(row.values.tidValue)) row.tid = row.values.tidValue;
-      }
-      this.rows = rows;
-      this.sampleMs = sampleMs;
-      showWarningsIn($('threads-warnings'), answer.warnings);
-      $('threads-error').hidden = true;
-      this.render();
-    } catch (error) {
-      if (error.name === 'AbortError') return;
-      $('threads-error').textContent = error.message;
-      $('threads-error').hidden = false;
+      read: (signal) => api('/api/v1/read', {path: paths, latest: '1'}, signal),
+      shown: (answer) => this.show(answer),
+      failed: (error) => {
+        $('threads-error').textContent = error.message;
+        $('threads-error').hidden = false;
+      },
+      pollMs: POLL_MS,
+    });
+  },
+  // The newest values of the process's threads (or every thread), one row each.
+  show(answer) {
+    const columns = {};
+    for (const [column, counter] of Object.entries(THREAD_COUNTERS)) columns[counter.toLowerCase()] = column;
+    const accept = (series) => this.pid === null || Number(series.pid) === this.pid;
+    const {rows, sampleMs} = joinLatest(answer, columns, accept);
+    for (const row of rows) {
+      if (row.tid === undefined && Number.isFinite(row.values.tidValue)) row.tid = row.values.tidValue;
     }
-    if (state.currentView === this) this.timer = setTimeout(() => this.load(), 3000);
+    this.rows = rows;
+    this.sampleMs = sampleMs;
+    showWarningsIn($('threads-warnings'), answer.warnings);
+    $('threads-error').hidden = true;
+    this.render();
   },
   valueOf(row, key) {
     if (key === 'tid') return row.tid === undefined ? null : row.tid;
