@@ -95,7 +95,7 @@ int DrainSpools(const AgentConfig& config, Env& env, Logger& log) {
                                                                .owner = owner,
                                                                .agent_version = kAgentVersion,
                                                                .instance_id = NewInstanceId()},
-                                                *drain.outbox, **spool, log);
+                                                *drain.outbox, log);
       log.Info("draining " + std::to_string(drain.count) + " snapshots of " + owner.Label() +
                " from " + folder);
     }

@@ -67,10 +67,10 @@ Result<std::unique_ptr<HostPipeline>> HostPipeline::Create(
                                                         .poller = p.options_.poller,
                                                         .labels = p.options_.labels,
                                                         .delegate = &p},
-                                         *p.outbox_, *p.spool_, log);
-  p.sampler_ = std::make_unique<Sampler>(
-      io, *p.source_, *p.shipper_, *p.outbox_, log, p.options_.owner, p.instance_id_,
-      QueriesUnder(p.plan_, p.options_), IntervalUnder(p.plan_, p.options_), workers);
+                                         *p.outbox_, log);
+  p.sampler_ = std::make_unique<Sampler>(io, *p.source_, *p.outbox_, log, p.options_.owner,
+                                         p.instance_id_, QueriesUnder(p.plan_, p.options_),
+                                         IntervalUnder(p.plan_, p.options_), workers);
   p.sampler_->set_replaying(!p.options_.follows_plans);
   return pipeline;
 }

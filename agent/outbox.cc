@@ -2,6 +2,9 @@
 
 #include <algorithm>
 
+#include "agent/server_reports.h"
+#include "wire/title_digest.h"
+
 namespace perfhive {
 
 Outbox::Outbox(Spool& spool, std::vector<Spool::Entry> recovered, uint64_t memory_limit_bytes,
@@ -95,6 +98,9 @@ void Outbox::SetConnected(bool connected) {
   std::lock_guard lock(mutex_);
   connected_ = connected;
   in_flight_ = 0;
+  if (connected) {
+    for (auto& [kind, kept] : reports_) kept.pending |= SentOnEveryStream(kept.message);
+  }
   for (auto it = entries_.begin(); it != entries_.end();) {
     auto current = it++;
     current->sent = false;
@@ -105,26 +111,75 @@ void Outbox::SetConnected(bool connected) {
   changed_.notify_all();
 }
 
-std::shared_ptr<const SnapshotRecord> Outbox::NextToSend(size_t window,
-                                                         const std::atomic<bool>& interrupted) {
+std::vector<TitleRef> Outbox::AdoptTitles(const std::vector<TitleBytes>& titles) {
+  std::vector<TitleRef> refs;
+  for (const TitleBytes& database : titles) {
+    Sha256Digest digest = TitleDigest(database.language, database.counters, database.helps);
+    if (Status status = spool_.WriteTitles(database, digest); !status.ok()) {
+      log_.Error(status.message());
+    }
+    refs.push_back(TitleRef{.language = database.language, .sha256 = digest});
+    std::lock_guard lock(mutex_);
+    titles_.emplace(digest, database);
+  }
+  std::lock_guard lock(mutex_);
+  titles_in_force_ = refs;
+  return refs;
+}
+
+std::vector<TitleRef> Outbox::titles_in_force() const {
+  std::lock_guard lock(mutex_);
+  return titles_in_force_;
+}
+
+Result<TitleBytes> Outbox::FindTitles(const Sha256Digest& digest) {
+  {
+    std::lock_guard lock(mutex_);
+    if (auto it = titles_.find(digest); it != titles_.end()) return it->second;
+  }
+  return spool_.ReadTitles(digest);
+}
+
+void Outbox::Report(v1::AgentMessage report) {
+  std::lock_guard lock(mutex_);
+  const v1::AgentMessage::BodyCase kind = report.body_case();
+  reports_[kind] = KeptReport{.message = std::move(report), .pending = true};
+  changed_.notify_all();
+}
+
+Outbox::Outgoing Outbox::NextToSend(size_t window, const std::atomic<bool>& interrupted) {
   std::unique_lock lock(mutex_);
+  auto report_pending = [this] {
+    return std::any_of(reports_.begin(), reports_.end(),
+                       [](const auto& kept) { return kept.second.pending; });
+  };
   while (true) {
     auto next = entries_.end();
     changed_.wait(lock, [&] {
-      if (interrupted.load()) return true;
+      if (interrupted.load() || report_pending()) return true;
       if (in_flight_ >= window) return false;
       next = std::find_if(entries_.begin(), entries_.end(), [](const Entry& e) { return !e.sent; });
       return next != entries_.end();
     });
-    if (interrupted.load()) return nullptr;
+    if (interrupted.load()) return {};
+    if (report_pending()) {
+      Outgoing reports;
+      for (auto& [kind, kept] : reports_) {
+        if (std::exchange(kept.pending, false)) reports.reports.push_back(kept.message);
+      }
+      return reports;
+    }
     next->sent = true;
     ++in_flight_;
-    if (next->record != nullptr) return next->record;
+    if (next->record != nullptr) return {.reports = {}, .snapshot = next->record};
     uint64_t spool_id = *next->spool_id;
     lock.unlock();
     Result<SnapshotRecord> record = spool_.Read(spool_id);
     lock.lock();
-    if (record.ok()) return std::make_shared<const SnapshotRecord>(std::move(record).value());
+    if (record.ok()) {
+      return {.reports = {},
+              .snapshot = std::make_shared<const SnapshotRecord>(std::move(record).value())};
+    }
     // Still where it was unless the server answered or the spool dropped it meanwhile; only
     // then is it lost to the damage.
     auto it = std::find_if(entries_.begin(), entries_.end(),

@@ -1,10 +1,15 @@
-// Outbox: the snapshots the server has not answered, in the order they were taken. Every
-// snapshot is written to the spool before it is offered to the shipper (write-ahead), so a
+// Outbox: what the sampler has for the server, between the two: the snapshots the server has not
+// answered, in the order they were taken; the title databases they were taken under; the latest
+// of each report (agent/server_reports.h). It is the only writer of the spool, so the pipeline
+// runs one way: source, sampler, outbox, shipper (the network only).
+//
+// Every snapshot is written to the spool before it is offered to the shipper (write-ahead), so a
 // crash at any moment, kill -9 included, loses nothing that was taken: the next run finds it in
 // the spool. While connected, and within a memory bound, a copy stays in memory so sending does
 // not read it back. The shipper takes snapshots in order to send, at most `window` awaiting an
 // answer; only an answer removes one: an Ack (a duplicate too), or a Refusal, which counts it as
-// lost. A Resend puts it back in line.
+// lost. A Resend puts it back in line. Reports go ahead of snapshots and are never held back by
+// the window.
 
 #ifndef PERFHIVE_AGENT_OUTBOX_H_
 #define PERFHIVE_AGENT_OUTBOX_H_
@@ -13,6 +18,7 @@
 #include <condition_variable>
 #include <cstdint>
 #include <list>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -22,6 +28,8 @@
 #include "agent/logger.h"
 #include "agent/snapshot_record.h"
 #include "agent/spool.h"
+#include "perfdata/title_bytes.h"
+#include "perfhive/v1/ingest.pb.h"
 
 namespace perfhive {
 
@@ -53,11 +61,28 @@ class Outbox {
   // none counts as sent.
   void SetConnected(bool connected);
 
-  // The oldest snapshot not yet sent since SetConnected(true), once fewer than `window` sent
-  // ones await an answer; waits for one until `interrupted` is set (then nullopt; call Wake
-  // after setting it).
-  std::shared_ptr<const SnapshotRecord> NextToSend(size_t window,
-                                                   const std::atomic<bool>& interrupted);
+  // The title databases in force: each is written to the spool (spooled snapshots refer to it,
+  // and a later run may send those) and kept for the shipper. Returns their references, for the
+  // snapshots taken under them and for Hello.
+  std::vector<TitleRef> AdoptTitles(const std::vector<TitleBytes>& titles);
+  std::vector<TitleRef> titles_in_force() const;
+  // A database by digest: one adopted by this run, else one the spool holds from an earlier run
+  // (a spooled snapshot taken under a database this run never read).
+  Result<TitleBytes> FindTitles(const Sha256Digest& digest);
+
+  // Keeps `report` as the latest of its kind, to go on the stream up now (or the next one), and
+  // on every stream after for the kinds that are (SentOnEveryStream).
+  void Report(v1::AgentMessage report);
+
+  // What the shipper writes next: the reports not yet taken since SetConnected(true), else the
+  // oldest snapshot not yet sent, once fewer than `window` sent ones await an answer. Waits for
+  // either until `interrupted` is set (then neither; call Wake after setting it).
+  struct Outgoing {
+    std::vector<v1::AgentMessage> reports;
+    std::shared_ptr<const SnapshotRecord> snapshot;
+    bool empty() const { return reports.empty() && snapshot == nullptr; }
+  };
+  Outgoing NextToSend(size_t window, const std::atomic<bool>& interrupted);
   void Wake();
 
   // The server stored the snapshot (or had it): it leaves the outbox and the spool. An answer
@@ -93,6 +118,12 @@ class Outbox {
   void RemoveEntryLocked(std::list<Entry>::iterator it);
   std::list<Entry>::iterator FindLocked(const std::string& instance_id, uint64_t sequence);
 
+  // The latest report of one kind, and whether the stream still has to take it.
+  struct KeptReport {
+    v1::AgentMessage message;
+    bool pending = true;
+  };
+
   Spool& spool_;
   const uint64_t memory_limit_bytes_;
   Logger& log_;
@@ -104,6 +135,9 @@ class Outbox {
   uint64_t memory_bytes_ = 0;
   size_t in_flight_ = 0;
   LostSnapshots lost_;
+  std::map<v1::AgentMessage::BodyCase, KeptReport> reports_;
+  std::map<Sha256Digest, TitleBytes> titles_;  // adopted by this run
+  std::vector<TitleRef> titles_in_force_;
 };
 
 }  // namespace perfhive

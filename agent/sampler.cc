@@ -1,5 +1,6 @@
 #include "agent/sampler.h"
 
+#include "agent/server_reports.h"
 #include "config/duration.h"
 #include "port/env.h"
 #include "query/inventory_history.h"
@@ -13,14 +14,13 @@ constexpr std::chrono::milliseconds kSweepLeastBudget{20};
 
 }  // namespace
 
-Sampler::Sampler(asio::io_context& io, SnapshotSource& source, Shipper& shipper, Outbox& outbox,
-                 Logger& log, SnapshotOwner owner, std::string instance_id,
+Sampler::Sampler(asio::io_context& io, SnapshotSource& source, Outbox& outbox, Logger& log,
+                 SnapshotOwner owner, std::string instance_id,
                  const std::vector<QuerySchedule>& queries, std::chrono::milliseconds interval,
                  asio::thread_pool* workers)
     : io_(io),
       workers_(workers),
       source_(source),
-      shipper_(shipper),
       outbox_(outbox),
       log_(log),
       owner_(std::move(owner)),
@@ -95,7 +95,7 @@ void Sampler::Arm(const std::shared_ptr<Schedule>& schedule) {
 
 void Sampler::AdoptTitles(std::shared_ptr<const TitleSet> titles) {
   titles_ = std::move(titles);
-  title_refs_ = shipper_.SetTitles(*titles_);
+  title_refs_ = outbox_.AdoptTitles(*titles_);
   for (const TitleRef& ref : title_refs_) {
     log_.Info("title database " + ref.language + " is " + ToHex(ref.sha256));
   }
@@ -172,7 +172,7 @@ void Sampler::ReportFailure(const std::string& error) {
   if (error == last_failure_) return;
   failing_ = true;
   last_failure_ = error;
-  shipper_.ReportHealth(error);
+  outbox_.Report(HealthReportMessage(error, UnixNanosNow()));
 }
 
 bool Sampler::ProvidersDue() {
@@ -199,7 +199,7 @@ void Sampler::NoteProviders(Result<std::vector<DisabledProvider>> providers) {
                  std::to_string(provider.disable_value) + " under " +
                  ProviderKeyPath(provider.service) + "): its objects are not collected");
   }
-  shipper_.ReportProviders(*providers);
+  outbox_.Report(ProvidersReportMessage(*providers));
   providers_reported_ = std::move(providers).value();
 }
 
@@ -216,7 +216,7 @@ void Sampler::NoteSweep(const v1::ObjectTimings& sweep) {
                    ": its provider is slow");
     }
   }
-  shipper_.ReportTimings(sweep);
+  outbox_.Report(TimingsReportMessage(sweep));
 }
 
 void Sampler::ReportLosses() {
@@ -231,7 +231,7 @@ void Sampler::ReportLosses() {
   losses.set_unspoolable(lost.unspoolable);
   std::string counts = losses.SerializeAsString();
   if (losses_reported_ == counts) return;
-  shipper_.ReportLosses(losses);
+  outbox_.Report(LossesReportMessage(losses));
   losses_reported_ = std::move(counts);
 }
 
@@ -267,7 +267,7 @@ void Sampler::Finish(const std::shared_ptr<Schedule>& schedule, Reading reading)
   if (raw.ok()) {
     if (std::exchange(failing_, false)) {
       last_failure_.clear();
-      shipper_.ReportHealth("");
+      outbox_.Report(HealthReportMessage("", UnixNanosNow()));
     }
     ++stats_.taken;
     outbox_.Push(SnapshotRecord{.owner = owner_,

@@ -1,8 +1,9 @@
 // Sampler: takes snapshots on schedule. Every configured query has its own Asio timer; a tick
 // that comes too late for its slot (the source was slow, the machine asleep) is counted and
 // skipped, so samples are never bunched. Before each snapshot the title databases are checked;
-// new ones (English and the display language's) go to the shipper, and object names are looked
-// up again in the English one.
+// new ones (English and the display language's) go to the outbox, and object names are looked
+// up again in the English one. Everything it takes (snapshots, title databases, reports for the
+// server) goes to the outbox, never further.
 //
 // The queries can be replaced while it runs (Replan: a central plan arrived, or went away).
 //
@@ -26,7 +27,6 @@
 #include "agent/logger.h"
 #include "agent/object_sweep.h"
 #include "agent/outbox.h"
-#include "agent/shipper.h"
 #include "sources/snapshot_source.h"
 
 namespace perfhive {
@@ -40,10 +40,9 @@ struct SamplerStats {
 class Sampler {
  public:
   // Every snapshot taken is `owner`'s, numbered within `instance_id`.
-  Sampler(asio::io_context& io, SnapshotSource& source, Shipper& shipper, Outbox& outbox,
-          Logger& log, SnapshotOwner owner, std::string instance_id,
-          const std::vector<QuerySchedule>& queries, std::chrono::milliseconds interval,
-          asio::thread_pool* workers = nullptr);
+  Sampler(asio::io_context& io, SnapshotSource& source, Outbox& outbox, Logger& log,
+          SnapshotOwner owner, std::string instance_id, const std::vector<QuerySchedule>& queries,
+          std::chrono::milliseconds interval, asio::thread_pool* workers = nullptr);
   Sampler(const Sampler&) = delete;
   Sampler& operator=(const Sampler&) = delete;
 
@@ -96,7 +95,7 @@ class Sampler {
   static Reading Read(SnapshotSource& source, std::shared_ptr<const TitleSet> titles,
                       const QuerySchedule& query, std::string resolved, bool check_providers,
                       const std::vector<uint32_t>& to_time, std::chrono::milliseconds every);
-  // Hands a finished sweep to the shipper, and logs the objects slow enough to matter.
+  // Hands a finished sweep to the outbox, and logs the objects slow enough to matter.
   void NoteSweep(const v1::ObjectTimings& sweep);
   // Whether this tick should look for disabled providers: the first, then once an hour.
   bool ProvidersDue();
@@ -120,7 +119,6 @@ class Sampler {
   asio::thread_pool* const workers_;
   bool reading_ = false;  // a read runs on the pool
   SnapshotSource& source_;
-  Shipper& shipper_;
   // Whether the last snapshot failed, and how: health goes to the server on each change.
   bool failing_ = false;
   std::string last_failure_;

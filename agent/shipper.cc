@@ -3,10 +3,9 @@
 #include <algorithm>
 #include <random>
 
+#include "agent/server_reports.h"
 #include "agent/snapshot_frame.h"
 #include "perfdata/time_text.h"
-#include "port/env.h"
-#include "wire/title_digest.h"
 
 namespace perfhive {
 namespace {
@@ -30,26 +29,10 @@ void AddTitleDigest(const TitleRef& title, v1::TitleDigest* out) {
 
 }  // namespace
 
-Shipper::Shipper(ShipperOptions options, Outbox& outbox, Spool& spool, Logger& log)
-    : options_(std::move(options)), outbox_(outbox), spool_(spool), log_(log) {}
+Shipper::Shipper(ShipperOptions options, Outbox& outbox, Logger& log)
+    : options_(std::move(options)), outbox_(outbox), log_(log) {}
 
 Shipper::~Shipper() { Stop(); }
-
-std::vector<TitleRef> Shipper::SetTitles(const std::vector<TitleBytes>& titles) {
-  std::vector<TitleRef> refs;
-  for (const TitleBytes& database : titles) {
-    Sha256Digest digest = TitleDigest(database.language, database.counters, database.helps);
-    if (Status status = spool_.WriteTitles(database, digest); !status.ok()) {
-      log_.Error(status.message());
-    }
-    refs.push_back(TitleRef{.language = database.language, .sha256 = digest});
-    std::lock_guard lock(mutex_);
-    titles_.emplace(digest, database);
-  }
-  std::lock_guard lock(mutex_);
-  current_titles_ = refs;
-  return refs;
-}
 
 void Shipper::Start() {
   thread_ = std::thread([this] { Run(); });
@@ -116,59 +99,10 @@ void Shipper::Run() {
   }
 }
 
-void Shipper::ReportHealth(const std::string& last_error) {
-  const int64_t now = UnixNanosNow();
-  v1::AgentMessage message;
-  v1::HealthReport* health = message.mutable_health();
-  health->set_last_error(last_error);
-  if (last_error.empty()) {
-    health->set_last_success_unix_nanos(now);
-  } else {
-    health->set_last_error_unix_nanos(now);
-  }
-  SendOrKeep(std::move(message), unsent_health_);
-}
-
 void Shipper::ReportPlanStatus(const v1::PlanStatus& status) {
   v1::AgentMessage message;
   *message.mutable_plan_status() = status;
   SendOrKeep(std::move(message), unsent_plan_status_);
-}
-
-void Shipper::ReportProviders(const std::vector<DisabledProvider>& disabled) {
-  v1::AgentMessage message;
-  v1::ProviderReport* report = message.mutable_providers();
-  for (const DisabledProvider& provider : disabled) {
-    v1::DisabledProvider* out = report->add_disabled();
-    out->set_service(provider.service);
-    out->set_disable_value(provider.disable_value);
-    out->set_library(provider.library);
-    out->mutable_object_indexes()->Add(provider.object_indexes.begin(),
-                                       provider.object_indexes.end());
-  }
-  SendAndKeep(std::move(message), providers_report_);
-}
-
-void Shipper::ReportLosses(const v1::CollectionLosses& losses) {
-  v1::AgentMessage message;
-  *message.mutable_losses() = losses;
-  SendAndKeep(std::move(message), losses_report_);
-}
-
-void Shipper::ReportTimings(const v1::ObjectTimings& timings) {
-  v1::AgentMessage message;
-  *message.mutable_timings() = timings;
-  SendAndKeep(std::move(message), timings_report_);
-}
-
-void Shipper::SendAndKeep(v1::AgentMessage message, std::optional<v1::AgentMessage>& kept) {
-  {
-    std::lock_guard lock(mutex_);
-    kept = message;
-    if (!server_takes_reports_) return;  // the next Welcome that says it does sends it
-  }
-  std::optional<v1::AgentMessage> until_welcome;  // the next Welcome sends what is kept
-  SendOrKeep(std::move(message), until_welcome);
 }
 
 void Shipper::SendOrKeep(v1::AgentMessage message, std::optional<v1::AgentMessage>& unsent) {
@@ -228,7 +162,7 @@ bool Shipper::RunStream(v1::Ingest::Stub& stub) {
   v1::AgentMessage hello_message;
   // The titles the Hello names; the Welcome speaks of these alone, even if the sampler has
   // adopted others while it was on its way.
-  std::vector<TitleRef> announced;
+  std::vector<TitleRef> announced = outbox_.titles_in_force();
   {
     std::lock_guard lock(mutex_);
     if (stopping_) return false;
@@ -253,7 +187,6 @@ bool Shipper::RunStream(v1::Ingest::Stub& stub) {
     }
     hello->set_agent_version(options_.agent_version);
     hello->set_instance_id(options_.instance_id);
-    announced = current_titles_;
     for (const TitleRef& title : announced) AddTitleDigest(title, hello->add_titles());
   }
   std::unique_ptr<Stream> stream = stub.Stream(&context);
@@ -281,33 +214,25 @@ bool Shipper::RunStream(v1::Ingest::Stub& stub) {
     outbox_.SetConnected(true);
     std::thread reader([&] { ReadAnswers(*stream); });
     if (options_.delegate != nullptr) options_.delegate->OnPlan(welcome.plan());
-    std::vector<v1::AgentMessage> kept;
+    std::optional<v1::AgentMessage> kept;
     {
       std::lock_guard lock(mutex_);
       live_stream_ = stream.get();
-      for (auto* unsent : {&unsent_health_, &unsent_plan_status_}) {
-        if (*unsent) kept.push_back(*std::exchange(*unsent, std::nullopt));
-      }
-      server_takes_reports_ = welcome.takes_collection_reports();
-      if (!server_takes_reports_) {
-        log_.Info(
-            "the server is older than this agent: what the agent lost, its disabled "
-            "providers and slow objects are not sent to it; upgrade the server");
-      }
-      for (auto* latest : {&providers_report_, &losses_report_, &timings_report_}) {
-        if (*latest && server_takes_reports_) kept.push_back(**latest);
-      }
+      kept = std::exchange(unsent_plan_status_, std::nullopt);
     }
-    for (const v1::AgentMessage& message : kept) {
+    server_takes_reports_ = welcome.takes_collection_reports();
+    if (!server_takes_reports_) {
+      log_.Info(
+          "the server is older than this agent: what the agent lost, its disabled "
+          "providers and slow objects are not sent to it; upgrade the server");
+    }
+    if (kept) {
       std::lock_guard write(write_mutex_);
-      stream->Write(message);
+      stream->Write(*kept);
     }
     while (!interrupted_) {
-      std::shared_ptr<const SnapshotRecord> record =
-          outbox_.NextToSend(options_.window, interrupted_);
-      if (record == nullptr) break;
-      std::lock_guard write(write_mutex_);
-      if (!SendTitlesFor(*record, *stream) || !stream->Write(Frame(record))) break;
+      Outbox::Outgoing next = outbox_.NextToSend(options_.window, interrupted_);
+      if (next.empty() || !Send(next, *stream)) break;
     }
     {
       std::lock_guard write(write_mutex_);
@@ -400,6 +325,17 @@ void Shipper::ReadAnswers(Stream& stream) {
   outbox_.Wake();
 }
 
+bool Shipper::Send(const Outbox::Outgoing& next, Stream& stream) {
+  std::lock_guard write(write_mutex_);
+  for (const v1::AgentMessage& report : next.reports) {
+    // Kept by the outbox: the next server that takes it gets it.
+    if (IsCollectionReport(report) && !server_takes_reports_) continue;
+    if (!stream.Write(report)) return false;
+  }
+  if (next.snapshot == nullptr) return true;
+  return SendTitlesFor(*next.snapshot, stream) && stream.Write(Frame(next.snapshot));
+}
+
 bool Shipper::SendTitlesFor(const SnapshotRecord& record, Stream& stream) {
   for (const TitleRef& title : record.titles) {
     {
@@ -412,19 +348,10 @@ bool Shipper::SendTitlesFor(const SnapshotRecord& record, Stream& stream) {
 }
 
 bool Shipper::SendTitles(const Sha256Digest& digest, Stream& stream) {
-  std::optional<TitleBytes> database;
-  {
-    std::lock_guard lock(mutex_);
-    if (auto it = titles_.find(digest); it != titles_.end()) database = it->second;
-  }
-  if (!database) {
-    // A spooled snapshot of an earlier run, taken under a database this run never read.
-    Result<TitleBytes> spooled = spool_.ReadTitles(digest);
-    if (!spooled.ok()) {
-      log_.Warning("title database " + ToHex(digest) + " is not at hand: " + spooled.error());
-      return true;  // the server decides what a snapshot without it is worth
-    }
-    database = std::move(spooled).value();
+  Result<TitleBytes> database = outbox_.FindTitles(digest);
+  if (!database.ok()) {
+    log_.Warning("title database " + ToHex(digest) + " is not at hand: " + database.error());
+    return true;  // the server decides what a snapshot without it is worth
   }
   v1::AgentMessage message;
   v1::TitleDatabase* titles = message.mutable_titles();

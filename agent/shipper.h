@@ -8,7 +8,7 @@
 // backoff and jitter; what it left unanswered is sent again. What else the server says on the
 // stream (the host's collection plan, a request to renew its certificate) goes to the
 // shipper's delegate; a renewed certificate is used from the next stream on, which starts at
-// once.
+// once. It takes everything it sends from the outbox and writes nothing but the stream.
 
 #ifndef PERFHIVE_AGENT_SHIPPER_H_
 #define PERFHIVE_AGENT_SHIPPER_H_
@@ -31,8 +31,6 @@
 #include "agent/logger.h"
 #include "agent/outbox.h"
 #include "agent/snapshot_record.h"
-#include "agent/spool.h"
-#include "perfdata/title_bytes.h"
 #include "perfhive/v1/ingest.grpc.pb.h"
 #include "query/host_selector.h"
 #include "sources/snapshot_source.h"
@@ -124,31 +122,14 @@ struct ShipperStats {
 
 class Shipper {
  public:
-  Shipper(ShipperOptions options, Outbox& outbox, Spool& spool, Logger& log);
+  Shipper(ShipperOptions options, Outbox& outbox, Logger& log);
   ~Shipper();
   Shipper(const Shipper&) = delete;
   Shipper& operator=(const Shipper&) = delete;
 
-  // Declares the title databases in force (Hello names them; snapshots refer to them) and keeps
-  // them in the spool for spooled snapshots. Returns their references for SnapshotRecord.
-  std::vector<TitleRef> SetTitles(const std::vector<TitleBytes>& titles);
-
-  // What reading the host last gave: an error (a host that cannot be reached, access denied) or
-  // "" once a read succeeds again. Sent as a HealthReport now if a stream is up, else right after
-  // the next Welcome, so `perfhive hosts` shows it even while no snapshot can be taken.
-  void ReportHealth(const std::string& last_error);
   // What the host made of its plan: sent now if a stream is up, else right after the next
   // Welcome (which carries the plan again, and so brings another report).
   void ReportPlanStatus(const v1::PlanStatus& status);
-  // The host's disabled providers: sent now if a stream is up, and after every Welcome, so that a
-  // server that lost them (another server, a store restored) has them again.
-  void ReportProviders(const std::vector<DisabledProvider>& disabled);
-  // What the host's pipeline lost since the agent started: sent now if a stream is up, and
-  // after every Welcome.
-  void ReportLosses(const v1::CollectionLosses& losses);
-  // The latest object timings (ObjectSweep), sent now and after every Welcome.
-  void ReportTimings(const v1::ObjectTimings& timings);
-
   void Start();
   // Ends the stream now and returns once the shipper's threads are done; what is unanswered
   // stays in the outbox.
@@ -173,15 +154,16 @@ class Shipper {
   std::chrono::milliseconds NextDelay(std::chrono::milliseconds backoff);
   // Writes `message` on the live stream, or keeps it in `unsent` for the next one.
   void SendOrKeep(v1::AgentMessage message, std::optional<v1::AgentMessage>& unsent);
-  // Keeps `message` in `kept`, which every Welcome sends again, and writes it on the live stream.
-  void SendAndKeep(v1::AgentMessage message, std::optional<v1::AgentMessage>& kept);
+  // Writes what the outbox gives: its reports (those the server takes), then a snapshot with
+  // the title databases it refers to that the stream has not seen. false: the stream broke.
+  bool Send(const Outbox::Outgoing& next,
+            grpc::ClientReaderWriter<v1::AgentMessage, v1::ServerMessage>& stream);
   // Asks the delegate for a renewal request and sends it; keeps a renewed certificate.
   void Renew(grpc::ClientReaderWriter<v1::AgentMessage, v1::ServerMessage>& stream);
   void AdoptRenewed(const v1::RenewedCertificate& renewed);
 
   const ShipperOptions options_;
   Outbox& outbox_;
-  Spool& spool_;
   Logger& log_;
 
   std::atomic<bool> stopping_{false};
@@ -195,17 +177,11 @@ class Shipper {
   // write_mutex_ as the send loop does: a stream takes one write at a time.
   grpc::ClientReaderWriter<v1::AgentMessage, v1::ServerMessage>* live_stream_ = nullptr;
   std::mutex write_mutex_;
-  std::optional<v1::AgentMessage> unsent_health_;
   std::optional<v1::AgentMessage> unsent_plan_status_;
-  std::optional<v1::AgentMessage> providers_report_;  // the latest, sent on every stream
-  std::optional<v1::AgentMessage> losses_report_;     // likewise
-  std::optional<v1::AgentMessage> timings_report_;    // likewise
-  // The live stream's server takes the three above (Welcome.takes_collection_reports): an older
-  // one would end the stream on a message it does not know.
+  // The live stream's server takes collection reports (Welcome.takes_collection_reports): an
+  // older one would end the stream on a message it does not know. The send loop's alone.
   bool server_takes_reports_ = false;
 
-  std::map<Sha256Digest, TitleBytes> titles_;
-  std::vector<TitleRef> current_titles_;
   std::set<Sha256Digest> stream_titles_;  // the server has these, or they were sent
   // Per stream: the last snapshot sent of each query, the base of the next delta of the query
   // if it is of the same instance.

@@ -7,7 +7,9 @@
 
 #include <sstream>
 
+#include "agent/server_reports.h"
 #include "tests/agent/agent_test_util.h"
+#include "wire/title_digest.h"
 
 namespace perfhive {
 namespace {
@@ -30,9 +32,10 @@ class OutboxTest : public ::testing::Test {
     outbox_.reset();
     spool_.reset();
   }
-  std::shared_ptr<const SnapshotRecord> Next() {
+  std::shared_ptr<const SnapshotRecord> Next() { return NextOutgoing().snapshot; }
+  Outbox::Outgoing NextOutgoing(size_t window = 16) {
     std::atomic<bool> interrupted{false};
-    return outbox_->NextToSend(16, interrupted);
+    return outbox_->NextToSend(window, interrupted);
   }
 
   Env& env_ = Env::Default();
@@ -116,6 +119,81 @@ TEST_F(OutboxTest, TheSpoolsLimitDropsTheOldestAsLost) {
   EXPECT_EQ(outbox_->lost().dropped, 1u);
   outbox_->SetConnected(true);
   EXPECT_EQ(Next()->sequence, 2u);
+}
+
+// Reports go before snapshots, and a full window of snapshots awaiting answers does not hold them
+// back: a host's error reaches the server while the server is slow to answer.
+TEST_F(OutboxTest, ReportsGoAheadOfSnapshotsAndPastTheWindow) {
+  Start();
+  outbox_->SetConnected(true);
+  outbox_->Push(OutboxRecord(1));
+  outbox_->Push(OutboxRecord(2));
+  EXPECT_EQ(NextOutgoing(/*window=*/1).snapshot->sequence, 1u);  // the window is full now
+  outbox_->Report(HealthReportMessage("access denied", 42));
+  Outbox::Outgoing next = NextOutgoing(/*window=*/1);
+  EXPECT_EQ(next.snapshot, nullptr);
+  ASSERT_EQ(next.reports.size(), 1u);
+  EXPECT_EQ(next.reports[0].health().last_error(), "access denied");
+  EXPECT_EQ(next.reports[0].health().last_error_unix_nanos(), 42);
+  outbox_->Remove("feedface", 1);
+  EXPECT_EQ(NextOutgoing(/*window=*/1).snapshot->sequence, 2u);
+}
+
+// The host's health goes on the first stream up after it changed; what the server must hold
+// while it is so (disabled providers, losses, timings) goes on every stream, the latest of each
+// kind only.
+TEST_F(OutboxTest, HealthGoesOnceAndCollectionReportsOnEveryStream) {
+  Start();
+  v1::CollectionLosses first;
+  first.set_dropped(1);
+  v1::CollectionLosses second;
+  second.set_dropped(2);
+  outbox_->Report(LossesReportMessage(first));
+  outbox_->Report(HealthReportMessage("", 7));
+  outbox_->Report(LossesReportMessage(second));  // replaces the first: only the latest counts
+  outbox_->SetConnected(true);
+  Outbox::Outgoing on_first_stream = NextOutgoing();
+  ASSERT_EQ(on_first_stream.reports.size(), 2u);
+  size_t health = 0, losses = 0;
+  for (const v1::AgentMessage& report : on_first_stream.reports) {
+    health += report.has_health();
+    if (report.has_losses()) {
+      ++losses;
+      EXPECT_EQ(report.losses().dropped(), 2u);
+    }
+  }
+  EXPECT_EQ(health, 1u);
+  EXPECT_EQ(losses, 1u);
+
+  outbox_->SetConnected(false);
+  outbox_->SetConnected(true);
+  outbox_->Push(OutboxRecord(1));
+  Outbox::Outgoing on_second_stream = NextOutgoing();
+  ASSERT_EQ(on_second_stream.reports.size(), 1u);
+  EXPECT_TRUE(on_second_stream.reports[0].has_losses());
+  EXPECT_EQ(NextOutgoing().snapshot->sequence, 1u);
+}
+
+// The title databases a snapshot was taken under are in the spool with it: after a crash the
+// next run finds them there, though it never read them itself.
+TEST_F(OutboxTest, TitleDatabasesOutliveTheRunThatAdoptedThem) {
+  Start();
+  TitleBytes titles{.language = "009", .counters = {'2', 0, 'S', 0}, .helps = {}};
+  std::vector<TitleRef> refs = outbox_->AdoptTitles({titles});
+  ASSERT_EQ(refs.size(), 1u);
+  EXPECT_EQ(refs[0].sha256, TitleDigest("009", titles.counters, {}));
+  EXPECT_EQ(outbox_->titles_in_force(), refs);
+  SnapshotRecord taken = OutboxRecord(1);
+  taken.titles = refs;
+  outbox_->Push(std::move(taken));
+  Crash();
+
+  Start();
+  EXPECT_TRUE(outbox_->titles_in_force().empty());
+  Result<TitleBytes> found = outbox_->FindTitles(refs[0].sha256);
+  ASSERT_TRUE(found.ok()) << found.error();
+  EXPECT_EQ(found->counters, titles.counters);
+  EXPECT_FALSE(outbox_->FindTitles(Sha256Digest{}).ok());
 }
 
 }  // namespace

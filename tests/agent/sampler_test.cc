@@ -73,15 +73,12 @@ class SamplerTest : public ::testing::Test {
   void SetUp() override {
     spool_ = std::move(Spool::Open(env_, dir_.path(), 1 << 30, TestOwner(), log_)).value();
     outbox_ = std::make_unique<Outbox>(*spool_, spool_->TakeRecovered(), 64 << 20, log_);
-    ShipperOptions options;
-    options.instance_id = "abc";
-    shipper_ = std::make_unique<Shipper>(options, *outbox_, *spool_, log_);  // never started
   }
   // Runs the sampler until the source has taken `count` snapshots.
   void Run(ScriptedSource& source, const std::vector<QuerySchedule>& queries, size_t count,
            milliseconds interval) {
-    sampler_ = std::make_unique<Sampler>(io_, source, *shipper_, *outbox_, log_, TestOwner(), "abc",
-                                         queries, interval);
+    sampler_ = std::make_unique<Sampler>(io_, source, *outbox_, log_, TestOwner(), "abc", queries,
+                                         interval);
     asio::steady_timer check(io_);
     std::function<void()> poll = [&] {
       check.expires_after(milliseconds(5));
@@ -104,7 +101,6 @@ class SamplerTest : public ::testing::Test {
   TempDir dir_;
   std::unique_ptr<Spool> spool_;
   std::unique_ptr<Outbox> outbox_;
-  std::unique_ptr<Shipper> shipper_;
   asio::io_context io_;  // outlives the sampler's timers
   std::unique_ptr<Sampler> sampler_;
 };
@@ -134,6 +130,39 @@ TEST_F(SamplerTest, ObjectNamesAreAskedForByTheirIndexesInTheHostsTitles) {
   ASSERT_GE(source.queries_.size(), 2u);
   EXPECT_EQ(source.queries_[0], "238");
   EXPECT_EQ(source.queries_[1], "238");
+}
+
+// The pipeline runs one way: what the sampler takes besides snapshots (the title databases, the
+// host's disabled providers, what it lost) goes to the outbox, which the shipper reads.
+TEST_F(SamplerTest, TitlesAndReportsGoToTheOutbox) {
+  ScriptedSource source(milliseconds(0));
+  source.disabled = {DisabledProvider{
+      .service = "PerfOS", .disable_value = 1, .library = "perfos.dll", .object_indexes = {238}}};
+  QuerySchedule global;
+  global.name = "Global";
+  Run(source, {global}, 2, milliseconds(10));
+
+  ASSERT_EQ(outbox_->titles_in_force().size(), 1u);
+  EXPECT_TRUE(outbox_->FindTitles(outbox_->titles_in_force()[0].sha256).ok());
+  outbox_->SetConnected(true);
+  const std::atomic<bool> never_interrupted{false};
+  Outbox::Outgoing first = outbox_->NextToSend(16, never_interrupted);
+  EXPECT_EQ(first.snapshot, nullptr);
+  bool providers = false, losses = false;
+  for (const v1::AgentMessage& report : first.reports) {
+    if (report.has_providers()) {
+      providers = true;
+      ASSERT_EQ(report.providers().disabled_size(), 1);
+      EXPECT_EQ(report.providers().disabled(0).service(), "PerfOS");
+      EXPECT_EQ(report.providers().disabled(0).object_indexes(0), 238u);
+    }
+    losses |= report.has_losses();
+  }
+  EXPECT_TRUE(providers);
+  EXPECT_TRUE(losses);
+  Outbox::Outgoing snapshot = outbox_->NextToSend(16, never_interrupted);
+  ASSERT_NE(snapshot.snapshot, nullptr);
+  EXPECT_EQ(snapshot.snapshot->titles, outbox_->titles_in_force());
 }
 
 // Reads on a worker thread. While held (Hold), a read waits until Release: a host that hangs for
@@ -202,10 +231,10 @@ TEST_F(SamplerTest, AHostThatHangsDelaysNoOtherHost) {
   GatedSource quick;
   QuerySchedule global;
   global.name = "Global";
-  Sampler hung_sampler(io_, hung, *shipper_, *outbox_, log_, TestOwner("hung"), "hung", {global},
+  Sampler hung_sampler(io_, hung, *outbox_, log_, TestOwner("hung"), "hung", {global},
                        milliseconds(20), &workers);
-  Sampler quick_sampler(io_, quick, *shipper_, *outbox_, log_, TestOwner("quick"), "quick",
-                        {global}, milliseconds(20), &workers);
+  Sampler quick_sampler(io_, quick, *outbox_, log_, TestOwner("quick"), "quick", {global},
+                        milliseconds(20), &workers);
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
   asio::steady_timer check(io_);
   bool quick_went_on_while_hung = false;
@@ -254,8 +283,8 @@ TEST_F(SamplerTest, ReplanSwapsTheQueriesWhileAReadIsInFlight) {
   global.every = milliseconds(50);  // would come back often, were it not stopped
   QuerySchedule processor;
   processor.objects = {"Processor"};
-  Sampler sampler(io_, source, *shipper_, *outbox_, log_, TestOwner(), "abc", {global},
-                  milliseconds(1000), &workers);
+  Sampler sampler(io_, source, *outbox_, log_, TestOwner(), "abc", {global}, milliseconds(1000),
+                  &workers);
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
   asio::steady_timer check(io_);
   bool replanned = false;
@@ -283,8 +312,9 @@ TEST_F(SamplerTest, ReplanSwapsTheQueriesWhileAReadIsInFlight) {
   outbox_->SetConnected(true);
   const std::atomic<bool> never_interrupted{false};
   while (outbox_->size() > 0) {
-    std::shared_ptr<const SnapshotRecord> record = outbox_->NextToSend(1000, never_interrupted);
-    if (record == nullptr) break;
+    std::shared_ptr<const SnapshotRecord> record =
+        outbox_->NextToSend(1000, never_interrupted).snapshot;
+    if (record == nullptr) continue;  // reports for the server go first
     queries.push_back(record->query);
     outbox_->Remove(record->instance_id, record->sequence);
   }

@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "agent/outbox.h"
+#include "agent/server_reports.h"
 #include "agent/spool.h"
 #include "tests/agent/agent_test_util.h"
 #include "tests/agent/fake_ingest_server.h"
@@ -60,8 +61,8 @@ class ShipperTest : public ::testing::Test {
     options.window = window;
     options.initial_backoff = std::chrono::milliseconds(50);
     options.max_backoff = std::chrono::milliseconds(200);
-    shipper_ = std::make_unique<Shipper>(options, *outbox_, *spool_, log_);
-    title_refs_ = shipper_->SetTitles({Titles()});
+    shipper_ = std::make_unique<Shipper>(options, *outbox_, log_);
+    title_refs_ = outbox_->AdoptTitles({Titles()});
     shipper_->Start();
   }
   void TearDown() override {
@@ -132,8 +133,8 @@ TEST_F(ShipperTest, ReportsGoOnlyToAServerThatTakesThem) {
     FakeIngestServer older(service_);
     port = older.port();
     StartShipper(older.address());
-    shipper_->ReportLosses(losses);
-    shipper_->ReportTimings(timings);
+    outbox_->Report(LossesReportMessage(losses));
+    outbox_->Report(TimingsReportMessage(timings));
     outbox_->Push(Record(1, FakeRaw(1)));
     ASSERT_TRUE(WaitForEmptyOutbox());
     EXPECT_TRUE(service_.reports().empty());
@@ -175,7 +176,7 @@ TEST_F(ShipperTest, TitlesAdoptedWhileTheHelloIsAnsweredAreSent) {
   TitleBytes changed = Titles();
   changed.counters.push_back(0);  // another database: one more (empty) string
   changed.counters.push_back(0);
-  title_refs_ = shipper_->SetTitles({changed});
+  title_refs_ = outbox_->AdoptTitles({changed});
   service_.HoldWelcome(false);
   outbox_->Push(Record(1, FakeRaw(1)));
   ASSERT_TRUE(WaitForEmptyOutbox());

@@ -142,9 +142,6 @@ void BM_AgentPollsTargets(benchmark::State& state) {
         std::move(Spool::Open(env, dir.path(), 1ull << 30, std::nullopt, log)).value();
     Outbox outbox(*spool, {}, 1ull << 40, log);
     outbox.SetConnected(true);  // keeps them in memory
-    ShipperOptions options;
-    options.instance_id = "bench";
-    Shipper shipper(options, outbox, *spool, log);  // never started
     asio::io_context io;
     asio::thread_pool workers(static_cast<size_t>(state.range(1)));
     std::vector<std::unique_ptr<MsrrpSource>> sources;
@@ -152,7 +149,7 @@ void BM_AgentPollsTargets(benchmark::State& state) {
     for (int64_t i = 0; i < state.range(0); ++i) {
       sources.push_back(NewSource(*server));
       samplers.push_back(std::make_unique<Sampler>(
-          io, *sources.back(), shipper, outbox, log,
+          io, *sources.back(), outbox, log,
           SnapshotOwner{.host = {.name = "bench" + std::to_string(i), .os = "", .os_version = ""},
                         .agentless = true},
           "bench" + std::to_string(i), std::vector<QuerySchedule>{global},
