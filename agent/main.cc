@@ -9,10 +9,12 @@
 #include <cstring>
 #include <iostream>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
 
+#include "agent/local_source.h"
 #include "agent/remote_source.h"
 #include "base/status.h"
 #include "perfdata/display_text.h"
@@ -25,31 +27,17 @@
 #include "agent/configure_command.h"
 #include "agent/drain_command.h"
 #include "agent/logger.h"
+#include "agent/platform_commands.h"
 #include "agent/rotating_log_file.h"
 #include "agent/run_command.h"
 #include "config/duration.h"
-#ifdef _WIN32
-#include "agent/windows_service.h"
-#endif
-#endif
-
-#ifdef _WIN32
-#include "sources/hkpd/hkpd_source.h"
-#else
-#include "sources/procfs/procfs_source.h"
 #endif
 
 namespace perfhive {
 namespace {
 
-#ifdef _WIN32
-constexpr const char* kDefaultSource = "hkpd";
-#else
-constexpr const char* kDefaultSource = "procfs";
-#endif
-
 struct SnapshotOptions {
-  std::string source = kDefaultSource;
+  std::string source = DefaultLocalSource();
   std::string query = "Global";
   std::vector<std::string> objects;  // names or indexes; replace `query` when given
   std::string output;
@@ -62,22 +50,7 @@ struct SnapshotOptions {
 
 Result<std::unique_ptr<SnapshotSource>> OpenSource(const SnapshotOptions& options) {
   if (!options.target.empty()) return OpenRemoteSource(options.target, options.credentials);
-#ifdef _WIN32
-  if (options.source == "hkpd") return MakeLocalHkpdSource();
-  return Status::Error("the " + options.source +
-                       " source reads Linux's /proc and is not available on Windows; use "
-                       "--source hkpd");
-#else
-  if (options.source == "procfs") {
-    Result<std::unique_ptr<ProcfsSource>> source = ProcfsSource::Create(
-        ProcfsOptions{.proc_root = options.proc_root, .sys_root = options.sys_root});
-    if (!source.ok()) return source.status();
-    return std::unique_ptr<SnapshotSource>(std::move(source).value());
-  }
-  return Status::Error("the " + options.source +
-                       " source reads HKEY_PERFORMANCE_DATA and is only available on Windows; "
-                       "on this platform use --source procfs");
-#endif
+  return OpenLocalSource(options.source, options.proc_root, options.sys_root);
 }
 
 Status WriteFile(const std::string& path, std::span<const uint8_t> bytes) {
@@ -283,114 +256,10 @@ Result<AgentConfig> ResolveRunConfig(Env& env, const RunFlags& flags) {
   return config;
 }
 
-#ifdef _WIN32
-// `service install|uninstall|run`: the agent under the service control manager.
-struct ServiceCommands {
-  CLI::App* install = nullptr;
-  CLI::App* uninstall = nullptr;
-  CLI::App* run = nullptr;
-  ServiceInstallation installation;
-};
-
-void AddServiceCommands(CLI::App& app, ServiceCommands& commands) {
-  CLI::App* service = app.add_subcommand("service", "The agent as a Windows service");
-  service->require_subcommand(1);
-  ServiceInstallation& installation = commands.installation;
-  commands.install = service->add_subcommand(
-      "install", "Register the agent as an automatically started service (elevated prompt)");
-  commands.uninstall = service->add_subcommand("uninstall", "Stop and remove the service");
-  commands.run =
-      service->add_subcommand("run", "What the service control manager starts (not for people)");
-  for (CLI::App* command : {commands.install, commands.uninstall, commands.run}) {
-    command->add_option("--name", installation.name, "The service's name")->capture_default_str();
-  }
-  installation.config_file = DefaultConfigFile();
-  for (CLI::App* command : {commands.install, commands.run}) {
-    command->add_option("--config", installation.config_file, "The agent's TOML settings")
-        ->capture_default_str();
-    command->add_option("--log-file", installation.log_file,
-                        "Where the service logs, rotated at 10 MiB, four older files kept "
-                        "(default: agent.log in %ProgramData%\\perfhive)");
-  }
-}
-
-// Points std::cerr at another buffer for as long as it lives: a service has no console, and the
-// logs of polled hosts write to std::cerr.
-class RedirectedCerr {
- public:
-  explicit RedirectedCerr(std::streambuf* to) : previous_(std::cerr.rdbuf(to)) {}
-  ~RedirectedCerr() { std::cerr.rdbuf(previous_); }
-  RedirectedCerr(const RedirectedCerr&) = delete;
-  RedirectedCerr& operator=(const RedirectedCerr&) = delete;
-
- private:
-  std::streambuf* previous_;
-};
-
-// The service's log file unless --log-file names another.
-std::string ServiceLogFile(const std::string& log_file) {
-  return log_file.empty() ? AgentConfigDirectory() + "\\agent.log" : log_file;
-}
-
-// Warns about the recovery settings the service manager refused.
-void WarnRefused(Logger& log, const std::string& name, const std::vector<std::string>& refused) {
-  for (const std::string& setting : refused) {
-    log.Warning("service " + name + ": the service manager refused " + setting);
-  }
-}
-
-int RunServiceCommand(const ServiceCommands& commands) {
-  const ServiceInstallation& installation = commands.installation;
-  if (commands.run->parsed()) {
-    Env& env = Env::Default();
-    std::string log_path = ServiceLogFile(installation.log_file);
-    if (installation.log_file.empty()) (void)env.CreateDirectories(AgentConfigDirectory());
-    RotatingLogFile log_file({.path = log_path});
-    RedirectedCerr to_log(log_file.is_open() ? &log_file : std::cerr.rdbuf());
-    Logger log(std::cerr, env);
-    Result<int> exit_code = RunAsService(installation.name, [&] {
-      RunFlags flags;
-      flags.config_file = installation.config_file;
-      Result<AgentConfig> config = ResolveRunConfig(env, flags);
-      if (!config.ok()) {
-        log.Error(config.error());
-        return 2;
-      }
-      return RunAgent(*config, env, log);
-    });
-    if (!exit_code.ok()) {
-      log.Error(exit_code.error());
-      return 2;
-    }
-    return *exit_code;
-  }
-  Status status = commands.install->parsed() ? InstallService(installation)
-                                             : UninstallService(installation.name);
-  if (!status.ok()) {
-    std::cerr << "perfhive-agent: " << status.message() << "\n";
-    return 1;
-  }
-  std::cout << (commands.install->parsed() ? "installed service " : "removed service ")
-            << installation.name << "\n";
-  if (commands.install->parsed()) {
-    Result<std::vector<std::string>> refused = SetServiceRecovery(installation.name);
-    if (!refused.ok()) {
-      std::cerr << "perfhive-agent: " << refused.error() << "\n";
-      return 1;
-    }
-    Logger log(std::cerr, Env::Default());
-    WarnRefused(log, installation.name, *refused);
-  }
-  return 0;
-}
-#endif
-
-// `configure`: the settings to write, and where the outcome is logged; on Windows, the service
-// they are for.
+// `configure`: the settings to write, and where the outcome is logged.
 struct ConfigureFlags {
   ConfigureOptions options;
   std::string log_file;
-  std::string service;
 };
 
 void AddConfigureFlags(CLI::App& configure, ConfigureFlags& flags) {
@@ -430,17 +299,12 @@ void AddConfigureFlags(CLI::App& configure, ConfigureFlags& flags) {
   configure.add_option("--log-file", flags.log_file,
                        "Log the outcome there, not on the console (what an installer, which has "
                        "none, reads); rotated as the service's log is");
-#ifdef _WIN32
-  configure.add_option("--service", flags.service,
-                       "The service these settings are for: it is set to restart after a "
-                       "failure and to start delayed, and restarted when it runs and a file "
-                       "changed");
-#endif
 }
 
 // Every option is an empty string unless given, and an empty string changes nothing: the MSI
-// passes each of its properties, given or not.
-int RunConfigure(ConfigureFlags flags) {
+// passes each of its properties, given or not. `platform` then does what its flags ask (on
+// Windows, to the service the settings are for).
+int RunConfigure(ConfigureFlags flags, PlatformCommands& platform) {
   Env& env = Env::Default();
   std::unique_ptr<RotatingLogFile> log_file;
   if (!flags.log_file.empty()) {
@@ -463,25 +327,20 @@ int RunConfigure(ConfigureFlags flags) {
   log.Info("configure " + options.file + ": " +
            (given.empty() ? std::string("no settings given") : given + " given") +
            (outcome->changed ? "; written" : "; the files held them already"));
-#ifdef _WIN32
-  if (!flags.service.empty()) {
-    Result<std::vector<std::string>> refused = SetServiceRecovery(flags.service);
-    if (!refused.ok()) {
-      log.Error("configure: " + refused.error());
-      return 1;
-    }
-    WarnRefused(log, flags.service, *refused);
-    if (outcome->changed) {
-      Result<bool> restarted = RestartServiceIfRunning(flags.service);
-      if (!restarted.ok()) {
-        log.Error("configure: " + restarted.error());
-        return 1;
-      }
-      if (*restarted) log.Info("restarted service " + flags.service + " to read its settings");
-    }
+  return platform.AfterConfigure(outcome->changed, log);
+}
+
+// `run --config FILE`, as a service runs the agent.
+int RunWithConfigFile(const std::string& config_file, Logger& log) {
+  Env& env = Env::Default();
+  RunFlags flags;
+  flags.config_file = config_file;
+  Result<AgentConfig> config = ResolveRunConfig(env, flags);
+  if (!config.ok()) {
+    log.Error(config.error());
+    return 2;
   }
-#endif
-  return 0;
+  return RunAgent(*config, env, log);
 }
 #endif
 
@@ -543,10 +402,8 @@ int main(int argc, char** argv) {
       "Change settings in the settings file (created when missing; the MSI runs this with its "
       "properties): the settings given change, every other one stays");
   perfhive::AddConfigureFlags(*configure, configure_flags);
-#ifdef _WIN32
-  perfhive::ServiceCommands service_commands;
-  perfhive::AddServiceCommands(app, service_commands);
-#endif
+  std::unique_ptr<perfhive::PlatformCommands> platform =
+      perfhive::AddPlatformCommands(app, *configure);
 #endif
 
   CLI11_PARSE(app, argc, argv);
@@ -571,13 +428,10 @@ int main(int argc, char** argv) {
     }
     return perfhive::DrainSpools(*config, env, log);
   }
-  if (configure->parsed()) return perfhive::RunConfigure(std::move(configure_flags));
-#ifdef _WIN32
-  if (service_commands.install->parsed() || service_commands.uninstall->parsed() ||
-      service_commands.run->parsed()) {
-    return perfhive::RunServiceCommand(service_commands);
+  if (configure->parsed()) return perfhive::RunConfigure(std::move(configure_flags), *platform);
+  if (std::optional<int> exit_code = platform->RunParsed(perfhive::RunWithConfigFile)) {
+    return *exit_code;
   }
-#endif
 #endif
   perfhive::Status status = perfhive::RunSnapshot(options);
   if (!status.ok()) {
