@@ -28,6 +28,9 @@ std::string Subject(const v1::HealthFinding& finding) {
     return (one ? "index " : "indexes ") + finding.counter();
   }
   if (finding.kind() == "titles-differ") return "title database of " + finding.counter();
+  if (finding.kind() == "instance-came-and-went") {
+    return "\\" + finding.object() + "(" + finding.counter() + ")";
+  }
   std::string subject = "\\" + finding.object();
   if (!finding.counter().empty()) subject += "\\" + finding.counter();
   return subject;

@@ -659,6 +659,42 @@ void FindInvalidCounterRuns(
   }
 }
 
+// "40 s", "3 min": how long something was away.
+std::string AbsenceText(int64_t nanos) {
+  constexpr int64_t kSecondNs = 1'000'000'000;
+  if (nanos < 60 * kSecondNs) return std::to_string(nanos / kSecondNs) + " s";
+  return std::to_string((nanos + 30 * kSecondNs) / (60 * kSecondNs)) + " min";
+}
+
+// A host's instances that went and came back in the range while their object stayed: one finding
+// per object and instance, with each gap; hosts share it.
+void FindInstanceGaps(
+    const HealthHost& host, const HealthRequest& request,
+    std::map<std::tuple<HealthFindingKind, std::string, std::string>, HealthFinding>& own) {
+  const Titles titles{host.english.get(), host.localized.get()};
+  std::map<std::pair<uint32_t, std::string>, std::vector<std::pair<int64_t, int64_t>>> instances;
+  for (const InstanceGap& gap : host.instance_gaps) {
+    if (gap.gone_ns < request.from_ns || gap.back_ns > request.at_ns) continue;
+    instances[{gap.object_index, gap.instance}].push_back({gap.gone_ns, gap.back_ns});
+  }
+  for (auto& [instance, gaps] : instances) {
+    std::sort(gaps.begin(), gaps.end());
+    int64_t longest = 0;
+    for (const auto& [gone, back] : gaps) longest = std::max(longest, back - gone);
+    std::string cause =
+        "went " + std::to_string(gaps.size()) + (gaps.size() == 1 ? " time" : " times") +
+        " and came back while its object stayed (first at " + FormatRfc3339(gaps.front().first, 0) +
+        ", away " + (gaps.size() == 1 ? "" : "at most ") + AbsenceText(longest) +
+        "): its values have a hole there, and counts that began again read as a reset";
+    AddHost(own, HealthFindingKind::kInstanceCameAndWent, titles.Name(instance.first),
+            instance.second,
+            HostFinding{host.inventories.host, gaps.front().first, std::nullopt, std::move(cause),
+                        "a service restarted or a device dropped out then: see the host's System "
+                        "event log around those times",
+                        std::move(gaps)});
+  }
+}
+
 // "2.34 s", "120 ms": how long a read took, to the precision that matters for it.
 std::string SecondsText(int64_t nanos) {
   char text[32];
@@ -764,6 +800,8 @@ const char* HealthFindingKindName(HealthFindingKind kind) {
       return "counter-invalid";
     case HealthFindingKind::kSlowObject:
       return "slow-object";
+    case HealthFindingKind::kInstanceCameAndWent:
+      return "instance-came-and-went";
   }
   return "unknown";
 }
@@ -935,6 +973,7 @@ HealthReport ReportCounterHealth(const HealthRequest& request, std::span<const H
     FindLosses(*timeline.host, request, own);
     FindInvalidCounterRuns(*timeline.host, request, last_sample_before, own);
     FindSlowObjects(*timeline.host, request, own, report.slowest_objects);
+    FindInstanceGaps(*timeline.host, request, own);
   }
   for (auto& [key, finding] : own) report.findings.push_back(std::move(finding));
 

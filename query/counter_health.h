@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "base/status.h"
+#include "perfdata/instance_gaps.h"
 #include "perfdata/title_database.h"
 #include "query/host_selector.h"
 #include "query/inventory_history.h"
@@ -53,6 +54,8 @@ struct HealthHost {
   std::vector<InvalidCounterRun> invalid_counters;
   // Each object's time asked for alone, as its agent last reported; nullopt: none reported.
   std::optional<ObjectTimings> object_timings;
+  // Its instances that went and came back, as the store keeps them, by time.
+  std::vector<InstanceGap> instance_gaps;
 };
 
 // The range a report covers when its caller gives none: the last day.
@@ -70,21 +73,22 @@ struct HealthRequest {
 };
 
 enum class HealthFindingKind {
-  kObjectMissing,      // peers have the object, these hosts do not
-  kCounterMissing,     // peers' object has the counter, these hosts' does not
-  kObjectLost,         // the host had the object in the range and has it no more (peers or not)
-  kCounterLost,        // the same for a counter of an object it still has
-  kObjectCameAndWent,  // it went and came back in the range
-  kUnnamedIndex,       // indexes the host's snapshots use and its title database does not name
-  kTitlesDiffer,       // its title database is not the one most hosts of its OS build have
-  kCollectionError,    // the host's agent or poller reports an error
-  kProviderDisabled,   // a service's performance counter provider is disabled on the host
-  kObjectNotReturned,  // its agent asks for the object by index and gets nothing back
-  kNamesChanged,       // its last title database change renamed indexes its snapshots use
-  kNameDuplicated,     // two counters of one object have the same name in its title database
-  kCollectionLosses,   // its agent skipped ticks, failed reads or lost snapshots in the range
-  kCounterInvalid,     // no instance of the counter has had a valid value since a time
-  kSlowObject,         // asked for alone, the object took its source long enough to matter
+  kObjectMissing,        // peers have the object, these hosts do not
+  kCounterMissing,       // peers' object has the counter, these hosts' does not
+  kObjectLost,           // the host had the object in the range and has it no more (peers or not)
+  kCounterLost,          // the same for a counter of an object it still has
+  kObjectCameAndWent,    // it went and came back in the range
+  kUnnamedIndex,         // indexes the host's snapshots use and its title database does not name
+  kTitlesDiffer,         // its title database is not the one most hosts of its OS build have
+  kCollectionError,      // the host's agent or poller reports an error
+  kProviderDisabled,     // a service's performance counter provider is disabled on the host
+  kObjectNotReturned,    // its agent asks for the object by index and gets nothing back
+  kNamesChanged,         // its last title database change renamed indexes its snapshots use
+  kNameDuplicated,       // two counters of one object have the same name in its title database
+  kCollectionLosses,     // its agent skipped ticks, failed reads or lost snapshots in the range
+  kCounterInvalid,       // no instance of the counter has had a valid value since a time
+  kSlowObject,           // asked for alone, the object took its source long enough to matter
+  kInstanceCameAndWent,  // an instance of an object that stayed went and came back in the range
 };
 
 // Every kind, for those that list them all (/metrics gives each a count, 0 included).
@@ -96,7 +100,7 @@ inline constexpr HealthFindingKind kHealthFindingKinds[] = {
     HealthFindingKind::kProviderDisabled,  HealthFindingKind::kObjectNotReturned,
     HealthFindingKind::kNamesChanged,      HealthFindingKind::kNameDuplicated,
     HealthFindingKind::kCollectionLosses,  HealthFindingKind::kCounterInvalid,
-    HealthFindingKind::kSlowObject,
+    HealthFindingKind::kSlowObject,        HealthFindingKind::kInstanceCameAndWent,
 };
 
 // Label keys separated by commas ("role,env"; "": the OS family alone), as --peers-by takes them.
@@ -114,7 +118,7 @@ struct HostFinding {
   std::optional<int64_t> last_with_ns;
   std::string cause;   // what changed then, in words
   std::string action;  // what to do about it
-  // For an object that came and went: each (gone, back) in the range.
+  // For an object or instance that came and went: each (gone, back) in the range.
   std::vector<std::pair<int64_t, int64_t>> gaps = {};
 };
 
@@ -122,9 +126,9 @@ struct HealthFinding {
   HealthFindingKind kind = HealthFindingKind::kObjectMissing;
   // As the first host that has it names it; empty for an unnamed index and an error.
   std::string object;
-  // Empty for an object; the unnamed indexes as ranges ("6", "6, 1234-1320"), the OS build whose
-  // title databases differ ("Windows 10.0.20348"), the error's message, or the service whose
-  // provider is disabled.
+  // Empty for an object; the instance's name (instance-came-and-went); the unnamed indexes as
+  // ranges ("6", "6, 1234-1320"), the OS build whose title databases differ ("Windows
+  // 10.0.20348"), the error's message, or the service whose provider is disabled.
   std::string counter;
   std::string peers;      // the peer group: "Windows", "Windows role=sql"; empty when not compared
   size_t peers_with = 0;  // of the group's hosts, how many have it (missing kinds)

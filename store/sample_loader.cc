@@ -321,6 +321,8 @@ Result<std::vector<query::HealthHost>> SampleLoader::HealthHosts(
   if (!invalid.ok()) return invalid.status();
   Result<std::map<std::string, query::ObjectTimings>> timings = store_.ObjectTimings();
   if (!timings.ok()) return timings.status();
+  Result<std::map<std::string, std::vector<InstanceGap>>> gaps = store_.InstanceGaps(at_ns);
+  if (!gaps.ok()) return gaps.status();
   std::vector<query::HealthHost> hosts;
   hosts.reserve(inventories->size());
   for (query::HostInventories& host_inventories : *inventories) {
@@ -343,6 +345,9 @@ Result<std::vector<query::HealthHost>> SampleLoader::HealthHosts(
     }
     if (auto timed = timings->find(host_inventories.host); timed != timings->end()) {
       host.object_timings = std::move(timed->second);
+    }
+    if (auto went = gaps->find(host_inventories.host); went != gaps->end()) {
+      host.instance_gaps = std::move(went->second);
     }
     Result<TitleHistories> histories = Histories(host_inventories.host);
     if (!histories.ok()) return histories.status();

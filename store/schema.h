@@ -10,7 +10,7 @@ namespace perfhive {
 // PRAGMA user_version of a database this code writes. A new database is made at version 1
 // (kSchema) and brought up to date by the upgrades below, in order, as an older one is on open;
 // a newer version is refused.
-inline constexpr int64_t kSchemaVersion = 12;
+inline constexpr int64_t kSchemaVersion = 13;
 
 inline constexpr const char* kSchema = R"sql(
 CREATE TABLE IF NOT EXISTS hosts (
@@ -225,6 +225,22 @@ CREATE TABLE IF NOT EXISTS object_timings (
   bytes INTEGER NOT NULL,
   error TEXT NOT NULL,
   PRIMARY KEY (host_id, object_index)
+) WITHOUT ROWID;
+)sql";
+
+// Version 13: instances that went and came back (perfdata/instance_gaps.h), a row a gap:
+// `gone` the sample time of the first snapshot without the instance, `back` of the first with it
+// again, `instance` its name. Written by the snapshot that closes the gap; deleted once the host's
+// stored history no longer reaches back to it (store_instance_gaps.cc).
+inline constexpr const char* kSchemaInstanceGaps = R"sql(
+CREATE TABLE IF NOT EXISTS instance_gaps (
+  host_id INTEGER NOT NULL,
+  query TEXT NOT NULL,
+  object_index INTEGER NOT NULL,
+  instance TEXT NOT NULL,
+  gone INTEGER NOT NULL,
+  back INTEGER NOT NULL,
+  PRIMARY KEY (host_id, query, object_index, instance, gone)
 ) WITHOUT ROWID;
 )sql";
 

@@ -83,7 +83,8 @@ Result<std::unique_ptr<Store>> Store::Open(const std::string& directory,
                                   kSchemaHostLabels,
                                   kSchemaInventories,
                                   kSchemaCollectionReports,
-                                  kSchemaCollectionChecks};
+                                  kSchemaCollectionChecks,
+                                  kSchemaInstanceGaps};
   static_assert(std::size(upgrades) == kSchemaVersion);
   if (Status s = UpgradeSchema(**writer, upgrades, "store " + path); !s.ok()) return s;
   Result<std::unique_ptr<ReaderPool>> readers =
@@ -419,6 +420,9 @@ Status Store::InsertOne(Pending& pending, std::optional<Result<AppendResult>>& r
   if (Status s = RecordInventory(*host_id, snapshot.query, pending.sample_time_ns,
                                  pending.inventory, pending.inventory_hash);
       !s.ok()) {
+    return s;
+  }
+  if (Status s = RecordInstanceGaps(*host_id, snapshot.query, snapshot.instance_gaps); !s.ok()) {
     return s;
   }
   if (snapshot.invalid_counters) {

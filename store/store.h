@@ -44,6 +44,7 @@
 #include <vector>
 
 #include "base/status.h"
+#include "perfdata/instance_gaps.h"
 #include "port/sha256.h"
 #include "query/host_selector.h"
 #include "query/inventory_history.h"
@@ -136,6 +137,9 @@ struct SnapshotToAppend {
   // (perfdata/invalid_counters.h), found by a caller that holds that pair (an ingest session).
   // Unset: no pair was checked, and the store's record of the stream's runs stays as it is.
   std::optional<std::vector<InvalidCounter>> invalid_counters = std::nullopt;
+  // The instances this snapshot has again after a gap (perfdata/instance_gaps.h), found by a
+  // caller that follows the stream (an ingest session).
+  std::vector<InstanceGap> instance_gaps = {};
 };
 
 struct AppendResult {
@@ -289,6 +293,9 @@ class Store {
   // Every host's counters without a valid value now, by host name (hosts with none left out),
   // each host's by query, object and counter index.
   Result<std::map<std::string, std::vector<query::InvalidCounterRun>>> InvalidCounterRuns();
+  // Every host's instances that went and came back by `at_ns` (their `back`), by host name (hosts
+  // with none left out), each host's by time.
+  Result<std::map<std::string, std::vector<InstanceGap>>> InstanceGaps(int64_t at_ns);
   Result<std::vector<HostRecord>> ListHosts();
   Result<std::optional<HostRecord>> FindHost(const std::string& host);
 
@@ -441,6 +448,9 @@ class Store {
   // stream's runs (store_invalid_counters.cc).
   Status RecordInvalidCounters(int64_t host_id, const std::string& query, int64_t sample_time_ns,
                                const std::vector<InvalidCounter>& invalid);
+  // Keeps the gaps a new snapshot of (host, query) closed (store_instance_gaps.cc).
+  Status RecordInstanceGaps(int64_t host_id, const std::string& query,
+                            const std::vector<InstanceGap>& gaps);
   Result<bool> TitleDatabaseStored(const Sha256Digest& digest);
   // From `since_ns` on, `host_id` reads `language` with `digest`, unless that is already so.
   Status PutTitlesInForce(int64_t host_id, const std::string& language, const Sha256Digest& digest,

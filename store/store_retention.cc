@@ -149,6 +149,13 @@ Result<RetentionResult> Store::ApplyRetention(const RetentionPolicy& policy, int
   }
   if (result.snapshots_deleted > 0) {
     std::lock_guard lock(write_mutex_);
+    // A gap goes once the host's stored history no longer reaches back to it.
+    if (Status s = writer_->Exec(
+            "DELETE FROM instance_gaps WHERE back < COALESCE((SELECT MIN(sample_time) FROM"
+            " snapshots s WHERE s.host_id = instance_gaps.host_id), 9223372036854775807)");
+        !s.ok()) {
+      return s;
+    }
     // Give the freed pages back to the file system (auto_vacuum=INCREMENTAL).
     if (Status s = writer_->Exec("PRAGMA incremental_vacuum"); !s.ok()) return s;
   }

@@ -21,6 +21,7 @@ export function subjectText(finding) {
     return (/[,-]/.test(finding.counter) ? 'indexes ' : 'index ') + finding.counter;
   }
   if (finding.kind === 'titles-differ') return 'title database of ' + finding.counter;
+  if (finding.kind === 'instance-came-and-went') return '\\' + finding.object + '(' + finding.counter + ')';
   return '\\' + finding.object + (finding.counter ? '\\' + finding.counter : '');
 }
 

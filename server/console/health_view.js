@@ -27,7 +27,8 @@ const focusOf = (finding, host) => 'h:' + [finding.kind, finding.object, finding
 const TONES = {
   'object-missing': 'lacking', 'counter-missing': 'lacking', 'object-lost': 'lacking', 'counter-lost': 'lacking',
   'object-not-returned': 'lacking',
-  'object-came-and-went': 'unsteady', 'unnamed-index': 'unsteady', 'titles-differ': 'unsteady',
+  'object-came-and-went': 'unsteady', 'instance-came-and-went': 'unsteady',
+  'unnamed-index': 'unsteady', 'titles-differ': 'unsteady',
   'names-changed': 'unsteady', 'name-duplicated': 'unsteady',
   'collection-error': 'failing', 'provider-disabled': 'failing', 'collection-losses': 'failing',
   'counter-invalid': 'failing', 'slow-object': 'failing',

@@ -447,6 +447,8 @@ bool IngestSession::HandleSnapshot(v1::Snapshot& snapshot) {
       invalid_counters = FindInvalidCounters(*older, *reader);
     }
   }
+  std::vector<InstanceGap> instance_gaps =
+      instance_gaps_[snapshot.query()].Note(*reader, *sample_ns);
   std::vector<std::pair<std::string, Sha256Digest>> titles_changed;
   if (Status status = ApplyTitles(snapshot, titles_changed); !status.ok()) {
     Refuse(instance_id, sequence, status);
@@ -467,7 +469,8 @@ bool IngestSession::HandleSnapshot(v1::Snapshot& snapshot) {
                           .raw = std::move(raw).value(),
                           .sha256 = DigestOf(snapshot.sha256()),  // the restorer checked it
                           .titles_in_force = std::move(titles_changed),
-                          .invalid_counters = std::move(invalid_counters)};
+                          .invalid_counters = std::move(invalid_counters),
+                          .instance_gaps = std::move(instance_gaps)};
   service_.store().AppendAsync(
       std::move(append), [this, instance_id, sequence, raw_bytes](Result<AppendResult> result) {
         OnAppended(instance_id, sequence, raw_bytes, std::move(result));

@@ -30,6 +30,7 @@
 #include <string>
 #include <vector>
 
+#include "perfdata/instance_gaps.h"
 #include "perfhive/v1/ingest.grpc.pb.h"
 #include "server/ingest/ingest_service.h"
 #include "server/ingest/snapshot_restorer.h"
@@ -108,6 +109,9 @@ class IngestSession final
   std::string host_;
   std::string instance_id_;
   SnapshotRestorer restorer_;
+  // The instances of each query's snapshots on this stream, followed for those that go and come
+  // back (a new stream starts afresh: a gap across a reconnect is not seen).
+  std::map<std::string, InstanceGapTracker> instance_gaps_;
   std::set<Sha256Digest> known_titles_;                  // held by the store
   std::map<std::string, Sha256Digest> titles_in_force_;  // by language, last recorded
   double rate_tokens_ = 0;

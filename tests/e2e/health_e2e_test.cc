@@ -1,8 +1,9 @@
 // The fleet's counter health end to end (issue 37): Windows hosts generated from a real machine
 // of ../shared/fixtures (the fleet generator), with faults injected into what their agents ship:
 // one loses Memory half way, one's title database lacks a name its snapshots use and one of its
-// counters reports garbage from a sample on, one's provider goes and comes back; a clean one, and
-// one of another role and machine. Real agents replay them
+// counters reports garbage from a sample on, one's provider goes and comes back and later one
+// instance of another object goes and comes back; a clean one, and one of another role and
+// machine. Real agents replay them
 // to a real server; `perfhive health` and /api/v1/health must name exactly those faults, their
 // hosts and their times, and the clean hosts not at all. Skips without the fixtures.
 
@@ -16,6 +17,7 @@
 #include <vector>
 
 #include "export/http_client.h"
+#include "perfdata/instance_gaps.h"
 #include "perfdata/snapshot_inventory.h"
 #include "perfdata/well_known_indexes.h"
 #include "tests/bench/realistic_fleet/fleet_generator.h"
@@ -29,12 +31,15 @@ namespace {
 
 using json = nlohmann::json;
 constexpr int64_t kSecond = 1'000'000'000;
-constexpr int kSamples = 20;  // 10 s apart
+constexpr int kSamples = 40;  // 10 s apart
 constexpr int kMemoryLostAt = 10;
 constexpr int kFlapFrom = 8, kFlapTo = 12;  // the provider's object is missing from 8 to 11
 // From this sample on, one 8-byte count of web2 goes backwards at every sample: its first pair
 // without a valid value ends at the sample after (the edited sample is above the one before).
 constexpr int kGarbageFrom = 13;
+// web3's instance is missing from these two samples, after more than five minutes there (what
+// makes an instance's absence a gap rather than churn: perfdata/instance_gaps.h).
+constexpr int kInstanceGoneFrom = 33, kInstanceBackAt = 35;
 
 struct ShippedHost {
   std::string name;
@@ -109,6 +114,13 @@ class HealthTest : public ::testing::Test {
             ASSERT_TRUE(without.ok()) << without.error();
             taken[k] = std::move(without).value();
           }
+          ASSERT_NO_FATAL_FAILURE(PickGoneInstance(taken[0], titles));
+          for (int k = kInstanceGoneFrom; k < kInstanceBackAt; ++k) {
+            Result<std::vector<uint8_t>> without =
+                WithoutInstance(taken[k], gone_object_, gone_instance_);
+            ASSERT_TRUE(without.ok()) << without.error();
+            taken[k] = std::move(without).value();
+          }
         }
         host.replay = WriteReplayFiles(*scratch_, host.name, taken, titles).path;
         hosts_.push_back(host);
@@ -136,6 +148,38 @@ class HealthTest : public ::testing::Test {
       }
     }
     FAIL() << "no 8-byte count in the layout";
+  }
+
+  // An instance (not _Total) of an object other than the flapping one, with instances that no
+  // other object's instances name as their parent; and the object's English name.
+  void PickGoneInstance(const std::vector<uint8_t>& raw, const std::vector<uint8_t>& titles) {
+    Result<SnapshotReader> reader = SnapshotReader::Open(raw);
+    ASSERT_TRUE(reader.ok()) << reader.error();
+    std::set<uint32_t> parents;
+    for (const ObjectView& object : reader->objects()) {
+      for (const InstanceView& instance : object.instances()) {
+        if (instance.has_definition() && instance.parent_object_index() != 0) {
+          parents.insert(instance.parent_object_index());
+        }
+      }
+    }
+    TitleDatabase names;
+    ASSERT_TRUE(ParseTitleList(titles, false, names).ok());
+    for (const ObjectView& object : reader->objects()) {
+      if (object.name_index() == flapping_ || parents.contains(object.name_index()) ||
+          object.num_instances() < 2 || object.num_instances() > kMostInstancesFollowed) {
+        continue;
+      }
+      for (const InstanceView& instance : object.instances()) {
+        const std::string name = InstanceName(object, instance);
+        if (name.empty() || name == "_Total") continue;
+        gone_object_ = object.name_index();
+        gone_instance_ = name;
+        gone_object_name_ = std::string(names.Name(gone_object_).value_or(""));
+        return;
+      }
+    }
+    FAIL() << "no instance to take away in the layout";
   }
 
   void Ship() {
@@ -168,6 +212,8 @@ class HealthTest : public ::testing::Test {
   std::vector<ShippedHost> hosts_;
   uint32_t flapping_ = 0;
   uint32_t garbage_object_ = 0, garbage_counter_ = 0;
+  uint32_t gone_object_ = 0;
+  std::string gone_instance_, gone_object_name_;
 };
 
 int64_t Millis(int64_t ns) { return ns / 1'000'000; }
@@ -193,7 +239,7 @@ TEST_F(HealthTest, EachInjectedFaultIsReportedOnItsHostAtItsSampleAndNothingElse
 
   std::set<std::string> faulted_hosts;
   int unnamed = 0;
-  bool memory_found = false, flap_found = false, garbage_found = false;
+  bool memory_found = false, flap_found = false, garbage_found = false, instance_found = false;
   for (const json& finding : report["findings"]) {
     const std::string kind = finding["kind"];
     SCOPED_TRACE(finding.dump());
@@ -222,6 +268,15 @@ TEST_F(HealthTest, EachInjectedFaultIsReportedOnItsHostAtItsSampleAndNothingElse
       EXPECT_EQ(host["gaps"][0]["gone_ms"], Millis(Host("web3").times_ns[kFlapFrom]));
       EXPECT_EQ(host["gaps"][0]["back_ms"], Millis(Host("web3").times_ns[kFlapTo]));
       flap_found = true;
+    } else if (kind == "instance-came-and-went") {
+      EXPECT_EQ(host["host"], "web3");
+      EXPECT_EQ(finding["object"], gone_object_name_);
+      EXPECT_EQ(finding["counter"], gone_instance_);
+      EXPECT_EQ(host["since_ms"], Millis(Host("web3").times_ns[kInstanceGoneFrom]));
+      ASSERT_EQ(host["gaps"].size(), 1u);
+      EXPECT_EQ(host["gaps"][0]["gone_ms"], Millis(Host("web3").times_ns[kInstanceGoneFrom]));
+      EXPECT_EQ(host["gaps"][0]["back_ms"], Millis(Host("web3").times_ns[kInstanceBackAt]));
+      instance_found = true;
     } else if (kind == "counter-invalid") {
       // Named by web2's titles; since the first sample without a valid value, the last with one
       // the sample before.
@@ -241,6 +296,7 @@ TEST_F(HealthTest, EachInjectedFaultIsReportedOnItsHostAtItsSampleAndNothingElse
   EXPECT_TRUE(memory_found);
   EXPECT_TRUE(flap_found);
   EXPECT_TRUE(garbage_found);
+  EXPECT_TRUE(instance_found);
   EXPECT_EQ(unnamed, 1);
   EXPECT_EQ(faulted_hosts, (std::set<std::string>{"web1", "web2", "web3"}));
 
@@ -263,6 +319,8 @@ TEST_F(HealthTest, EachInjectedFaultIsReportedOnItsHostAtItsSampleAndNothingElse
   for (const char* line : {"perfhive_health_findings{kind=\"object-missing\"} 1\n",
                            "perfhive_health_findings{kind=\"unnamed-index\"} 1\n",
                            "perfhive_health_findings{kind=\"object-came-and-went\"} 1\n",
+                           "perfhive_health_findings{kind=\"instance-came-and-went\"} 1\n",
+                           "perfhive_host_health_findings{host=\"web3\"} 2\n",
                            "perfhive_health_findings{kind=\"counter-missing\"} 0\n",
                            "perfhive_health_findings{kind=\"counter-invalid\"} 1\n",
                            "perfhive_health_findings{kind=\"provider-disabled\"} 0\n",

@@ -1,11 +1,13 @@
 // Fuzzes what the server decodes from an agent: the bytes of an AgentMessage, and, when it is a
 // snapshot, its restoration (keyframe or delta against a base the stream holds) with the size
-// and digest checks, and the check of the pair it ends for counters without a valid value.
+// and digest checks, the check of the pair it ends for counters without a valid value, and the
+// following of its instances (the base's, then its own, as a stream's two snapshots).
 // Nothing may crash, hang, read outside a buffer or restore past the limit.
 
 #include <cstddef>
 #include <cstdint>
 
+#include "perfdata/instance_gaps.h"
 #include "perfdata/invalid_counters.h"
 #include "perfdata/snapshot_reader.h"
 #include "perfhive/v1/ingest.pb.h"
@@ -26,7 +28,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     if (raw->size() > kLimit) __builtin_trap();
     perfhive::Result<perfhive::SnapshotReader> newer = perfhive::SnapshotReader::Open(*raw);
     perfhive::Result<perfhive::SnapshotReader> older = perfhive::SnapshotReader::Open(previous);
-    if (newer.ok() && older.ok()) (void)perfhive::FindInvalidCounters(*older, *newer);
+    if (newer.ok() && older.ok()) {
+      (void)perfhive::FindInvalidCounters(*older, *newer);
+      perfhive::InstanceGapTracker instances;
+      (void)instances.Note(*older, 1);
+      (void)instances.Note(*newer, 2);
+    }
   }
   return 0;
 }

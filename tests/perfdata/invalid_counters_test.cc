@@ -87,7 +87,7 @@ TEST(InvalidCountersTest, APairReadTheWrongWayRoundHasEveryClockDividedCounterIn
   EXPECT_EQ(invalid.front(), (InvalidCounter{2, 10, PdhStatus::kNegativeDenominator}));
 }
 
-constexpr uint32_t kObject = 1000;
+constexpr uint32_t kBuiltObject = 1000;
 constexpr uint32_t kBackwards = 1002;  // 8-byte count going backwards on every instance
 constexpr uint32_t kOneValid = 1004;   // going backwards on one instance only
 constexpr uint32_t kInstant = 1006;    // a raw count: one sample, always valid
@@ -99,7 +99,7 @@ std::vector<uint8_t> Sample(int64_t perf_time, const std::vector<std::string>& n
                             uint64_t backwards, uint64_t one_valid_first, bool new_object) {
   SnapshotBuilder builder;
   builder.set_perf_time(perf_time).set_perf_time_100ns(perf_time).set_perf_freq(10'000'000);
-  ObjectBuilder& object = builder.AddObject(kObject);
+  ObjectBuilder& object = builder.AddObject(kBuiltObject);
   const uint32_t a =
       object.AddCounter({.name_index = kBackwards, .type = winperf::kCounterBulkCount});
   const uint32_t b =
@@ -126,7 +126,7 @@ TEST(InvalidCountersTest, ACounterIsInvalidOnlyWhenNoInstanceHasAValidValue) {
   const std::vector<uint8_t> older = Sample(10'000'000, {"x", "y"}, 900, 2000, false);
   const std::vector<uint8_t> newer = Sample(20'000'000, {"x", "y"}, 800, 1500, true);
   EXPECT_EQ(Find(older, newer),
-            (std::vector<InvalidCounter>{{kObject, kBackwards, PdhStatus::kNegativeValue}}));
+            (std::vector<InvalidCounter>{{kBuiltObject, kBackwards, PdhStatus::kNegativeValue}}));
 }
 
 TEST(InvalidCountersTest, NewInstancesAndObjectsSayNothing) {
@@ -141,8 +141,9 @@ TEST(InvalidCountersTest, AClockThatDoesNotAdvanceLeavesOnlyOneSampleTypesValid)
   const std::vector<uint8_t> newer = Sample(10'000'000, {"x"}, 1900, 3000, false);
   const std::vector<InvalidCounter> invalid = Find(older, newer);
   ASSERT_EQ(invalid.size(), 2u);
-  EXPECT_EQ(invalid[0], (InvalidCounter{kObject, kBackwards, PdhStatus::kNegativeDenominator}));
-  EXPECT_EQ(invalid[1], (InvalidCounter{kObject, kOneValid, PdhStatus::kNegativeDenominator}));
+  EXPECT_EQ(invalid[0],
+            (InvalidCounter{kBuiltObject, kBackwards, PdhStatus::kNegativeDenominator}));
+  EXPECT_EQ(invalid[1], (InvalidCounter{kBuiltObject, kOneValid, PdhStatus::kNegativeDenominator}));
 }
 
 }  // namespace

@@ -612,6 +612,49 @@ TEST_F(CounterHealthTest, CountersWithoutAValidValueAreAFindingPerObject) {
   EXPECT_NE(app4.action.find("timestamps"), std::string::npos) << app4.action;
 }
 
+// Instances that went and came back: one finding per object and instance, hosts with the same
+// instance sharing it, each host with its gaps in the range; gaps before the range or after the
+// report's time are not counted.
+TEST_F(CounterHealthTest, InstancesThatWentAndCameBackAreAFindingPerInstance) {
+  const Machine machine = LoadMachine("kinex01");
+  std::vector<HealthHost> hosts;
+  for (const char* name : {"app1", "app2", "app3"}) {
+    hosts.push_back(Host(name, machine, {Version(kStart, machine.inventory)}));
+  }
+  constexpr uint32_t kLogicalDisk = 236;
+  auto gap = [&](const char* instance, int64_t gone_s, int64_t back_s) {
+    return InstanceGap{kLogicalDisk, instance, kStart + gone_s * kSecond,
+                       kStart + back_s * kSecond};
+  };
+  hosts[0].instance_gaps = {gap("C:", 20, 40), gap("C:", 300, 310), gap("D:", 50, 60)};
+  hosts[1].instance_gaps = {gap("C:", -100, -50), gap("C:", 70, 80)};
+  hosts[2].instance_gaps = {gap("C:", -100, -50), gap("E:", 500, 700)};  // before, and after `at`
+  HealthRequest request;
+  request.from_ns = kStart;
+  request.at_ns = kStart + 400 * kSecond;
+  const HealthReport report = ReportCounterHealth(request, hosts, TenSecondsBefore);
+  std::vector<const HealthFinding*> gaps = OfKind(report, HealthFindingKind::kInstanceCameAndWent);
+  ASSERT_EQ(gaps.size(), 2u);
+  EXPECT_EQ(gaps[0]->object, "LogicalDisk");
+  EXPECT_EQ(gaps[0]->counter, "C:");
+  ASSERT_EQ(gaps[0]->hosts.size(), 2u);
+  const HostFinding& app1 = gaps[0]->hosts[0];
+  EXPECT_EQ(app1.host, "app1");
+  EXPECT_EQ(app1.since_ns, kStart + 20 * kSecond);
+  EXPECT_EQ(app1.gaps, (std::vector<std::pair<int64_t, int64_t>>{
+                           {kStart + 20 * kSecond, kStart + 40 * kSecond},
+                           {kStart + 300 * kSecond, kStart + 310 * kSecond}}));
+  EXPECT_NE(app1.cause.find("went 2 times"), std::string::npos) << app1.cause;
+  EXPECT_NE(app1.cause.find("away at most 20 s"), std::string::npos) << app1.cause;
+  EXPECT_EQ(gaps[0]->hosts[1].host, "app2");
+  EXPECT_EQ(gaps[0]->hosts[1].gaps.size(), 1u);
+  EXPECT_EQ(gaps[1]->counter, "D:");
+  ASSERT_EQ(gaps[1]->hosts.size(), 1u);
+  EXPECT_EQ(gaps[1]->hosts[0].host, "app1");
+  EXPECT_NE(gaps[1]->hosts[0].cause.find("went 1 time and came back"), std::string::npos);
+  EXPECT_FALSE(gaps[1]->hosts[0].action.empty());
+}
+
 // Slow objects: the agent's last sweep, when it falls in the range, gives a finding per object
 // that took a second alone, or a tenth of the interval when that is shorter; failed reads are not
 // times; every host's slowest come apart, named, whatever their time.

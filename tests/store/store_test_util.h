@@ -74,17 +74,19 @@ inline SnapshotToAppend MakeAppend(std::string host, std::string instance, uint6
   return append;
 }
 
-// Makes the closed store in `dir` what schema version `version` (1 to 11) wrote: version 11 keeps
-// no invalid counters nor object timings; version 10 also no disabled providers nor collection
-// losses; version 9 also no inventories; version 8 also no host labels; version 7 also finds a
-// run's last sequence by an index over the snapshots, not in `runs`; version 6 also stores title
-// databases raw (the store must hold none compressed); version 5 also has no index of uncompacted
-// groups; version 4 also no columnar blocks (the store must hold none); version 3 also no host
-// plans; version 2 also no clocks, (host, instance, sequence) unique; version 1 also lacks
-// export_positions. True when it worked.
+// Makes the closed store in `dir` what schema version `version` (1 to 12) wrote: version 12 keeps
+// no instance gaps; version 11 also no invalid counters nor object timings; version 10 also no
+// disabled providers nor collection losses; version 9 also no inventories; version 8 also no host
+// labels; version 7 also finds a run's last sequence by an index over the snapshots, not in `runs`;
+// version 6 also stores title databases raw (the store must hold none compressed); version 5 also
+// has no index of uncompacted groups; version 4 also no columnar blocks (the store must hold none);
+// version 3 also no host plans; version 2 also no clocks, (host, instance, sequence) unique;
+// version 1 also lacks export_positions. True when it worked.
 inline bool RewindSchema(const std::string& dir, int version) {
-  std::string sql =
-      "DROP TABLE invalid_counters; DROP TABLE object_sweeps; DROP TABLE object_timings;";
+  std::string sql = "DROP TABLE instance_gaps;";
+  if (version <= 11) {
+    sql += "DROP TABLE invalid_counters; DROP TABLE object_sweeps; DROP TABLE object_timings;";
+  }
   if (version <= 10) sql += "DROP TABLE disabled_providers; DROP TABLE collection_losses;";
   if (version <= 9) sql += "DROP TABLE inventories;";
   if (version <= 8) sql += "DROP TABLE host_labels;";

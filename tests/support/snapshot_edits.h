@@ -40,6 +40,38 @@ inline Result<std::vector<uint8_t>> WithoutObject(const std::vector<uint8_t>& ra
   return Status(StatusCode::kNotFound, "no object " + std::to_string(object_index));
 }
 
+// `raw` without the instance of object `object_index` named `instance` (its definition and counter
+// block; NumInstances and the lengths told): what a service that stopped leaves of an object that
+// stays. Instances of other objects that name a later instance of this one as their parent would
+// name the wrong one: edit objects that are nobody's parent. NOT_FOUND when there is no such
+// instance.
+inline Result<std::vector<uint8_t>> WithoutInstance(const std::vector<uint8_t>& raw,
+                                                    uint32_t object_index,
+                                                    std::string_view instance) {
+  Result<SnapshotReader> reader = SnapshotReader::Open(raw);
+  if (!reader.ok()) return reader.status();
+  for (const ObjectView& object : reader->objects()) {
+    if (object.name_index() != object_index || !object.has_instance_list()) continue;
+    for (const InstanceView& candidate : object.instances()) {
+      if (InstanceName(object, candidate) != instance) continue;
+      const uint32_t at = candidate.position();
+      const uint32_t length = candidate.byte_length() + candidate.counters().byte_length();
+      std::vector<uint8_t> without(raw.begin(), raw.begin() + at);
+      without.insert(without.end(), raw.begin() + at + length, raw.end());
+      uint8_t* header = without.data() + object.position();
+      StoreU32(header + winperf::object_type::kNumInstances,
+               static_cast<uint32_t>(object.num_instances() - 1));
+      StoreU32(header + winperf::object_type::kTotalByteLength,
+               object.total_byte_length() - length);
+      StoreU32(without.data() + winperf::data_block::kTotalByteLength,
+               reader->total_byte_length() - length);
+      return without;
+    }
+  }
+  return Status(StatusCode::kNotFound, "no instance " + std::string(instance) + " of object " +
+                                           std::to_string(object_index));
+}
+
 // `raw` with the 8-byte counter `counter_index` of object `object_index` set to `value` in every
 // instance: what a provider that reports garbage leaves. NOT_FOUND when the snapshot has no such
 // counter, INVALID_ARGUMENT when it is not 8 bytes.

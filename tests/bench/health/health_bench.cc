@@ -10,8 +10,9 @@
 //    number (five roles).
 // 2. Each snapshot appended to a store (a temporary directory), its title database in force.
 //    Apart, on the same snapshots: the CPU of taking, encoding and hashing each one's inventory
-//    (what the store does per append on the ingest's threads), against the CPU of the whole
-//    append.
+//    (what the store does per append on the ingest's threads), and of following each host's
+//    instances (InstanceGapTracker::Note, what the ingest session does per snapshot), against the
+//    CPU of the whole append.
 // 3. The report as the Health RPC computes it (SampleLoader::HealthHosts, then ReportHealth, peers
 //    by role), `--repeats` times: wall and process CPU, median; the findings by kind.
 //
@@ -29,11 +30,13 @@
 #include <string>
 #include <vector>
 
+#include "perfdata/instance_gaps.h"
 #include "perfdata/snapshot_inventory.h"
 #include "perfdata/snapshot_reader.h"
 #include "perfdata/well_known_indexes.h"
 #include "query/counter_health.h"
 #include "store/sample_loader.h"
+#include "store/sample_time.h"
 #include "store/store.h"
 #include "tests/bench/process_clock.h"
 #include "tests/bench/realistic_fleet/fleet_generator.h"
@@ -124,7 +127,7 @@ int Run(const Options& options) {
     std::fprintf(stderr, "health_bench: %s\n", store.error().c_str());
     return 1;
   }
-  double inventory_cpu = 0, append_cpu = 0;
+  double inventory_cpu = 0, instances_cpu = 0, append_cpu = 0;
   int64_t appended = 0, raw_bytes = 0, newest_ns = 0;
   size_t hash_sum = 0;
   for (int h = 0; h < options.hosts; ++h) {
@@ -139,6 +142,7 @@ int Run(const Options& options) {
       return 1;
     }
     uint32_t flapping = 0;
+    InstanceGapTracker instances;
     for (int k = 0; k < kSamplesPerHost; ++k) {
       std::vector<uint8_t> raw = simulator.Next().snapshot;
       if (k == 0) flapping = FlappingObject(raw);
@@ -167,6 +171,10 @@ int Run(const Options& options) {
       const InventoryHash inventory_hash = InventoryHash::Of(inventory);
       inventory_cpu += ThreadCpuSeconds() - before_inventory;
       hash_sum += inventory_hash.hash;  // used, so that it is taken
+      const double before_instances = ThreadCpuSeconds();
+      const Result<int64_t> sample_ns = UnixNanosFromSystemTime(reader->system_time());
+      std::vector<InstanceGap> gaps = instances.Note(*reader, sample_ns.ok() ? *sample_ns : 0);
+      instances_cpu += ThreadCpuSeconds() - before_instances;
       raw_bytes += static_cast<int64_t>(raw.size());
       SnapshotToAppend append;
       append.host = host;
@@ -175,6 +183,7 @@ int Run(const Options& options) {
       append.sequence = static_cast<uint64_t>(k);
       append.raw = std::move(raw);
       append.titles_in_force = {{"009", *digest}};
+      append.instance_gaps = std::move(gaps);
       const double before_append = ProcessCpuSeconds();
       Result<AppendResult> stored = (*store)->Append(std::move(append));
       append_cpu += ProcessCpuSeconds() - before_append;
@@ -190,10 +199,12 @@ int Run(const Options& options) {
               options.hosts, static_cast<long long>(appended),
               static_cast<double>(raw_bytes) / static_cast<double>(appended) / 1024);
   std::printf(
-      "inventory per snapshot: %.1f us of CPU; a whole in-process append (store only): "
-      "%.1f us (%.1f%%)\n",
+      "inventory per snapshot: %.1f us of CPU; following its instances: %.1f us; a whole "
+      "in-process append (store only): %.1f us (%.1f%% and %.1f%%)\n",
       1e6 * inventory_cpu / static_cast<double>(appended),
-      1e6 * append_cpu / static_cast<double>(appended), 100 * inventory_cpu / append_cpu);
+      1e6 * instances_cpu / static_cast<double>(appended),
+      1e6 * append_cpu / static_cast<double>(appended), 100 * inventory_cpu / append_cpu,
+      100 * instances_cpu / append_cpu);
 
   SampleLoader loader(**store);
   const query::HostLabelsLookup labels = [](const std::string& host) {
