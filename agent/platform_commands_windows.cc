@@ -2,6 +2,7 @@
 // `configure --service NAME`, which the MSI runs: the service restarts after a failure, starts
 // delayed, and is restarted when it runs and a settings file changed.
 
+#include <cstdlib>
 #include <iostream>
 
 #include "agent/agent_config.h"
@@ -119,11 +120,13 @@ class WindowsCommands : public PlatformCommands {
     Logger log(std::cerr, env);
     Result<int> exit_code =
         RunAsService(installation_.name, [&] { return run_agent(installation_.config_file, log); });
-    if (!exit_code.ok()) {
-      log.Error(exit_code.error());
-      return 2;
-    }
-    return *exit_code;
+    if (!exit_code.ok()) log.Error(exit_code.error());
+    // The manager has been told the service stopped, and an installer removes the program's
+    // files right after: a process still tearing down (static destructors, gRPC's shutdown)
+    // holds its executable, which then stays until a reboot (under Wine, for good: the MSI test's
+    // uninstall found it there one run in six). Every log line is on disk already (the log file
+    // writes each at once), so the process ends here.
+    std::_Exit(exit_code.ok() ? *exit_code : 2);
   }
 
   ServiceInstallation installation_;
