@@ -447,13 +447,15 @@ bool IngestSession::HandleSnapshot(v1::Snapshot& snapshot) {
       invalid_counters = FindInvalidCounters(*older, *reader);
     }
   }
-  std::vector<InstanceGap> instance_gaps =
-      instance_gaps_[snapshot.query()].Note(*reader, *sample_ns);
   std::vector<std::pair<std::string, Sha256Digest>> titles_changed;
   if (Status status = ApplyTitles(snapshot, titles_changed); !status.ok()) {
     Refuse(instance_id, sequence, status);
     return true;
   }
+  // Only a snapshot the session keeps moves the stream's instances on: one refused here would
+  // have closed a gap that is then stored nowhere.
+  std::vector<InstanceGap> instance_gaps =
+      instance_gaps_[snapshot.query()].Note(*reader, *sample_ns);
   {
     std::lock_guard lock(mutex_);
     ++in_flight_;
