@@ -638,6 +638,36 @@ class ConsoleBrowserTest(unittest.TestCase):
         path = "\\\\*\\Processor(_Total)\\% Processor Time"
         self.go("#/groups?path=%s&by=host&range=5m&stat=mean" % urllib.parse.quote(path, safe=""))
         self.wait_for("the groups view", lambda: self.view_shown("groups"))
+        # The page's window ends when it read, and a live host's sample taken before that may be
+        # stored after it: then the CLI, asked later over the same window, rightly answers one
+        # sample more. The page reads again on a reload; the numbers must agree for one read.
+        attempts = 4
+        for attempt in range(attempts):
+            try:
+                self.check_groups_against_the_cli(path)
+                break
+            except AssertionError:
+                if attempt == attempts - 1:
+                    raise
+                print("groups: a sample arrived after the page read; reading again", file=sys.stderr)
+                before = self.js("return document.getElementById('view-groups').dataset.request")
+                self.d.refresh()
+                self.wait_for("the groups read again", lambda: self.view_shown("groups") and self.js(
+                    "return document.getElementById('view-groups').dataset.request") not in (None, before))
+        self.shot("groups")
+        # A group's members instead of its aggregate: this host's one _Total line.
+        self.d.find_element(By.CSS_SELECTOR, "#groups-table button[data-members='%s']" % self.linux_host).click()
+        self.wait_for("the members", lambda: self.d.find_element(By.ID, "groups-title").text ==
+                      "Members of " + self.linux_host)
+        self.wait_for("the member's line", lambda: self.js(
+            "const c = Chart.getChart(document.getElementById('groups-canvas'));"
+            "return c && c.data.datasets.length === 1 && c.data.datasets[0].label;") ==
+            "\\\\%s\\Processor(_Total)\\%% Processor Time" % self.linux_host)
+        self.assertIn("group=" + self.linux_host, self.d.current_url)
+        self.shot("groups-members")
+
+    def check_groups_against_the_cli(self, path):
+        """The groups' chart, their ranking and the top series are the CLI's over the page's window."""
         self.wait_for("the groups ranked", lambda: self.js(
             "return document.querySelectorAll('#groups-table tbody tr').length") >= 1 + len(self.windows_hosts))
         request = json.loads(self.js("return document.getElementById('view-groups').dataset.request"))
@@ -665,7 +695,8 @@ class ConsoleBrowserTest(unittest.TestCase):
         self.assertEqual([r["path"] for r in ranked], [p for _, p in means])
         self.assertEqual(rows[:len(ranked)], ranked, "groups without a value in the range come last")
         for row, (mean, _) in zip(ranked, means):
-            self.assertTrue(math.isclose(float(row["figure"]), mean, rel_tol=1e-12))
+            self.assertTrue(math.isclose(float(row["figure"]), mean, rel_tol=1e-12),
+                            "%s: page %s, perfhive query %r" % (row["group"], row["figure"], mean))
         self.assertIn(self.linux_host, {r["group"] for r in rows})
         # The member series ranked by the server, as `perfhive query --top 10` ranks them.
         top = self.cli_json(["query", path, "--top", "10", "--rank-by", "mean", "--stats"] + window)
@@ -673,18 +704,9 @@ class ConsoleBrowserTest(unittest.TestCase):
             r => ({path: r.dataset.path, figure: r.dataset.figure}));""")
         self.assertEqual([r["path"] for r in page_top], [s["path"] for s in top["series"]])
         for row, series in zip(page_top, top["series"]):
-            self.assertTrue(math.isclose(float(row["figure"]), series["statistics"]["mean"], rel_tol=1e-12))
-        self.shot("groups")
-        # A group's members instead of its aggregate: this host's one _Total line.
-        self.d.find_element(By.CSS_SELECTOR, "#groups-table button[data-members='%s']" % self.linux_host).click()
-        self.wait_for("the members", lambda: self.d.find_element(By.ID, "groups-title").text ==
-                      "Members of " + self.linux_host)
-        self.wait_for("the member's line", lambda: self.js(
-            "const c = Chart.getChart(document.getElementById('groups-canvas'));"
-            "return c && c.data.datasets.length === 1 && c.data.datasets[0].label;") ==
-            "\\\\%s\\Processor(_Total)\\%% Processor Time" % self.linux_host)
-        self.assertIn("group=" + self.linux_host, self.d.current_url)
-        self.shot("groups-members")
+            self.assertTrue(math.isclose(float(row["figure"]), series["statistics"]["mean"], rel_tol=1e-12),
+                            "%s: page %s, perfhive query %r" % (row["path"], row["figure"],
+                                                                 series["statistics"]["mean"]))
 
     # Alerts.
 
