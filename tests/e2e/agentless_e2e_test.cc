@@ -134,7 +134,7 @@ TEST(AgentlessEndToEndTest, OneAgentPollsTwoLiveHostsAndReportsTheDeadOne) {
   chmod(credentials.c_str(), 0600);
   ServerProcess server(scratch);
   ASSERT_TRUE(server.Start());
-  int dead_port = FreeLoopbackPort();  // nothing listens there
+  int dead_port = UnusedLoopbackPort();  // nothing listens there
   std::string dead = "\\\\127.0.0.1:" + std::to_string(dead_port);
   auto started = std::chrono::steady_clock::now();
   ChildProcess agent({AgentBinary(), "run", "--server", server.address(), "--insecure", "--target",

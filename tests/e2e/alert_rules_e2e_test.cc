@@ -203,7 +203,7 @@ condition = ">= 0"
 for = "2s"
 severity = "info"
 )");
-  const std::string metrics = "127.0.0.1:" + std::to_string(FreeLoopbackPort());
+  const std::string metrics = "127.0.0.1:" + std::to_string(UnusedLoopbackPort());
   ServerProcess server(scratch, {"--insecure", "--rules", scratch / "rules.toml", "--alertmanager",
                                  alertmanager.Url(), "--metrics-listen", metrics});
   ASSERT_TRUE(server.Start());

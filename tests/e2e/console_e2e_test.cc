@@ -40,8 +40,8 @@ class ConsoleTest : public ::testing::Test {
     WriteText(*scratch_ / "agent.token", kConsoleAgentSecret);
     WriteText(*scratch_ / "reader.token", kConsoleReaderSecret);
     ASSERT_TRUE(MakeCertificates(*scratch_));
-    console_port_ = FreeLoopbackPort();
-    metrics_port_ = FreeLoopbackPort();
+    console_port_ = UnusedLoopbackPort();
+    metrics_port_ = UnusedLoopbackPort();
     server_ = new ServerProcess(
         *scratch_,
         {"--tls-cert", *scratch_ / "server.pem", "--tls-key", *scratch_ / "server.key", "--tokens",
@@ -545,7 +545,7 @@ TEST(ConsoleListenTest, InsecureRefusesAConsoleOffLoopback) {
 // that pointed its name at 127.0.0.1 (DNS rebinding) could read the API from the browser.
 TEST(ConsoleListenTest, AnInsecureConsoleRefusesRequestsAddressedToAnotherHost) {
   ScratchDir scratch("console-rebinding");
-  const int port = FreeLoopbackPort();
+  const int port = UnusedLoopbackPort();
   ServerProcess server(scratch,
                        {"--insecure", "--http-listen", "127.0.0.1:" + std::to_string(port)});
   ASSERT_TRUE(server.Start());

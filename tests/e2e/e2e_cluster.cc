@@ -44,22 +44,10 @@ ScratchDir::ScratchDir(const std::string& name) {
 
 ScratchDir::~ScratchDir() { std::filesystem::remove_all(path_); }
 
-int FreeLoopbackPort() {
-  int fd = socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in address{};
-  address.sin_family = AF_INET;
-  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof address);
-  socklen_t length = sizeof address;
-  getsockname(fd, reinterpret_cast<sockaddr*>(&address), &length);
-  close(fd);
-  return ntohs(address.sin_port);
-}
-
 ServerProcess::ServerProcess(const ScratchDir& scratch, std::vector<std::string> extra_flags)
     : data_(scratch / "server-data"),
       log_(scratch / "server.log"),
-      address_("127.0.0.1:" + std::to_string(FreeLoopbackPort())),
+      address_("127.0.0.1:" + std::to_string(UnusedLoopbackPort())),
       flags_(std::move(extra_flags)) {}
 
 bool ServerProcess::Start() {

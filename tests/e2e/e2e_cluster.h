@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "tests/support/child_process.h"
+#include "tests/support/loopback_port.h"
 
 namespace perfhive::testing {
 
@@ -29,9 +30,6 @@ class ScratchDir {
  private:
   std::string path_;
 };
-
-// A TCP port on 127.0.0.1 that was free a moment ago.
-int FreeLoopbackPort();
 
 // A perfhive-server process. Restartable on the same port and data directory.
 class ServerProcess {

@@ -20,6 +20,7 @@
 #include "export/metrics_text.h"
 #include "export/remote_writer.h"
 #include "perfdata/winperf.h"
+#include "tests/support/loopback_port.h"
 #include "tests/support/prometheus_process.h"
 
 namespace perfhive {
@@ -27,8 +28,8 @@ namespace {
 
 namespace wp = winperf;
 using std::chrono::milliseconds;
-using testing::FreePort;
 using testing::Prometheus;
+using testing::UnusedLoopbackPort;
 using TempDir = testing::PrometheusTempDir;
 
 // Sample times: whole 10 s steps shortly before now, inside Prometheus' accepted window.
@@ -139,7 +140,7 @@ TEST(PrometheusReceiverTest, StoresTheValuesAndTimesPushed) {
 TEST(PrometheusReceiverTest, BacklogOfferedWhileTheReceiverIsDownArrivesWhenItIsUp) {
   SKIP_WITHOUT_PROMETHEUS();
   TempDir dir;
-  uint16_t port = FreePort();
+  uint16_t port = UnusedLoopbackPort();
   Delivered delivered;
   RemoteWriter writer(
       WriterOptions("http://127.0.0.1:" + std::to_string(port) + "/api/v1/write", delivered));

@@ -16,7 +16,7 @@
 #include "export/http_server.h"
 #include "tests/support/alertmanager_process.h"
 #include "tests/support/alertmanager_webhook.h"
-#include "tests/support/prometheus_process.h"  // FreePort
+#include "tests/support/loopback_port.h"
 #include "tests/support/temporary_folder.h"
 
 namespace perfhive {
@@ -123,7 +123,7 @@ TEST(AlertmanagerNotifierTest, AnAlertmanagerThatWasDownGetsTheStateOnceBack) {
   testing::TemporaryFolder dir("perfhive-am");
   testing::Webhook webhook;
   // A port nothing listens on yet: the notifier's posts fail until Alertmanager starts there.
-  const uint16_t port = testing::FreePort();
+  const uint16_t port = testing::UnusedLoopbackPort();
   testing::Alertmanager alertmanager(dir.path(), webhook.Url(), port);
   AlertmanagerNotifier notifier(
       {.url = "http://127.0.0.1:" + std::to_string(port), .http = {}, .generator_url = ""},

@@ -23,7 +23,6 @@
 #include <vector>
 
 #include "export/http_client.h"
-#include "export/http_server.h"
 #include "tests/support/child_process.h"
 #include "tests/support/temporary_folder.h"
 
@@ -48,13 +47,6 @@ inline HttpClientOptions LargeBodies() {
   HttpClientOptions options;
   options.max_body_bytes = size_t{256} << 20;
   return options;
-}
-
-// A port nothing listens on right now.
-inline uint16_t FreePort() {
-  auto probe = HttpServer::Start("127.0.0.1", 0, [](const HttpRequest&) { return HttpReply{}; });
-  EXPECT_TRUE(probe.ok());
-  return (*probe)->port();
 }
 
 // Percent-encoding for a query parameter.

@@ -15,6 +15,8 @@
 #include <sstream>
 #include <thread>
 
+#include "tests/support/loopback_port.h"
+
 namespace perfhive::testing {
 namespace {
 
@@ -24,18 +26,6 @@ constexpr char kRpcdWinreg[] = "/usr/libexec/samba/rpcd_winreg";
 constexpr char kSmbpasswd[] = "/usr/bin/smbpasswd";
 constexpr char kNet[] = "/usr/bin/net";
 constexpr char kNssWrapper[] = "/usr/lib/x86_64-linux-gnu/libnss_wrapper.so";
-
-uint16_t FreePort() {
-  int fd = socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in address{};
-  address.sin_family = AF_INET;
-  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof address);
-  socklen_t length = sizeof address;
-  getsockname(fd, reinterpret_cast<sockaddr*>(&address), &length);
-  close(fd);
-  return ntohs(address.sin_port);
-}
 
 bool Accepts(uint16_t port) {
   int fd = socket(AF_INET, SOCK_STREAM, 0);
@@ -119,7 +109,7 @@ SambaServer::SambaServer(SambaServerOptions options) : options_(std::move(option
        {"private", "state", "state/perfmon", "lock", "cache", "pid", "ncalrpc", "binddns", "log"}) {
     std::filesystem::create_directories(d + "/" + sub);
   }
-  port_ = FreePort();
+  port_ = UnusedLoopbackPort();
   std::ostringstream conf;
   conf << "[global]\n"
        << "server role = standalone server\n"

@@ -31,6 +31,7 @@
 
 #include "export/http_client.h"
 #include "export/http_server.h"
+#include "tests/support/loopback_port.h"
 
 namespace perfhive {
 namespace {
@@ -117,19 +118,6 @@ void ServeMicrohttpd(uint16_t port, std::string page) {
   pause();
 }
 
-// A port nothing listens on now (bound, read and closed).
-uint16_t FreePort() {
-  int fd = socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in address{};
-  address.sin_family = AF_INET;
-  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  socklen_t length = sizeof address;
-  bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof address);
-  getsockname(fd, reinterpret_cast<sockaddr*>(&address), &length);
-  close(fd);
-  return ntohs(address.sin_port);
-}
-
 struct Figures {
   double sequential_per_second = 0;
   double concurrent_per_second = 0;
@@ -213,7 +201,7 @@ int main(int argc, char** argv) {
               "server CPU us/req", "failures");
   int status = 0;
   for (const Library& library : libraries) {
-    uint16_t port = perfhive::FreePort();
+    uint16_t port = testing::UnusedLoopbackPort();
     pid_t server = perfhive::ServeInChild([&] { library.serve(port); });
     perfhive::Figures figures = perfhive::Measure(options, port, server);
     kill(server, SIGKILL);
