@@ -330,10 +330,18 @@ TEST_F(ConsoleTest, ThreadsOfCostlySamplesAreBrowsedAndReadLatest) {
   EXPECT_FALSE(counters["counters"].empty()) << counters.dump();
   json threads = ReaderGet("/api/v1/read?latest=1&path=" + Encoded(threads_path));
   size_t valid = 0;
+  bool agent_main_thread_valid = false;
   for (const json& series : threads["series"]) {
-    valid += series["last_status"] == "PDH_CSTATUS_VALID_DATA";
+    bool ok = series["last_status"] == "PDH_CSTATUS_VALID_DATA";
+    valid += ok;
+    if (series.value("tid", 0) == agent.pid()) agent_main_thread_valid = ok;
   }
-  EXPECT_GE(valid * 10, threads["series"].size() * 9) << threads.dump();
+  // Read from the newest two samples of all, Global and Costly milliseconds apart, no thread
+  // would be valid. Read right, the threads that lived through both Costly samples are: the
+  // agent's own main thread surely, and most of this machine's. Not all: threads born between
+  // the two samples, 200 ms apart, have one sample (other tests start processes side by side).
+  EXPECT_TRUE(agent_main_thread_valid) << "thread " << agent.pid() << ": " << threads.dump();
+  EXPECT_GE(valid * 2, threads["series"].size()) << threads.dump();
 }
 
 // Proves: the fleet's hosts carry their newest sample's own time (the host's clock), besides

@@ -3,6 +3,8 @@
 #ifndef PERFHIVE_TESTS_SUPPORT_LOOPBACK_PORT_H_
 #define PERFHIVE_TESTS_SUPPORT_LOOPBACK_PORT_H_
 
+#include <netinet/in.h>
+
 #include <cstdint>
 
 namespace perfhive::testing {
@@ -13,6 +15,9 @@ namespace perfhive::testing {
 // from that range, probed and closed, could be taken by another test's connection before the
 // server that was to use it starts, or while it restarts.
 uint16_t UnusedLoopbackPort();
+
+// 127.0.0.1:`port`, for bind and connect.
+sockaddr_in LoopbackAddress(uint16_t port);
 
 }  // namespace perfhive::testing
 
