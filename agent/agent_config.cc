@@ -5,6 +5,8 @@
 #include <cstdint>
 #include <cstdlib>
 #include <map>
+#include <type_traits>
+#include <variant>
 
 #ifdef _WIN32
 // clang-format off
@@ -15,6 +17,7 @@
 #include <filesystem>
 #endif
 
+#include "agent/agent_settings.h"
 #include "config/duration.h"
 #include "config/toml_settings.h"
 #include "perfdata/case_folding.h"
@@ -144,77 +147,59 @@ Status TableList(std::string_view origin, const toml::node& value, std::string_v
   return Status();
 }
 
-// The settings of a parsed file.
-Status LoadTable(const toml::table& root, std::string_view origin, AgentConfig& config) {
-  const std::map<std::string_view, std::string*> strings = {
-      {"server", &config.server},
-      {"ca", &config.ca_file},
-      {"ca_sha256", &config.ca_sha256},
-      {"enroll", &config.enroll_token},
-      {"enroll_file", &config.enroll_file},
-      {"cert", &config.cert_file},
-      {"key", &config.key_file},
-      {"token_file", &config.token_file},
-      {"host_name", &config.host_name},
-      {"poller_name", &config.poller_name},
-      {"credentials", &config.credentials_file},
-      {"source", &config.source},
-      {"replay", &config.replay_dir},
-      {"proc_root", &config.proc_root},
-      {"sys_root", &config.sys_root},
-      {"spool_dir", &config.spool_dir},
-  };
-  for (const auto& [key, value] : root) {
-    if (auto field = strings.find(key.str()); field != strings.end()) {
-      Result<std::string> text_value = TomlString(origin, value, key.str());
-      if (!text_value.ok()) return text_value.status();
-      *field->second = *text_value;
-    } else if (key == "insecure" || key == "poller") {
-      const auto* flag = value.as_boolean();
-      if (flag == nullptr) {
-        return Status::InvalidArgument(TomlWhere(origin, value) + std::string(key.str()) +
-                                       " must be true or false");
-      }
-      (key == "insecure" ? config.insecure : config.poller) = flag->get();
-    } else if (key == "interval" || key == "timeout") {
-      Result<std::chrono::milliseconds> duration = DurationValue(origin, value, key.str());
+// One setting's value from the file, into `config`, by the type of its field.
+Status LoadSetting(std::string_view origin, const AgentSetting& setting, const toml::node& value,
+                   AgentConfig& config) {
+  const std::string_view key = setting.key;
+  auto load = [&](auto field) -> Status {
+    using Field = std::remove_reference_t<decltype(config.*field)>;
+    if constexpr (std::is_same_v<Field, std::string>) {
+      Result<std::string> text = TomlString(origin, value, key);
+      if (!text.ok()) return text.status();
+      config.*field = std::move(text).value();
+    } else if constexpr (std::is_same_v<Field, bool>) {
+      Result<bool> on = TomlBool(origin, value, key);
+      if (!on.ok()) return on.status();
+      config.*field = *on;
+    } else if constexpr (std::is_same_v<Field, std::chrono::milliseconds> ||
+                         std::is_same_v<Field, std::optional<std::chrono::milliseconds>>) {
+      Result<std::chrono::milliseconds> duration = DurationValue(origin, value, key);
       if (!duration.ok()) return duration.status();
-      if (key == "interval") {
-        config.interval = *duration;
-        config.interval_given = true;
-      } else {
-        config.timeout = *duration;
-      }
-    } else if (key == "spool_max_bytes") {
-      Result<int64_t> bytes = PositiveInteger(origin, value, key.str(), INT64_MAX);
-      if (!bytes.ok()) return bytes.status();
-      config.spool_max_bytes = static_cast<uint64_t>(*bytes);
-      config.spool_max_bytes_given = true;
-    } else if (key == "query") {
-      if (Status status = TableList(origin, value, "query", QueryValue, config.queries);
-          !status.ok()) {
-        return status;
-      }
-    } else if (key == "max_concurrent_polls") {
-      Result<int64_t> polls = PositiveInteger(origin, value, key.str(), 1024);
-      if (!polls.ok()) return polls.status();
-      config.max_concurrent_polls = static_cast<int>(*polls);
-    } else if (key == "target") {
-      if (Status status = TableList(origin, value, "target", TargetValue, config.targets);
-          !status.ok()) {
-        return status;
-      }
-    } else if (key == "labels") {
-      Result<query::HostLabels> labels =
-          TomlStringTable(origin, value, "labels", query::CheckHostLabel);
+      config.*field = *duration;
+    } else if constexpr (std::is_same_v<Field, uint64_t> || std::is_same_v<Field, int>) {
+      Result<int64_t> number = PositiveInteger(origin, value, key, setting.max);
+      if (!number.ok()) return number.status();
+      config.*field = static_cast<Field>(*number);
+    } else if constexpr (std::is_same_v<Field, std::vector<QuerySchedule>>) {
+      return TableList(origin, value, key, QueryValue, config.*field);
+    } else if constexpr (std::is_same_v<Field, std::vector<RemoteHostConfig>>) {
+      return TableList(origin, value, key, TargetValue, config.*field);
+    } else {
+      static_assert(std::is_same_v<Field, query::HostLabels>);
+      Result<query::HostLabels> labels = TomlStringTable(origin, value, key, query::CheckHostLabel);
       if (!labels.ok()) return labels.status();
       if (Status valid = query::CheckHostLabels(*labels); !valid.ok()) {
-        return valid.Prefixed(TomlWhere(origin, value) + "labels: ");
+        return valid.Prefixed(TomlWhere(origin, value) + std::string(key) + ": ");
       }
-      config.labels = std::move(labels).value();
-    } else {
+      config.*field = std::move(labels).value();
+    }
+    return Status();
+  };
+  if (Status status = std::visit(load, setting.field); !status.ok()) return status;
+  if (setting.given != nullptr) config.*setting.given = true;
+  return Status();
+}
+
+// The settings of a parsed file (agent_settings.h lists them).
+Status LoadTable(const toml::table& root, std::string_view origin, AgentConfig& config) {
+  for (const auto& [key, value] : root) {
+    const AgentSetting* setting = FindAgentSetting(key.str());
+    if (setting == nullptr) {
       return Status::InvalidArgument(TomlWhere(origin, value) + "unknown setting \"" +
                                      std::string(key.str()) + "\"");
+    }
+    if (Status status = LoadSetting(origin, *setting, value, config); !status.ok()) {
+      return status;
     }
   }
   return Status();

@@ -1,5 +1,5 @@
 // AgentConfig: everything `perfhive-agent run` is told, from its config file (TOML) and its
-// flags; flags win. docs/agent.md lists every setting.
+// flags; flags win. agent_settings.h describes every setting.
 
 #ifndef PERFHIVE_AGENT_AGENT_CONFIG_H_
 #define PERFHIVE_AGENT_AGENT_CONFIG_H_
@@ -63,12 +63,8 @@ struct AgentConfig {
   query::HostLabels labels;
 };
 
-// Overlays the settings of a TOML file onto `config`. Unknown keys are errors, so a typo does
-// not silently leave a default in force. Keys: server, ca, cert, key, insecure, token_file,
-// host_name, poller_name, poller, credentials, source, replay, proc_root, sys_root, interval,
-// spool_dir, spool_max_bytes, timeout, max_concurrent_polls, labels (a table of strings),
-// [[query]] tables with name or objects, and every, and [[target]] tables with address,
-// host_name, credentials, interval and call_timeout.
+// Overlays the settings of a TOML file onto `config`: the keys agent_settings.h lists, each as its
+// type is written. Unknown keys are errors, so a typo does not silently leave a default in force.
 Status LoadConfigFile(Env& env, const std::string& path, AgentConfig& config);
 // The same, from the text of a file (`origin` names it in errors).
 Status LoadConfigText(std::string_view text, std::string_view origin, AgentConfig& config);

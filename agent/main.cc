@@ -24,13 +24,14 @@
 
 #ifdef PERFHIVE_AGENT_RUN
 #include "agent/agent_config.h"
+#include "agent/agent_settings.h"
 #include "agent/configure_command.h"
 #include "agent/drain_command.h"
 #include "agent/logger.h"
 #include "agent/platform_commands.h"
 #include "agent/rotating_log_file.h"
 #include "agent/run_command.h"
-#include "config/duration.h"
+#include "agent/run_flags.h"
 #endif
 
 namespace perfhive {
@@ -91,171 +92,6 @@ Status RunSnapshot(const SnapshotOptions& options) {
 }
 
 #ifdef PERFHIVE_AGENT_RUN
-// The `run` flags, kept apart from the config file's settings so that flags given win over the
-// file and flags not given leave it alone.
-struct RunFlags {
-  std::string config_file;
-  AgentConfig values;
-  std::string interval;
-  std::string timeout;
-  std::vector<std::string> queries;
-  std::vector<std::string> targets;
-  std::vector<std::string> labels;
-  std::string credentials;  // for the --target flags
-  std::vector<std::pair<CLI::Option*, std::function<void(AgentConfig&)>>> given;
-};
-
-void AddRunFlags(CLI::App& run, RunFlags& flags) {
-  AgentConfig& v = flags.values;
-  auto add = [&](CLI::Option* option, std::function<void(AgentConfig&)> apply) {
-    flags.given.emplace_back(option, std::move(apply));
-  };
-  run.add_option("--config", flags.config_file, "TOML file with the settings (flags win)");
-  add(run.add_option("--server", v.server, "The perfhive-server, HOST:PORT"),
-      [&v](AgentConfig& c) { c.server = v.server; });
-  add(run.add_option("--ca", v.ca_file, "PEM file of the CA that signed the server's certificate"),
-      [&v](AgentConfig& c) { c.ca_file = v.ca_file; });
-  add(run.add_option("--ca-sha256", v.ca_sha256,
-                     "Trust the server's CA by its SHA-256 fingerprint, as perfhive-server init "
-                     "printed it (sha256:...), instead of a --ca file"),
-      [&v](AgentConfig& c) { c.ca_sha256 = v.ca_sha256; });
-  add(run.add_option("--enroll", v.enroll_token,
-                     "An enrollment token (perfhive-server enroll create): exchanged once for a "
-                     "client certificate of this host, kept in the state directory; needs "
-                     "--ca-sha256 or --ca"),
-      [&v](AgentConfig& c) { c.enroll_token = v.enroll_token; });
-  add(run.add_option("--enroll-file", v.enroll_file,
-                     "A file holding the enrollment token, deleted once spent"),
-      [&v](AgentConfig& c) { c.enroll_file = v.enroll_file; });
-  add(run.add_option("--cert", v.cert_file, "PEM client certificate, for mutual TLS"),
-      [&v](AgentConfig& c) { c.cert_file = v.cert_file; });
-  add(run.add_option("--key", v.key_file, "PEM private key of --cert"),
-      [&v](AgentConfig& c) { c.key_file = v.key_file; });
-  add(run.add_flag("--insecure", v.insecure, "Plain text, no TLS (tests and demos)"),
-      [&v](AgentConfig& c) { c.insecure = v.insecure; });
-  add(run.add_option("--token-file", v.token_file,
-                     "File holding this agent's token, sent as 'authorization: Bearer'"),
-      [&v](AgentConfig& c) { c.token_file = v.token_file; });
-  add(run.add_option("--host-name", v.host_name,
-                     "The name to file snapshots under (default: the host's own; required for "
-                     "replay)"),
-      [&v](AgentConfig& c) { c.host_name = v.host_name; });
-  add(run.add_option("--poller-name", v.poller_name,
-                     "With --target and --enroll: the name this poller enrolls as, for all the "
-                     "hosts it polls (default: this machine's name)"),
-      [&v](AgentConfig& c) { c.poller_name = v.poller_name; });
-  add(run.add_flag("--poller", v.poller,
-                   "Poll the hosts the server's policy names for this poller (its targets), "
-                   "following changes without a restart; --target hosts hold while it names none"),
-      [&v](AgentConfig& c) { c.poller = v.poller; });
-  add(run.add_option("--source", v.source, "procfs (Linux), hkpd (Windows) or replay")
-          ->check(CLI::IsMember({"procfs", "hkpd", "replay"})),
-      [&v](AgentConfig& c) { c.source = v.source; });
-  add(run.add_option("--replay", v.replay_dir,
-                     "replay: the directory of snapshot files and titles.bin"),
-      [&v](AgentConfig& c) { c.replay_dir = v.replay_dir; });
-  add(run.add_option("--proc-root", v.proc_root, "procfs: where /proc is"),
-      [&v](AgentConfig& c) { c.proc_root = v.proc_root; });
-  add(run.add_option("--sys-root", v.sys_root, "procfs: where /sys is"),
-      [&v](AgentConfig& c) { c.sys_root = v.sys_root; });
-  add(run.add_option("--interval", flags.interval,
-                     "Default time between snapshots (10s, 100ms, 5m); default 10s"),
-      [&flags](AgentConfig& c) {
-        c.interval = *ParseDuration(flags.interval);
-        c.interval_given = true;
-      });
-  add(run.add_option("--query", flags.queries,
-                     "A query and its schedule, repeatable: Global@10s, Costly@5m, "
-                     "'Processor,Memory@1m' (objects by name or index); default Global"),
-      [](AgentConfig&) {});
-  add(run.add_option("--spool-dir", v.spool_dir,
-                     "Where unacknowledged snapshots wait (default: under $STATE_DIRECTORY or "
-                     "/var/lib/perfhive-agent)"),
-      [&v](AgentConfig& c) { c.spool_dir = v.spool_dir; });
-  add(run.add_option(
-          "--spool-max-bytes", v.spool_max_bytes,
-          "Spool size limit; the oldest snapshots are dropped beyond it (default 1 GiB)"),
-      [&v](AgentConfig& c) {
-        c.spool_max_bytes = v.spool_max_bytes;
-        c.spool_max_bytes_given = true;
-      });
-  add(run.add_option("--label", flags.labels,
-                     "A label of this host, repeatable: --label role=web --label site=ams; "
-                     "replaces the config file's labels; a policy's labels win over them"),
-      [](AgentConfig&) {});
-  add(run.add_option("--target", flags.targets,
-                     "A host without an agent to poll over the remote registry, repeatable: "
-                     "\\\\HOST, \\\\HOST:PORT, or \\\\HOST[:PORT]=NAME to file its snapshots "
-                     "under NAME (default: HOST); replaces this host's own source"),
-      [](AgentConfig&) {});
-  run.add_option("--credentials", flags.credentials,
-                 "For --target and --poller on Linux: a file with `username = NAME`, `password = "
-                 "SECRET` and optionally `domain = DOMAIN`, for every polled host (default: "
-                 "PERFHIVE_SMB_USER, PERFHIVE_SMB_PASSWORD, PERFHIVE_SMB_DOMAIN)");
-  add(run.add_option("--max-concurrent-polls", v.max_concurrent_polls,
-                     "Remote hosts read at the same time, at most (default 8)")
-          ->check(CLI::Range(1, 1024)),
-      [&v](AgentConfig& c) { c.max_concurrent_polls = v.max_concurrent_polls; });
-  add(run.add_option("--timeout", flags.timeout,
-                     "Stop after this long; a replay exits non-zero if anything is unanswered"),
-      [&flags](AgentConfig& c) { c.timeout = *ParseDuration(flags.timeout); });
-}
-
-// The config file's settings with the flags given on top.
-Result<AgentConfig> ResolveRunConfig(Env& env, const RunFlags& flags) {
-  AgentConfig config;
-  if (!flags.config_file.empty()) {
-    if (Status status = LoadConfigFile(env, flags.config_file, config); !status.ok()) {
-      return status;
-    }
-    config.config_file = flags.config_file;
-  }
-  for (const std::string* duration : {&flags.interval, &flags.timeout}) {
-    if (duration->empty()) continue;
-    if (Result<std::chrono::milliseconds> parsed = ParseDuration(*duration); !parsed.ok()) {
-      return parsed.status();
-    }
-  }
-  for (const auto& [option, apply] : flags.given) {
-    if (option->count() > 0) apply(config);
-  }
-  if (!flags.queries.empty()) {
-    config.queries.clear();
-    for (const std::string& text : flags.queries) {
-      Result<QuerySchedule> query = ParseQueryFlag(text);
-      if (!query.ok()) return query.status().Prefixed("--query: ");
-      config.queries.push_back(std::move(query).value());
-    }
-  }
-  if (!flags.labels.empty()) {
-    Result<query::HostLabels> labels = ParseLabelFlags(flags.labels);
-    if (!labels.ok()) return labels.status().Prefixed("--label: ");
-    config.labels = std::move(labels).value();
-  }
-  if (!flags.targets.empty()) {
-    config.targets.clear();
-    for (const std::string& text : flags.targets) {
-      Result<RemoteHostConfig> target = ParseTargetFlag(text);
-      if (!target.ok()) return target.status();
-      target->credentials_file = flags.credentials;
-      config.targets.push_back(std::move(target).value());
-    }
-  } else if (!flags.credentials.empty() && !config.poller) {
-    return Status::InvalidArgument("--credentials is for --target or --poller");
-  }
-  if (!flags.credentials.empty()) config.credentials_file = flags.credentials;
-  // With one remote host, --host-name names it, as it names this host without --target.
-  if (!config.targets.empty() && !config.host_name.empty()) {
-    if (config.targets.size() > 1 || !config.targets.front().host_name.empty()) {
-      return Status::InvalidArgument(
-          "--host-name names one host; name each target with --target '\\\\HOST=NAME' or "
-          "host_name in [[target]]");
-    }
-    config.targets.front().host_name = config.host_name;
-  }
-  return config;
-}
-
 // `configure`: the settings to write, and where the outcome is logged.
 struct ConfigureFlags {
   ConfigureOptions options;
@@ -402,6 +238,10 @@ int main(int argc, char** argv) {
       "Change settings in the settings file (created when missing; the MSI runs this with its "
       "properties): the settings given change, every other one stays");
   perfhive::AddConfigureFlags(*configure, configure_flags);
+  CLI::App* settings = app.add_subcommand(
+      "settings",
+      "List every setting of run and drain: its flag, its key in the config file, its default "
+      "and what it does (a Markdown table, as docs/agent.md has it)");
   std::unique_ptr<perfhive::PlatformCommands> platform =
       perfhive::AddPlatformCommands(app, *configure);
 #endif
@@ -429,6 +269,10 @@ int main(int argc, char** argv) {
     return perfhive::DrainSpools(*config, env, log);
   }
   if (configure->parsed()) return perfhive::RunConfigure(std::move(configure_flags), *platform);
+  if (settings->parsed()) {
+    std::cout << perfhive::AgentSettingsMarkdown();
+    return 0;
+  }
   if (std::optional<int> exit_code = platform->RunParsed(perfhive::RunWithConfigFile)) {
     return *exit_code;
   }

@@ -37,6 +37,12 @@ Result<std::string> TomlString(std::string_view origin, const toml::node& node,
   return Status::InvalidArgument(TomlWhere(origin, node) + std::string(key) + " must be a string");
 }
 
+Result<bool> TomlBool(std::string_view origin, const toml::node& node, std::string_view key) {
+  if (const auto* value = node.as_boolean()) return value->get();
+  return Status::InvalidArgument(TomlWhere(origin, node) + std::string(key) +
+                                 " must be true or false");
+}
+
 Result<std::vector<std::string>> TomlStringList(std::string_view origin, const toml::node& node,
                                                 std::string_view key) {
   const toml::array* items = node.as_array();

@@ -33,6 +33,9 @@ std::string TomlWhereExactly(std::string_view origin, const toml::node& node);
 Result<std::string> TomlString(std::string_view origin, const toml::node& node,
                                std::string_view key);
 
+// `node` as true or false, or INVALID_ARGUMENT "ORIGIN:LINE: KEY must be true or false".
+Result<bool> TomlBool(std::string_view origin, const toml::node& node, std::string_view key);
+
 // `node` as a list of strings, or INVALID_ARGUMENT "ORIGIN:LINE: KEY must be a list of strings".
 Result<std::vector<std::string>> TomlStringList(std::string_view origin, const toml::node& node,
                                                 std::string_view key);
