@@ -15,6 +15,7 @@
 #include "server/app/enroll_command.h"
 #include "server/app/server_config.h"
 #include "server/app/server_process.h"
+#include "server/app/server_settings.h"
 #include "server/app/stop_signals.h"
 #include "server/enrollment/server_pki.h"
 
@@ -77,6 +78,10 @@ int main(int argc, char** argv) {
   perfhive::InitOptions init_options;
   CLI::App* init = perfhive::AddInitCommand(app, init_options);
   perfhive::EnrollCommands enroll_commands(app);
+  CLI::App* settings = app.add_subcommand(
+      "settings",
+      "List every setting: its flag, its key in the config file, its default and what it does "
+      "(a Markdown table, as docs/server.md has it)");
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& error) {
@@ -87,6 +92,10 @@ int main(int argc, char** argv) {
 
   if (enroll_commands.parsed()) {
     return perfhive::SubcommandExit("perfhive-server: ", enroll_commands.Run(std::cout));
+  }
+  if (settings->parsed()) {
+    std::cout << perfhive::ServerSettingsMarkdown();
+    return 0;
   }
   if (init->parsed()) {
     return perfhive::SubcommandExit(

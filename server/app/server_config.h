@@ -1,15 +1,14 @@
 // ServerConfig: everything perfhive-server is told, from its config file (TOML) and its flags;
-// flags given on the command line win over the file. Each flag has a key of the same name
-// without the dashes in front and with '_' for '-' (--tls-cert, tls_cert), with the same syntax:
-// sizes "64MiB" or a number of bytes, ages "30d". Unknown keys are errors naming the file and
-// line, so a typo never leaves a default in force. packaging/config/server.toml shows them all.
+// flags given on the command line win over the file. server_settings.h describes each setting
+// once: its key, its flag (the key with dashes), its syntax (sizes "64MiB" or a number of bytes,
+// ages "30d"), its default and its limits. Unknown keys are errors naming the file and line, so a
+// typo never leaves a default in force. packaging/config/server.toml shows them all.
 
 #ifndef PERFHIVE_SERVER_APP_SERVER_CONFIG_H_
 #define PERFHIVE_SERVER_APP_SERVER_CONFIG_H_
 
 #include <CLI/CLI.hpp>
 #include <cstdint>
-#include <functional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -19,6 +18,8 @@
 #include "port/env.h"
 
 namespace perfhive {
+
+struct ServerSetting;  // server_settings.h
 
 struct ServerConfig {
   std::string listen = "127.0.0.1:7470";  // HOST:PORT; port 0: any free port
@@ -78,16 +79,9 @@ class ServerFlags {
   Result<ServerConfig> Resolve(Env& env) const;
 
  private:
-  // Each adds a group of flags; Add keeps how a given flag overrides the settings.
-  void AddAccessFlags(CLI::App& app);
-  void AddStoreFlags(CLI::App& app);
-  void AddExportFlags(CLI::App& app);
-  void AddServiceFlags(CLI::App& app);
-  void Add(CLI::Option* option, std::function<void(ServerConfig&)> apply);
-
   std::string config_file_;
   ServerConfig values_;  // what the flags parsed into
-  std::vector<std::pair<CLI::Option*, std::function<void(ServerConfig&)>>> given_;
+  std::vector<std::pair<CLI::Option*, const ServerSetting*>> given_;
 };
 
 }  // namespace perfhive

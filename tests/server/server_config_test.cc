@@ -5,10 +5,14 @@
 #include <algorithm>
 #include <fstream>
 #include <regex>
+#include <set>
 #include <sstream>
 #include <string>
+#include <type_traits>
+#include <variant>
 #include <vector>
 
+#include "server/app/server_settings.h"
 #include "tests/store/store_test_util.h"
 
 namespace perfhive {
@@ -247,6 +251,88 @@ TEST(ServerConfigTest, EverySettingTheShippedFileSuggestsIsValid) {
   EXPECT_EQ(config.export_include, (std::vector<std::string>{"\\*(*)\\*", "\\*\\*"}));
   EXPECT_EQ(config.export_exclude, (std::vector<std::string>{"\\Thread(*)\\*"}));
   EXPECT_EQ(config.metrics_listen, "127.0.0.1:9470");
+}
+
+// One value of a setting, other than its default, as the file and as the flags write it.
+struct SettingWritten {
+  std::string toml;
+  std::vector<std::string> flags;
+};
+
+SettingWritten WriteSetting(const ServerSetting& setting) {
+  const std::string key(setting.key);
+  const std::string flag = ServerSettingFlag(setting);
+  const ServerConfig defaults;
+  auto written = [&](auto field) -> SettingWritten {
+    using Field = std::remove_cvref_t<decltype(defaults.*field)>;
+    if constexpr (std::is_same_v<Field, bool>) {
+      if (defaults.*field) return {key + " = false\n", {"--no-" + flag.substr(2)}};
+      return {key + " = true\n", {flag}};
+    } else if constexpr (std::is_same_v<Field, double>) {
+      return {key + " = 2.5\n", {flag, "2.5"}};
+    } else if constexpr (std::is_same_v<Field, std::vector<std::string>>) {
+      return {key + " = [\"first\", \"second\"]\n", {flag, "first", flag, "second"}};
+    } else if constexpr (std::is_same_v<Field, std::string>) {
+      return {key + " = \"value-of-" + key + "\"\n", {flag, "value-of-" + key}};
+    } else if (setting.syntax == QuantitySyntax::kAge) {
+      return {key + " = \"2h\"\n", {flag, "2h"}};
+    } else {
+      return {key + " = \"3MiB\"\n", {flag, "3MiB"}};
+    }
+  };
+  return std::visit(written, setting.field);
+}
+
+// Each setting, given in the file or by its flag, comes to the same value, other than the
+// default.
+TEST(ServerSettingsTest, EverySettingReadsTheSameFromTheFileAndFromItsFlag) {
+  const ServerConfig defaults;
+  for (const ServerSetting& setting : ServerSettings()) {
+    SCOPED_TRACE(std::string(setting.key));
+    SettingWritten value = WriteSetting(setting);
+    ServerConfig from_file;
+    Status loaded = LoadServerConfigText(value.toml, "server.toml", from_file);
+    ASSERT_TRUE(loaded.ok()) << loaded.message() << "\n" << value.toml;
+    std::vector<std::string> args = value.flags;
+    if (setting.key != "data") args.insert(args.end(), {"--data", "/d"});
+    Result<ServerConfig> from_flags = ResolveCommandLine(args);
+    ASSERT_TRUE(from_flags.ok()) << from_flags.error();
+    std::visit(
+        [&](auto field) {
+          EXPECT_NE(from_file.*field, defaults.*field) << "the file's value is the default";
+          EXPECT_EQ((*from_flags).*field, from_file.*field) << "the flag's value is the file's";
+        },
+        setting.field);
+  }
+}
+
+TEST(ServerSettingsTest, KeysAreEachOneSettingsAndQuantitiesKeepTheirRangeEitherWay) {
+  std::set<std::string_view> keys;
+  for (const ServerSetting& setting : ServerSettings()) {
+    EXPECT_TRUE(keys.insert(setting.key).second) << setting.key;
+    EXPECT_EQ(FindServerSetting(setting.key), &setting);
+    EXPECT_FALSE(setting.help.empty()) << setting.key;
+  }
+  ServerConfig config;
+  EXPECT_EQ(
+      LoadServerConfigText("certificate_lifetime = \"5s\"\n", "server.toml", config).message(),
+      "server.toml:1: certificate_lifetime must be from 10s to 315360000s");
+  EXPECT_FALSE(ResolveCommandLine({"--data", "/d", "--certificate-lifetime", "5s"}).ok());
+  EXPECT_FALSE(ResolveCommandLine({"--data", "/d", "--max-snapshot-bytes", "0"}).ok());
+  EXPECT_FALSE(ResolveCommandLine({"--data", "/d", "--max-snapshots-per-second", "0"}).ok());
+  EXPECT_TRUE(ResolveCommandLine({"--data", "/d", "--retention-size", "0"}).ok());
+}
+
+TEST(ServerSettingsTest, TheTableListsEverySettingWithItsFlagKeyAndDefault) {
+  const std::string table = ServerSettingsMarkdown();
+  for (const ServerSetting& setting : ServerSettings()) {
+    EXPECT_NE(table.find("| `" + ServerSettingFlag(setting)), std::string::npos) << setting.key;
+    EXPECT_NE(table.find("| `" + std::string(setting.key) + "` |"), std::string::npos);
+    if (!setting.default_text.empty()) {
+      EXPECT_NE(table.find(std::string(setting.default_text)), std::string::npos);
+    }
+  }
+  EXPECT_NE(table.find("| `--remote-write URL` (repeatable) |"), std::string::npos);
 }
 
 }  // namespace
