@@ -27,11 +27,22 @@ parsed=$(awk '
     if ((v = attribute(line, "skipped")) != "") skipped += v
     if ($0 ~ />/) in_suite = 0
   }
-  /<testcase / { name = attribute($0, "name"); is_skipped = ($0 ~ /status="notrun"/); reason = ""; after_skip = 0 }
+  /<testcase / { name = attribute($0, "name"); is_skipped = ($0 ~ /status="notrun"/); reason = ""; failure = ""; after_skip = 0; after_failure = 0 }
   /<skipped message="/ { if (is_skipped) reason = attribute($0, "message") }
   is_skipped && after_skip == 1 { reason = $0; after_skip = 2 }
   is_skipped && /: Skipped$/ { after_skip = 1 }
-  /<\/testcase>/ { if (is_skipped) { gsub(/\t/, " ", reason); print "SKIP\t" name "\t" reason } is_skipped = 0 }
+  # A fatal failure in a fixture'"'"'s SetUpTestSuite shows as a skip of each of its tests, with the
+  # failure in the output: name it, so that the run says what went wrong.
+  is_skipped && after_failure == 1 { failure = failure " " $0; after_failure = 2 }
+  is_skipped && /: Failure$/ && failure == "" { failure = $0; after_failure = 1 }
+  /<\/testcase>/ {
+    if (is_skipped) {
+      if (failure != "") reason = "failed in its setup: " failure
+      gsub(/\t/, " ", reason)
+      print "SKIP\t" name "\t" reason
+    }
+    is_skipped = 0
+  }
   END { print "TOTAL\t" tests + 0 "\t" failures + 0 "\t" skipped + 0 }
 ' "$reports"/*.xml)
 

@@ -6,7 +6,9 @@
 #include <unistd.h>
 
 #include <fstream>
+#include <mutex>
 #include <random>
+#include <set>
 #include <stdexcept>
 
 namespace perfhive::testing {
@@ -47,9 +49,17 @@ uint16_t UnusedLoopbackPort() {
   std::random_device seed;
   std::mt19937 random(seed());
   std::uniform_int_distribution<int> pick(begin, end - 1);
+  // A test often asks for several ports before it binds any (a server's gRPC, console and
+  // metrics ports): each goes to one caller of this process only.
+  static std::mutex mutex;
+  static std::set<uint16_t> handed_out;
+  std::lock_guard lock(mutex);
   for (int attempt = 0; attempt < 1000; ++attempt) {
     auto port = static_cast<uint16_t>(pick(random));
-    if (Bindable(port)) return port;
+    if (!handed_out.contains(port) && Bindable(port)) {
+      handed_out.insert(port);
+      return port;
+    }
   }
   throw std::runtime_error("no port on 127.0.0.1 below the ephemeral range could be bound");
 }
