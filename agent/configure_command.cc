@@ -1,12 +1,16 @@
 #include "agent/configure_command.h"
 
+#include <algorithm>
 #include <optional>
+#include <span>
+#include <string>
 #include <string_view>
 #include <tuple>
 #include <utility>
 #include <vector>
 
 #include "agent/agent_config.h"
+#include "agent/agent_settings.h"
 #include "agent/config_update.h"
 #include "config/duration.h"
 #include "perfdata/host_name.h"
@@ -80,10 +84,18 @@ Result<ConfigUpdate> UpdateFromOptions(const ConfigureOptions& options) {
     }
     update.host_name = options.host_name;
   }
-  if (update.source && *update.source != "procfs" && *update.source != "hkpd" &&
-      *update.source != "replay") {
-    return Status::InvalidArgument("source " + options.source +
-                                   ": expected procfs, hkpd or replay");
+  if (update.source) {
+    std::span<const std::string_view> sources = FindAgentSetting("source")->choices;
+    if (std::find(sources.begin(), sources.end(), *update.source) == sources.end()) {
+      std::string expected;
+      for (size_t i = 0; i < sources.size(); ++i) {
+        expected += (i == 0                    ? ""
+                     : i + 1 == sources.size() ? " or "
+                                               : ", ") +
+                    std::string(sources[i]);
+      }
+      return Status::InvalidArgument("source " + options.source + ": expected " + expected);
+    }
   }
   if (!options.interval.empty()) {
     Result<std::chrono::milliseconds> interval = ParseDuration(options.interval);
