@@ -192,17 +192,10 @@ Status LoadSetting(std::string_view origin, const AgentSetting& setting, const t
 
 // The settings of a parsed file (agent_settings.h lists them).
 Status LoadTable(const toml::table& root, std::string_view origin, AgentConfig& config) {
-  for (const auto& [key, value] : root) {
-    const AgentSetting* setting = FindAgentSetting(key.str());
-    if (setting == nullptr) {
-      return Status::InvalidArgument(TomlWhere(origin, value) + "unknown setting \"" +
-                                     std::string(key.str()) + "\"");
-    }
-    if (Status status = LoadSetting(origin, *setting, value, config); !status.ok()) {
-      return status;
-    }
-  }
-  return Status();
+  return LoadTomlSettings(root, origin, FindAgentSetting,
+                          [&](const AgentSetting& setting, const toml::node& value) {
+                            return LoadSetting(origin, setting, value, config);
+                          });
 }
 
 }  // namespace

@@ -6,14 +6,14 @@
 #include <variant>
 
 #include "config/duration.h"
+#include "config/settings_table.h"
 
 namespace perfhive {
 namespace {
 
 // --help's words for a setting: what it does, its default, where the docs say more.
 std::string FlagHelp(const AgentSetting& setting) {
-  std::string help(setting.help);
-  if (!setting.default_text.empty()) help += " Default: " + std::string(setting.default_text) + ".";
+  std::string help = SettingFlagHelp(setting.help, setting.default_text);
   if (!setting.doc.empty()) {
     help += " (docs/" + std::string(setting.doc.substr(0, setting.doc.find('#'))) + ")";
   }

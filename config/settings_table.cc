@@ -15,6 +15,12 @@ std::string Cell(std::string_view text) {
 
 }  // namespace
 
+std::string SettingFlagHelp(std::string_view help, std::string_view default_text) {
+  std::string words(help);
+  if (!default_text.empty()) words += " Default: " + std::string(default_text) + ".";
+  return words;
+}
+
 std::string SettingsMarkdownTable(const std::vector<SettingsTableRow>& rows) {
   std::string table =
       "| flag | config key | default | meaning |\n"

@@ -19,6 +19,9 @@ struct SettingsTableRow {
   std::string meaning;
 };
 
+// A setting's words in --help: what it does, then "Default: X." when it has one.
+std::string SettingFlagHelp(std::string_view help, std::string_view default_text);
+
 // The table, headed by the --config row every program has; '|' in a cell is escaped.
 std::string SettingsMarkdownTable(const std::vector<SettingsTableRow>& rows);
 

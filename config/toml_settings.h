@@ -46,6 +46,24 @@ Result<std::map<std::string, std::string>> TomlStringTable(
     std::string_view origin, const toml::node& node, std::string_view key,
     const std::function<Status(std::string_view key, std::string_view value)>& check);
 
+// Hands each key of `root` with the setting `find` names for it to `load(setting, value)`, in
+// the file's order; the first error ends the reading. A key `find` does not know is
+// INVALID_ARGUMENT "ORIGIN:LINE: unknown setting \"KEY\"", so that a typo never silently leaves a
+// default in force.
+template <typename Setting, typename Load>
+Status LoadTomlSettings(const toml::table& root, std::string_view origin,
+                        const Setting* (*find)(std::string_view), Load&& load) {
+  for (const auto& [key, value] : root) {
+    const Setting* setting = find(key.str());
+    if (setting == nullptr) {
+      return Status::InvalidArgument(TomlWhere(origin, value) + "unknown setting \"" +
+                                     std::string(key.str()) + "\"");
+    }
+    if (Status status = load(*setting, value); !status.ok()) return status;
+  }
+  return Status();
+}
+
 }  // namespace perfhive
 
 #endif  // PERFHIVE_CONFIG_TOML_SETTINGS_H_

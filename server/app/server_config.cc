@@ -9,6 +9,7 @@
 #include <type_traits>
 #include <variant>
 
+#include "config/settings_table.h"
 #include "config/toml_settings.h"
 #include "server/app/server_settings.h"
 #include "server/enrollment/server_pki.h"
@@ -115,24 +116,10 @@ Status LoadSetting(std::string_view origin, const ServerSetting& setting, const 
 
 // The settings of a parsed file (server_settings.h lists them).
 Status LoadTable(const toml::table& root, std::string_view origin, ServerConfig& config) {
-  for (const auto& [key, value] : root) {
-    const ServerSetting* setting = FindServerSetting(key.str());
-    if (setting == nullptr) {
-      return Status::InvalidArgument(TomlWhere(origin, value) + "unknown setting \"" +
-                                     std::string(key.str()) + "\"");
-    }
-    if (Status status = LoadSetting(origin, *setting, value, config); !status.ok()) {
-      return status;
-    }
-  }
-  return Status();
-}
-
-// --help's words for a setting: what it does and its default.
-std::string FlagHelp(const ServerSetting& setting) {
-  std::string help(setting.help);
-  if (!setting.default_text.empty()) help += " Default: " + std::string(setting.default_text) + ".";
-  return help;
+  return LoadTomlSettings(root, origin, FindServerSetting,
+                          [&](const ServerSetting& setting, const toml::node& value) {
+                            return LoadSetting(origin, setting, value, config);
+                          });
 }
 
 }  // namespace
@@ -162,7 +149,7 @@ ServerFlags::ServerFlags(CLI::App& app) {
   const ServerConfig defaults;
   for (const ServerSetting& setting : ServerSettings()) {
     const std::string flag = ServerSettingFlag(setting);
-    const std::string help = FlagHelp(setting);
+    const std::string help = SettingFlagHelp(setting.help, setting.default_text);
     auto add = [&](auto field) -> CLI::Option* {
       using Field = std::remove_reference_t<decltype(values_.*field)>;
       if constexpr (std::is_same_v<Field, bool>) {
