@@ -1,6 +1,6 @@
 #include "agent/snapshot_frame.h"
 
-#include "wire/snapshot_delta.h"
+#include "codec/snapshot_delta.h"
 
 namespace perfhive {
 
@@ -17,7 +17,7 @@ void FrameSnapshot(const SnapshotRecord& record, const SnapshotRecord* base, v1:
     added->set_language(title.language);
     added->set_sha256(title.sha256.data(), title.sha256.size());
   }
-  // Without a base the frame is a keyframe (wire/snapshot_delta.h), which is how the server
+  // Without a base the frame is a keyframe (codec/snapshot_delta.h), which is how the server
   // reads ENCODING_ZSTD: one frame format, with its sizes in the header, for both encodings.
   std::vector<uint8_t> payload;
   if (base != nullptr) {

@@ -1,6 +1,6 @@
 // FrameSnapshot: a SnapshotRecord as the Snapshot message of the Ingest stream: a keyframe of
 // the raw bytes, or, given the previous snapshot of the same query sent on the stream, a delta
-// frame against it (wire/snapshot_delta.h); with the SHA-256 the server checks the restored
+// frame against it (codec/snapshot_delta.h); with the SHA-256 the server checks the restored
 // bytes against.
 
 #ifndef PERFHIVE_AGENT_SNAPSHOT_FRAME_H_

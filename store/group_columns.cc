@@ -6,16 +6,15 @@
 #include <tuple>
 
 #include "base/varint.h"
+#include "codec/snapshot_delta.h"
+#include "codec/zstd_codec.h"
 #include "perfdata/snapshot_reader.h"
 #include "perfdata/winperf.h"
-#include "wire/snapshot_delta.h"
-#include "wire/zstd_codec.h"
+#include "store/frame_encoding.h"
 
 namespace perfhive {
 
 namespace {
-
-constexpr uint8_t kMagic[4] = {'P', 'H', 'C', 1};
 
 // Stream kinds, as the table spells them.
 constexpr uint8_t kHeaderStream = 0;
@@ -45,10 +44,6 @@ struct EncodingStream {
 };
 
 }  // namespace
-
-bool IsGroupColumns(std::span<const uint8_t> bytes) {
-  return bytes.size() >= sizeof kMagic && std::equal(kMagic, kMagic + sizeof kMagic, bytes.data());
-}
 
 std::vector<uint8_t> EncodeGroupColumns(std::span<const std::span<const uint8_t>> snapshots,
                                         int level) {
@@ -93,7 +88,8 @@ std::vector<uint8_t> EncodeGroupColumns(std::span<const std::span<const uint8_t>
       recipe.push_back(it->second);
     }
   }
-  std::vector<uint8_t> table(kMagic, kMagic + sizeof kMagic);
+  std::vector<uint8_t> table;
+  AppendFrameTag(FrameEncoding::kColumns, table);
   PutVarint64(table, snapshots.size());
   PutVarint64(table, streams.size());
   std::vector<std::vector<uint8_t>> bodies;
@@ -123,8 +119,11 @@ std::vector<uint8_t> EncodeGroupColumns(std::span<const std::span<const uint8_t>
 }
 
 Result<GroupColumns> GroupColumns::Parse(std::span<const uint8_t> block) {
-  if (!IsGroupColumns(block)) return Status::DataLoss("columnar block: no magic");
-  ByteReader table(block.subspan(sizeof kMagic), "columnar block");
+  if (Result<FrameEncoding> encoding = FrameEncodingOf(block);
+      !encoding.ok() || *encoding != FrameEncoding::kColumns) {
+    return Status::DataLoss("columnar block: its tag at byte 0 is not a block's");
+  }
+  ByteReader table(block.subspan(kFrameTagBytes), "columnar block");
   GroupColumns parsed;
   const uint64_t snapshots = table.Bounded(kMaxBlockSnapshots, "the snapshot count");
   // Every stream takes at least 4 bytes of table.
@@ -183,7 +182,7 @@ Result<GroupColumns> GroupColumns::Parse(std::span<const uint8_t> block) {
   }
   if (!table.ok()) return table.status();
   // The bodies fill the rest, in stream order.
-  size_t at = sizeof kMagic + table.at();
+  size_t at = kFrameTagBytes + table.at();
   for (size_t s = 0; s < parsed.streams_.size(); ++s) {
     Stream& stream = parsed.streams_[s];
     const uint64_t body_size = body_sizes[s];

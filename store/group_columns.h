@@ -27,9 +27,6 @@ namespace perfhive {
 inline constexpr size_t kMaxBlockSnapshots = 4096;
 inline constexpr uint64_t kMaxBlockRawBytes = 256 * 1024 * 1024;
 
-// True when `bytes` begin as a columnar block does.
-bool IsGroupColumns(std::span<const uint8_t> bytes);
-
 // The block of `snapshots` (at least one; at most kMaxBlockSnapshots adding up to at most
 // kMaxBlockRawBytes), each stream compressed at zstd `level`.
 std::vector<uint8_t> EncodeGroupColumns(std::span<const std::span<const uint8_t>> snapshots,

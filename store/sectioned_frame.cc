@@ -1,18 +1,16 @@
 #include "store/sectioned_frame.h"
 
 #include <algorithm>
-#include <cstring>
 #include <string>
 #include <unordered_map>
 
 #include "base/varint.h"
-#include "wire/snapshot_delta.h"
+#include "codec/snapshot_delta.h"
+#include "store/frame_encoding.h"
 
 namespace perfhive {
 
 namespace {
-
-constexpr uint8_t kMagic[4] = {'P', 'H', 'S', 1};
 
 // Reads the table's numbers, each a LEB128 varint of at most 32 bits.
 class TableReader {
@@ -82,14 +80,11 @@ std::span<const uint8_t> BytesOf(std::span<const uint8_t> raw, const SnapshotSec
 
 }  // namespace
 
-bool IsSectionedFrame(std::span<const uint8_t> frame) {
-  return frame.size() >= 4 && std::memcmp(frame.data(), kMagic, 4) == 0;
-}
-
 std::vector<uint8_t> EncodeSectionedFrame(std::span<const uint8_t> raw,
                                           std::span<const SnapshotSection> sections,
                                           const SectionedBase* base, int level) {
-  std::vector<uint8_t> out(kMagic, kMagic + 4);
+  std::vector<uint8_t> out;
+  AppendFrameTag(FrameEncoding::kSectioned, out);
   PutVarint64(out, static_cast<uint32_t>(sections.size()));
   std::vector<std::vector<uint8_t>> bodies;
   bodies.reserve(sections.size());
@@ -131,10 +126,11 @@ Result<SectionedFrame> ParseSectionedFrame(std::span<const uint8_t> frame) {
 }
 
 Status ParseSectionedFrameInto(std::span<const uint8_t> frame, SectionedFrame& parsed) {
-  if (!IsSectionedFrame(frame)) {
-    return Status::DataLoss("sectioned frame: bad magic at byte 0 (not a sectioned frame)");
+  if (Result<FrameEncoding> encoding = FrameEncodingOf(frame);
+      !encoding.ok() || *encoding != FrameEncoding::kSectioned) {
+    return Status::DataLoss("sectioned frame: its tag at byte 0 is not a sectioned frame's");
   }
-  TableReader table(frame, 4);
+  TableReader table(frame, kFrameTagBytes);
   Result<uint32_t> count = table.Varint("the section count");
   if (!count.ok()) return count.status();
   // Each entry takes at least six bytes.

@@ -1,6 +1,6 @@
 // SectionedFrame: the frame the store keeps for one snapshot. The snapshot is cut into sections
 // (store/snapshot_sections.h); each is compressed on its own as a delta body
-// (wire/snapshot_delta.h), against the matching section of its group's keyframe or alone, and a
+// (codec/snapshot_delta.h), against the matching section of its group's keyframe or alone, and a
 // table in front says what each section holds and where its body lies, so a read decodes only
 // the sections it needs. The layout is described byte for byte in docs/store_format.md.
 
@@ -20,7 +20,7 @@ namespace perfhive {
 // A section that is not a delta: it decodes alone.
 inline constexpr uint32_t kNoBaseSection = 0xFFFFFFFF;
 
-// How a section is stored: a delta body (wire/snapshot_delta.h) of one of its methods, or the
+// How a section is stored: a delta body (codec/snapshot_delta.h) of one of its methods, or the
 // same bytes as its base section (no body).
 enum class SectionMethod : uint8_t { kFull = 0, kDifference = 1, kPrefix = 2, kSameAsBase = 3 };
 
@@ -37,10 +37,6 @@ struct SectionedBase {
   std::span<const uint8_t> raw;
   std::span<const SnapshotSection> sections;
 };
-
-// True when `frame` begins as a sectioned frame does (the store's older frames are plain delta
-// frames of the whole snapshot).
-bool IsSectionedFrame(std::span<const uint8_t> frame);
 
 // `raw`, cut as `sections` say, each section against its counterpart in `base` if one matches
 // (same objects, or the one holding its first object; header to header, tail to tail), else

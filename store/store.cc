@@ -10,7 +10,7 @@
 
 #include "perfdata/snapshot_reader.h"
 #include "perfdata/time_text.h"
-#include "store/group_restorer.h"
+#include "store/framed_group.h"
 #include "store/host_key.h"
 #include "store/keyframe_cache.h"
 #include "store/reader_pool.h"
@@ -337,8 +337,8 @@ Status Store::InsertOne(Pending& pending, std::optional<Result<AppendResult>>& r
       // A compacted group takes no more members (its frame is its block): a new one starts.
       (*latest)->Reset();
     } else if (*row) {
-      GroupRestorer restorer((*latest)->Int(0), std::vector<uint8_t>((*latest)->Blob(1).begin(),
-                                                                     (*latest)->Blob(1).end()));
+      FramedGroup restorer((*latest)->Int(0), std::vector<uint8_t>((*latest)->Blob(1).begin(),
+                                                                   (*latest)->Blob(1).end()));
       Keyframe keyframe{
           (*latest)->Int(0), {}, {}, (*latest)->Int(2), static_cast<int>((*latest)->Int(3)) + 1};
       (*latest)->Reset();

@@ -11,7 +11,7 @@
 // bytes is refused as a conflict (ALREADY_EXISTS).
 //
 // Snapshots of one host and query are stored in groups: a keyframe, then deltas against that
-// keyframe (wire/snapshot_delta.h), so any snapshot restores from one keyframe and one delta.
+// keyframe (codec/snapshot_delta.h), so any snapshot restores from one keyframe and one delta.
 // Once a group is closed, CompactClosedGroups() rewrites it as one columnar block
 // (store/group_columns.h), off the writer thread.
 // Retention deletes oldest first and never leaves a delta without its keyframe.

@@ -2,12 +2,12 @@
 
 #include <algorithm>
 
+#include "codec/zstd_codec.h"
 #include "store/host_key.h"
 #include "store/reader_pool.h"
 #include "store/sqlite.h"
 #include "store/store.h"
 #include "wire/title_digest.h"
-#include "wire/zstd_codec.h"
 
 namespace perfhive {
 

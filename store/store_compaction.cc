@@ -7,7 +7,7 @@
 
 #include "port/sha256.h"
 #include "store/group_columns.h"
-#include "store/group_restorer.h"
+#include "store/group_decoder.h"
 #include "store/keyframe_cache.h"
 #include "store/reader_pool.h"
 #include "store/sqlite.h"
@@ -107,9 +107,12 @@ std::optional<std::vector<uint8_t>> BuildBlock(int64_t keyframe_id,
   std::vector<std::vector<uint8_t>> raws;
   raws.reserve(members.size());
   uint64_t raw_total = 0;
-  GroupRestorer restorer(keyframe_id, members[0].frame);
+  Result<std::unique_ptr<GroupDecoder>> frames = OpenGroup(keyframe_id, members[0].frame);
+  if (!frames.ok()) return std::nullopt;
   for (size_t i = 0; i < members.size(); ++i) {
-    Result<std::vector<uint8_t>> raw = restorer.Restore(members[i].frame, i == 0, nullptr);
+    const GroupMember member{.is_keyframe = i == 0,
+                             .frame = i == 0 ? std::span<const uint8_t>() : members[i].frame};
+    Result<std::vector<uint8_t>> raw = (*frames)->Restore(member, nullptr);
     if (!raw.ok() || Sha256(*raw) != members[i].sha256) return std::nullopt;
     raw_total += raw->size();
     if (raw_total > kMaxBlockRawBytes) return std::nullopt;
@@ -118,10 +121,11 @@ std::optional<std::vector<uint8_t>> BuildBlock(int64_t keyframe_id,
   std::vector<std::span<const uint8_t>> spans(raws.begin(), raws.end());
   std::vector<uint8_t> block = EncodeGroupColumns(spans, level);
   // The frames go only once the block gives every member back exactly.
-  Result<GroupColumns> parsed = GroupColumns::Parse(block);
-  if (!parsed.ok()) return std::nullopt;
+  Result<std::unique_ptr<GroupDecoder>> columns = OpenGroup(keyframe_id, block);
+  if (!columns.ok()) return std::nullopt;
   for (size_t i = 0; i < raws.size(); ++i) {
-    Result<std::vector<uint8_t>> back = parsed->Restore(i);
+    Result<std::vector<uint8_t>> back =
+        (*columns)->Restore({.block_index = static_cast<int64_t>(i)}, nullptr);
     if (!back.ok() || *back != raws[i]) return std::nullopt;
   }
   int64_t frames_size = 0;

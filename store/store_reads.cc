@@ -6,8 +6,7 @@
 #include <optional>
 #include <utility>
 
-#include "store/group_columns.h"
-#include "store/group_restorer.h"
+#include "store/group_decoder.h"
 #include "store/host_key.h"
 #include "store/reader_pool.h"
 #include "store/sqlite.h"
@@ -82,14 +81,6 @@ Result<std::vector<uint8_t>> ReadFrame(SqliteDb& db, int64_t id) {
   return out;
 }
 
-// Snapshot `index` of a columnar block.
-Result<std::vector<uint8_t>> RestoreFromBlock(std::span<const uint8_t> block, int64_t index,
-                                              const ObjectWanted* wanted) {
-  Result<GroupColumns> parsed = GroupColumns::Parse(block);
-  if (!parsed.ok()) return parsed.status();
-  return parsed->Restore(static_cast<size_t>(index), wanted);
-}
-
 // A restore's error, naming the store and the snapshot.
 Status RestoreError(const std::string& store, int64_t id, const Status& error) {
   return Status::DataLoss("store " + store + ": snapshot " + std::to_string(id) + ": " +
@@ -143,21 +134,26 @@ Result<std::vector<uint8_t>> Store::ReadSnapshot(int64_t id) {
   if (Status s = read->BeginRead(); !s.ok()) return s;
   Result<SnapshotInfo> info = SelectSnapshot(*reader, id);
   if (!info.ok()) return info.status();
-  const int64_t keyframe_id = info->keyframe_id != 0 ? info->keyframe_id : id;
-  Result<std::vector<uint8_t>> keyframe = ReadFrame(*reader, keyframe_id);
-  if (!keyframe.ok()) return keyframe.status();
-  Result<std::vector<uint8_t>> raw = Status::Error("not restored");
-  if (info->block_index >= 0) {
-    read.reset();
-    reader.Release();
-    raw = RestoreFromBlock(*keyframe, info->block_index, nullptr);
-  } else {
-    Result<std::vector<uint8_t>> frame = keyframe_id == id ? keyframe : ReadFrame(*reader, id);
+  const GroupMember member{.is_keyframe = info->keyframe_id == 0, .block_index = info->block_index};
+  const int64_t keyframe_id = member.is_keyframe ? id : info->keyframe_id;
+  Result<std::vector<uint8_t>> stored = ReadFrame(*reader, keyframe_id);
+  if (!stored.ok()) return stored.status();
+  std::vector<uint8_t> own_frame;
+  if (!member.is_keyframe && member.block_index < 0) {
+    Result<std::vector<uint8_t>> frame = ReadFrame(*reader, id);
     if (!frame.ok()) return frame.status();
-    read.reset();
-    reader.Release();
-    GroupRestorer group(keyframe_id, std::move(*keyframe));
-    raw = group.Restore(*frame, keyframe_id == id, nullptr);
+    own_frame = std::move(*frame);
+  }
+  read.reset();
+  reader.Release();
+  Result<std::unique_ptr<GroupDecoder>> group = OpenGroup(keyframe_id, std::move(*stored));
+  Result<std::vector<uint8_t>> raw = Status::Error("not restored");
+  if (group.ok()) {
+    GroupMember restored = member;
+    restored.frame = own_frame;
+    raw = (*group)->Restore(restored, nullptr);
+  } else {
+    raw = group.status();
   }
   if (!raw.ok()) return RestoreError(path(), id, raw.status());
   if (Sha256(*raw) != info->sha256) {
@@ -170,25 +166,18 @@ Result<std::vector<uint8_t>> Store::ReadSnapshot(int64_t id) {
 Result<std::vector<std::vector<uint8_t>>> Store::ReadSnapshots(
     std::span<const SnapshotInfo> infos, const ObjectsWanted& wanted,
     std::span<const uint32_t> wanted_runs) {
-  // The frames first, in one read transaction; restoring them needs no connection, so other
-  // readers go on meanwhile.
-  std::vector<std::vector<uint8_t>> frames;
+  // The stored bytes first, in one read transaction; restoring them needs no connection, so
+  // other readers go on meanwhile.
+  std::vector<std::vector<uint8_t>> frames;  // each member's own frame, if it has one
   frames.reserve(infos.size());
-  // The keyframes read for members that follow another group of their query (the range begins
-  // inside their group, or a resend of older samples made a group that interleaves with it by
-  // sample time).
-  std::map<int64_t, std::vector<uint8_t>> keyframe_frames;
-  // The columnar blocks of compacted groups, by keyframe, parsed on first use.
-  struct Block {
-    std::vector<uint8_t> bytes;
-    std::optional<GroupColumns> parsed;
-    // The pieces wanted of its snapshots, by recipe and run of `wanted_runs`.
-    std::map<std::pair<uint32_t, uint32_t>, std::optional<std::vector<size_t>>> pieces;
-  };
-  std::map<int64_t, Block> blocks;
-  // Each snapshot's place in its group's block as this read finds it (-1: it has a frame): a
-  // group compacted since `infos` were listed reads from its block.
-  std::vector<int64_t> block_index(infos.size(), -1);
+  // The bytes stored under the keyframes of groups that a member needs and that are not read
+  // as a member's frame: a compacted group's block, or the keyframe of members that follow
+  // another group of their query (the range begins inside their group, or a resend of older
+  // samples made a group that interleaves with it by sample time).
+  std::map<int64_t, std::vector<uint8_t>> group_bytes;
+  // Each snapshot as this read finds it: a group compacted since `infos` were listed reads from
+  // its block.
+  std::vector<GroupMember> members(infos.size());
   {
     ReaderPool::Lease reader = readers_->Acquire();
     SqliteTransaction read(reader.get());
@@ -198,9 +187,12 @@ Result<std::vector<std::vector<uint8_t>>> Store::ReadSnapshots(
     std::map<std::string, int64_t, std::less<>> open;  // each query's group, as restored below
     for (size_t i = 0; i < infos.size(); ++i) {
       const SnapshotInfo& info = infos[i];
-      block_index[i] = info.block_index;
-      if (block_index[i] < 0) {
-        const int64_t keyframe_id = info.keyframe_id != 0 ? info.keyframe_id : info.id;
+      const int64_t keyframe_id = info.keyframe_id != 0 ? info.keyframe_id : info.id;
+      GroupMember& member = members[i];
+      member.is_keyframe = info.keyframe_id == 0;
+      member.block_index = info.block_index;
+      if (i < wanted_runs.size()) member.wanted_run = wanted_runs[i];
+      if (member.block_index < 0) {
         auto [checked, first] = compacted_since.try_emplace(keyframe_id, false);
         if (first) {
           Result<int64_t> keyframe_index = BlockIndexNow(*reader, keyframe_id);
@@ -210,72 +202,61 @@ Result<std::vector<std::vector<uint8_t>>> Store::ReadSnapshots(
         if (checked->second) {
           Result<int64_t> now = BlockIndexNow(*reader, info.id);
           if (!now.ok()) return now.status();
-          block_index[i] = *now;
+          member.block_index = *now;
         }
       }
-      if (block_index[i] >= 0) {
+      bool needs_group_bytes = member.block_index >= 0;
+      if (!needs_group_bytes) {
+        int64_t& group = open[info.query];
+        needs_group_bytes = !member.is_keyframe && keyframe_id != group;
+        group = keyframe_id;
+      }
+      if (needs_group_bytes && !group_bytes.contains(keyframe_id)) {
         // A compacted group's block is read once, under its keyframe, for all its members.
-        const int64_t keyframe_id = info.keyframe_id != 0 ? info.keyframe_id : info.id;
-        if (!blocks.contains(keyframe_id)) {
-          Result<std::vector<uint8_t>> block = ReadFrame(*reader, keyframe_id);
-          if (!block.ok()) return block.status();
-          blocks.emplace(keyframe_id, Block{std::move(*block), std::nullopt, {}});
-        }
+        Result<std::vector<uint8_t>> bytes = ReadFrame(*reader, keyframe_id);
+        if (!bytes.ok()) return bytes.status();
+        group_bytes.emplace(keyframe_id, std::move(*bytes));
+      }
+      if (member.block_index >= 0) {
         frames.emplace_back();
         continue;
-      }
-      int64_t& group = open[info.query];
-      const bool needs_keyframe = info.keyframe_id != 0 && info.keyframe_id != group;
-      group = info.keyframe_id != 0 ? info.keyframe_id : info.id;
-      if (needs_keyframe && !keyframe_frames.contains(info.keyframe_id)) {
-        Result<std::vector<uint8_t>> frame = ReadFrame(*reader, info.keyframe_id);
-        if (!frame.ok()) return frame.status();
-        keyframe_frames.emplace(info.keyframe_id, std::move(*frame));
       }
       Result<std::vector<uint8_t>> frame = ReadFrame(*reader, info.id);
       if (!frame.ok()) return frame.status();
       frames.push_back(std::move(*frame));
     }
   }
-  // Each query's open group.
-  std::map<std::string, std::optional<GroupRestorer>, std::less<>> groups;
+  // Each query's open group, and the compacted groups by keyframe.
+  std::map<std::string, std::unique_ptr<GroupDecoder>, std::less<>> open_groups;
+  std::map<int64_t, std::unique_ptr<GroupDecoder>> blocks;
   std::vector<std::vector<uint8_t>> raws;
   raws.reserve(infos.size());
   for (size_t i = 0; i < infos.size(); ++i) {
     const SnapshotInfo& info = infos[i];
+    GroupMember& member = members[i];
+    const int64_t keyframe_id = member.is_keyframe ? info.id : info.keyframe_id;
+    std::unique_ptr<GroupDecoder>& group =
+        member.block_index >= 0 ? blocks[keyframe_id] : open_groups[info.query];
+    const bool own_frame_opens = member.is_keyframe && member.block_index < 0;
+    if (own_frame_opens || !group || group->keyframe_id() != keyframe_id) {
+      // A keyframe's own frame is its group's (the member then gives none); other groups begin
+      // with the bytes read above: a block once, a keyframe's frame each time its query's
+      // members come back to its group.
+      std::vector<uint8_t> bytes;
+      if (own_frame_opens) {
+        bytes = std::move(frames[i]);
+      } else if (member.block_index >= 0) {
+        bytes = std::move(group_bytes[keyframe_id]);
+      } else {
+        bytes = group_bytes[keyframe_id];
+      }
+      Result<std::unique_ptr<GroupDecoder>> opened = OpenGroup(keyframe_id, std::move(bytes));
+      if (!opened.ok()) return RestoreError(path(), info.id, opened.status());
+      group = std::move(*opened);
+    }
+    if (!own_frame_opens) member.frame = frames[i];
     const ObjectWanted object_wanted = [&wanted, i](uint32_t object) { return wanted(i, object); };
-    if (block_index[i] >= 0) {
-      Block& block = blocks[info.keyframe_id != 0 ? info.keyframe_id : info.id];
-      if (!block.parsed) {
-        Result<GroupColumns> parsed = GroupColumns::Parse(block.bytes);
-        if (!parsed.ok()) return RestoreError(path(), info.id, parsed.status());
-        block.parsed.emplace(std::move(parsed).value());
-      }
-      const size_t index = static_cast<size_t>(block_index[i]);
-      const std::optional<std::vector<size_t>>* pieces = nullptr;
-      if (wanted && i < wanted_runs.size()) {
-        auto [chosen, first] =
-            block.pieces.try_emplace({block.parsed->RecipeOf(index), wanted_runs[i]});
-        if (first) chosen->second = block.parsed->PiecesWanted(index, object_wanted);
-        pieces = &chosen->second;
-      }
-      Result<std::vector<uint8_t>> raw =
-          pieces != nullptr ? block.parsed->RestorePieces(index, *pieces ? &**pieces : nullptr)
-                            : block.parsed->Restore(index, wanted ? &object_wanted : nullptr);
-      if (!raw.ok()) return RestoreError(path(), info.id, raw.status());
-      raws.push_back(std::move(*raw));
-      continue;
-    }
-    std::optional<GroupRestorer>& group = groups[info.query];
-    const bool is_keyframe = info.keyframe_id == 0;
-    const int64_t keyframe_id = is_keyframe ? info.id : info.keyframe_id;
-    if (!group || group->keyframe_id() != keyframe_id) {
-      // A keyframe's own frame is its group's; a member's group begins with a keyframe read
-      // above.
-      group.emplace(keyframe_id, is_keyframe ? frames[i] : keyframe_frames[keyframe_id]);
-    }
-    Result<std::vector<uint8_t>> raw =
-        group->Restore(frames[i], is_keyframe, wanted ? &object_wanted : nullptr);
+    Result<std::vector<uint8_t>> raw = group->Restore(member, wanted ? &object_wanted : nullptr);
     if (!raw.ok()) return RestoreError(path(), info.id, raw.status());
     raws.push_back(std::move(*raw));
   }

@@ -33,8 +33,8 @@
 #include "perfdata/instance_gaps.h"
 #include "perfhive/v1/ingest.grpc.pb.h"
 #include "server/ingest/ingest_service.h"
-#include "server/ingest/snapshot_restorer.h"
 #include "server/policies/host_labels.h"
+#include "wire/snapshot_restorer.h"
 
 namespace perfhive {
 

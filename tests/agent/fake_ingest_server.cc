@@ -1,6 +1,6 @@
 #include "tests/agent/fake_ingest_server.h"
 
-#include "wire/snapshot_delta.h"
+#include "codec/snapshot_delta.h"
 #include "wire/title_digest.h"
 
 namespace perfhive::testing {

@@ -6,9 +6,9 @@
 
 #include <string>
 
+#include "codec/snapshot_delta.h"
 #include "tests/bench/snapshot_sequences.h"
 #include "tests/support/large_snapshot.h"
-#include "wire/snapshot_delta.h"
 
 namespace perfhive {
 namespace {

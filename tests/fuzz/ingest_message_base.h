@@ -7,10 +7,10 @@
 #include <string>
 #include <vector>
 
+#include "codec/snapshot_delta.h"
 #include "perfdata/snapshot_builder.h"
 #include "perfhive/v1/ingest.pb.h"
 #include "port/sha256.h"
-#include "wire/snapshot_delta.h"
 
 namespace perfhive::testing {
 

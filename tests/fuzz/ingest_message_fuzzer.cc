@@ -11,8 +11,8 @@
 #include "perfdata/invalid_counters.h"
 #include "perfdata/snapshot_reader.h"
 #include "perfhive/v1/ingest.pb.h"
-#include "server/ingest/snapshot_restorer.h"
 #include "tests/fuzz/ingest_message_base.h"
+#include "wire/snapshot_restorer.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   constexpr size_t kLimit = 1 << 20;

@@ -8,8 +8,8 @@
 #include <cstdlib>
 #include <span>
 
-#include "wire/snapshot_delta.h"
-#include "wire/zstd_codec.h"
+#include "codec/snapshot_delta.h"
+#include "codec/zstd_codec.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size < 2) return 0;

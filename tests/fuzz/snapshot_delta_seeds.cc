@@ -4,9 +4,9 @@
 #include <string>
 #include <vector>
 
+#include "codec/snapshot_delta.h"
 #include "perfdata/snapshot_builder.h"
 #include "tests/fuzz/seed_corpus.h"
-#include "wire/snapshot_delta.h"
 
 namespace {
 

@@ -1,36 +1,40 @@
-// Feeds hostile bytes to the store's frames: to ParseSectionedFrame, and to
-// GroupRestorer::Restore as a keyframe (a group of its own) and as a member of a group whose
-// keyframe is a fixed valid sectioned keyframe (store_frame_base.h) or one stored whole before
-// sections, each restored whole and for a few objects. Any crash, read outside a buffer or
-// allocation beyond the limit is a bug, and so is a result that breaks what the frame promised:
-// a table whose sections do not tile, a whole restore of another length than its table's
-// sections, a partial restore whose sections are not the whole restore's bytes, a restorer that
-// kept decoded keyframe sections answering otherwise than a fresh one, or a restored snapshot
-// that does not come back the same through the encoder, whole and (as a valid snapshot)
-// partially. Bytes that begin as a columnar block (store/group_columns.h) go to its parser and
-// restorer instead: refused with DATA_LOSS, or restoring snapshots of the sizes the table says
-// that restore the same once encoded again. Every input is also read as an inventory row.
+// Feeds hostile bytes to the store's frames: to FrameEncodingOf and OpenGroup, the seam every
+// read goes through, to ParseSectionedFrame, and to FramedGroup::Restore as a keyframe (a group of
+// its own) and as a member of a group whose keyframe is a fixed valid sectioned keyframe
+// (store_frame_base.h) or one stored whole before sections, each restored whole and for a few
+// objects. Any crash, read outside a buffer or allocation beyond the limit is a bug, and so is a
+// result that breaks what the frame promised: a table whose sections do not tile, a whole restore
+// of another length than its table's sections, a partial restore whose sections are not the whole
+// restore's bytes, a restorer that kept decoded keyframe sections answering otherwise than a fresh
+// one, or a restored snapshot that does not come back the same through the encoder, whole and (as a
+// valid snapshot) partially. Bytes whose tag says columnar block (store/group_columns.h) go to its
+// parser and restorer, directly and through OpenGroup, instead: refused with DATA_LOSS, or
+// restoring snapshots of the sizes the table says that restore the same once encoded again. Every
+// input is also read as an inventory row.
 
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <span>
 #include <vector>
 
 #include "base/byte_order.h"
+#include "codec/snapshot_delta.h"
 #include "perfdata/snapshot_inventory.h"
 #include "perfdata/snapshot_reader.h"
 #include "perfdata/well_known_indexes.h"
 #include "perfdata/winperf.h"
+#include "store/frame_encoding.h"
+#include "store/framed_group.h"
 #include "store/group_columns.h"
-#include "store/group_restorer.h"
+#include "store/group_decoder.h"
 #include "store/sectioned_frame.h"
 #include "store/snapshot_sections.h"
 #include "tests/fuzz/store_frame_base.h"
-#include "wire/snapshot_delta.h"
 
 namespace perfhive {
 namespace {
@@ -52,8 +56,8 @@ struct Fixed {
   std::vector<uint8_t> frame = testing::Keyframe(raw);
   std::vector<uint8_t> whole_frame = EncodeDelta({}, raw);  // as stored before sections
   // Kept across inputs, as ReadSnapshots keeps a group while its members come.
-  GroupRestorer kept{1, frame};
-  GroupRestorer kept_whole{2, whole_frame};
+  FramedGroup kept{1, frame};
+  FramedGroup kept_whole{2, whole_frame};
 };
 
 Fixed& TheGroup() {
@@ -127,12 +131,15 @@ void CheckPartial(const SectionedFrame& table, const ObjectWanted& wanted,
 
 // Restores `frame` whole and for each wanted set with `restorer`, and again with `again` (a
 // restorer of the same keyframe in another state), checking each result.
-void RestoreEveryWay(GroupRestorer& restorer, GroupRestorer& again, std::span<const uint8_t> frame,
+void RestoreEveryWay(FramedGroup& restorer, FramedGroup& again, std::span<const uint8_t> frame,
                      bool is_keyframe, const Result<SectionedFrame>* table) {
-  Result<std::vector<uint8_t>> whole = restorer.Restore(frame, is_keyframe, nullptr);
+  Result<std::vector<uint8_t>> whole =
+      restorer.Restore(testing::FramedMember(frame, is_keyframe), nullptr);
   for (const ObjectWanted* wanted : kWanted) {
-    Result<std::vector<uint8_t>> first = restorer.Restore(frame, is_keyframe, wanted);
-    Result<std::vector<uint8_t>> second = again.Restore(frame, is_keyframe, wanted);
+    Result<std::vector<uint8_t>> first =
+        restorer.Restore(testing::FramedMember(frame, is_keyframe), wanted);
+    Result<std::vector<uint8_t>> second =
+        again.Restore(testing::FramedMember(frame, is_keyframe), wanted);
     Check(first.ok() == second.ok());
     if (!first.ok()) {
       Check(!first.error().empty() && first.status().code() == second.status().code());
@@ -168,12 +175,14 @@ void CheckReencodes(std::span<const uint8_t> raw) {
   SectionedBase base{group.raw, group.sections};
   std::vector<uint8_t> member = EncodeSectionedFrame(raw, sections, &base, 1);
   std::vector<uint8_t> keyframe = EncodeSectionedFrame(raw, sections, nullptr, 1);
-  Result<std::vector<uint8_t>> back = group.kept.Restore(member, false, nullptr);
+  Result<std::vector<uint8_t>> back =
+      group.kept.Restore(testing::FramedMember(member, false), nullptr);
   Check(back.ok() && std::ranges::equal(*back, raw));
-  GroupRestorer own(3, keyframe);
-  back = own.Restore(keyframe, true, nullptr);
+  FramedGroup own(3, keyframe);
+  back = own.Restore(testing::FramedMember(keyframe, true), nullptr);
   Check(back.ok() && std::ranges::equal(*back, raw));
-  Result<std::vector<uint8_t>> partial = group.kept.Restore(member, false, &kProcessor);
+  Result<std::vector<uint8_t>> partial =
+      group.kept.Restore(testing::FramedMember(member, false), &kProcessor);
   Check(partial.ok());
   Result<SnapshotReader> partial_reader = SnapshotReader::Open(*partial);
   Check(partial_reader.ok());
@@ -188,7 +197,7 @@ void CheckReencodes(std::span<const uint8_t> raw) {
 
 // A columnar block: every snapshot whole and for each wanted set, from one parse (streams
 // decoded once) and from a fresh one; what restores whole encodes again to the same bytes.
-void FuzzColumns(std::span<const uint8_t> block) {
+void FuzzColumns(std::span<const uint8_t> block, GroupDecoder& decoder) {
   Result<GroupColumns> parsed = GroupColumns::Parse(block);
   if (!parsed.ok()) {
     Check(parsed.status().code() == StatusCode::kDataLoss && !parsed.error().empty());
@@ -209,10 +218,18 @@ void FuzzColumns(std::span<const uint8_t> block) {
       continue;
     }
     Check(*whole == *again && whole->size() == parsed->raw_size(i));
-    for (const ObjectWanted* wanted : kWanted) {
+    Result<std::vector<uint8_t>> decoded =
+        decoder.Restore({.block_index = static_cast<int64_t>(i)}, nullptr);
+    Check(decoded.ok() && *decoded == *whole);
+    for (uint32_t run = 0; run < std::size(kWanted); ++run) {
+      const ObjectWanted* wanted = kWanted[run];
       if (wanted == nullptr) continue;
       Result<std::vector<uint8_t>> partial = parsed->Restore(i, wanted);
       Check(partial.ok() || partial.status().code() == StatusCode::kDataLoss);
+      // Through the seam, with the pieces chosen once per recipe and wanted set: the same.
+      const GroupMember member{.block_index = static_cast<int64_t>(i), .wanted_run = run};
+      Result<std::vector<uint8_t>> piecewise = decoder.Restore(member, wanted);
+      Check(piecewise.ok() == partial.ok() && (!partial.ok() || *piecewise == *partial));
     }
     restored.push_back(std::move(whole).value());
   }
@@ -247,13 +264,17 @@ void FuzzInventory(std::span<const uint8_t> bytes) {
 
 void FuzzOne(std::span<const uint8_t> frame) {
   FuzzInventory(frame);
-  if (IsGroupColumns(frame)) {
-    FuzzColumns(frame);
+  Result<FrameEncoding> encoding = FrameEncodingOf(frame);
+  Result<std::unique_ptr<GroupDecoder>> opened =
+      OpenGroup(5, std::vector<uint8_t>(frame.begin(), frame.end()));
+  Check(opened.ok() == encoding.ok());
+  if (encoding.ok() && *encoding == FrameEncoding::kColumns) {
+    FuzzColumns(frame, **opened);
     return;
   }
   Fixed& group = TheGroup();
 
-  const bool sectioned = IsSectionedFrame(frame);
+  const bool sectioned = encoding.ok() && *encoding == FrameEncoding::kSectioned;
   Result<SectionedFrame> table = ParseSectionedFrame(frame);
   if (table.ok()) {
     CheckTable(*table, frame);
@@ -266,25 +287,26 @@ void FuzzOne(std::span<const uint8_t> frame) {
   const Result<SectionedFrame>* parsed = sectioned ? &table : nullptr;
 
   // A member of the sectioned group: the kept restorer and a fresh one agree.
-  GroupRestorer fresh(1, group.frame);
+  FramedGroup fresh(1, group.frame);
   RestoreEveryWay(group.kept, fresh, frame, false, parsed);
   // A member of a group stored before sections.
-  GroupRestorer fresh_whole(2, group.whole_frame);
+  FramedGroup fresh_whole(2, group.whole_frame);
   RestoreEveryWay(group.kept_whole, fresh_whole, frame, false, parsed);
   // A keyframe: its own group, restored twice (the second time from decoded sections).
-  GroupRestorer alone(4, std::vector<uint8_t>(frame.begin(), frame.end()));
-  GroupRestorer alone_again(4, std::vector<uint8_t>(frame.begin(), frame.end()));
+  FramedGroup alone(4, std::vector<uint8_t>(frame.begin(), frame.end()));
+  FramedGroup alone_again(4, std::vector<uint8_t>(frame.begin(), frame.end()));
   RestoreEveryWay(alone, alone_again, frame, true, parsed);
   auto keyframe = alone.SectionedKeyframe();
   if (keyframe.ok() && keyframe->has_value()) {
-    Result<std::vector<uint8_t>> whole = alone.Restore(frame, true, nullptr);
+    Result<std::vector<uint8_t>> whole = alone.Restore(testing::FramedMember(frame, true), nullptr);
     Check(whole.ok() && *whole == (*keyframe)->first);
     Check(table.ok() && (*keyframe)->second == table->sections);
   }
 
-  Result<std::vector<uint8_t>> member = group.kept.Restore(frame, false, nullptr);
+  Result<std::vector<uint8_t>> member =
+      group.kept.Restore(testing::FramedMember(frame, false), nullptr);
   if (member.ok()) CheckReencodes(*member);
-  Result<std::vector<uint8_t>> own = alone.Restore(frame, true, nullptr);
+  Result<std::vector<uint8_t>> own = alone.Restore(testing::FramedMember(frame, true), nullptr);
   if (own.ok()) CheckReencodes(*own);
 }
 

@@ -8,10 +8,10 @@
 #include <span>
 #include <vector>
 
+#include "codec/snapshot_delta.h"
 #include "store/group_columns.h"
 #include "tests/fuzz/seed_corpus.h"
 #include "tests/fuzz/store_frame_base.h"
-#include "wire/snapshot_delta.h"
 
 namespace {
 

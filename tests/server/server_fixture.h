@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "codec/snapshot_delta.h"
 #include "perfdata/title_bytes.h"
 #include "perfdata/title_database.h"
 #include "perfhive/v1/ingest.grpc.pb.h"
@@ -23,7 +24,6 @@
 #include "server/query_service.h"
 #include "store/store.h"
 #include "tests/store/store_test_util.h"
-#include "wire/snapshot_delta.h"
 #include "wire/title_digest.h"
 
 namespace perfhive::testing {

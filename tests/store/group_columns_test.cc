@@ -20,6 +20,7 @@
 #include "perfdata/well_known_indexes.h"
 #include "port/sha256.h"
 #include "sources/procfs/procfs_source.h"
+#include "store/frame_encoding.h"
 #include "store/sectioned_frame.h"
 #include "tests/store/section_test_util.h"
 #include "tests/support/shared_fixtures.h"
@@ -37,7 +38,8 @@ std::vector<std::span<const uint8_t>> Spans(const Snapshots& snapshots) {
 // that no stream is decoded for the first member alone) and compares SHA-256s.
 std::vector<uint8_t> ExpectRoundTrip(const Snapshots& snapshots) {
   std::vector<uint8_t> block = EncodeGroupColumns(Spans(snapshots), 3);
-  EXPECT_TRUE(IsGroupColumns(block));
+  Result<FrameEncoding> encoding = FrameEncodingOf(block);
+  EXPECT_TRUE(encoding.ok() && *encoding == FrameEncoding::kColumns);
   Result<GroupColumns> parsed = GroupColumns::Parse(block);
   EXPECT_TRUE(parsed.ok()) << parsed.error();
   if (!parsed.ok()) return block;

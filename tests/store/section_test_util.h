@@ -15,15 +15,15 @@
 #include <vector>
 
 #include "base/byte_order.h"
+#include "codec/snapshot_delta.h"
 #include "perfdata/snapshot_builder.h"
 #include "perfdata/snapshot_reader.h"
 #include "perfdata/text_encoding.h"
 #include "perfdata/well_known_indexes.h"
 #include "perfdata/winperf.h"
-#include "store/group_restorer.h"
+#include "store/group_decoder.h"
 #include "store/sectioned_frame.h"
 #include "store/snapshot_sections.h"
-#include "wire/snapshot_delta.h"
 
 namespace perfhive {
 
@@ -133,6 +133,11 @@ inline std::vector<uint8_t> Member(std::span<const uint8_t> raw,
   std::vector<SnapshotSection> keyframe_sections = SectionsOf(keyframe_raw);
   SectionedBase base{keyframe_raw, keyframe_sections};
   return EncodeSectionedFrame(raw, SectionsOf(raw), &base, level);
+}
+
+// A snapshot of a group kept as frames, given its own frame (store/group_decoder.h).
+inline GroupMember FramedMember(std::span<const uint8_t> frame, bool is_keyframe) {
+  return GroupMember{.is_keyframe = is_keyframe, .frame = frame};
 }
 
 // A read's wish for the objects with these title indexes.

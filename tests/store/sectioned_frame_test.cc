@@ -15,12 +15,13 @@
 #include <utility>
 #include <vector>
 
+#include "codec/snapshot_delta.h"
 #include "perfdata/snapshot_reader.h"
 #include "perfdata/well_known_indexes.h"
-#include "store/group_restorer.h"
+#include "store/frame_encoding.h"
+#include "store/framed_group.h"
 #include "store/snapshot_sections.h"
 #include "tests/store/section_test_util.h"
-#include "wire/snapshot_delta.h"
 
 namespace perfhive {
 namespace {
@@ -81,7 +82,7 @@ TEST(SectionedFrameTest, KeyframeRoundTripsWithoutBases) {
   EXPECT_EQ(std::vector<uint8_t>(frame.begin(), frame.begin() + 4),
             (std::vector<uint8_t>{0x50, 0x48, 0x53, 0x01}));  // "PHS", version 1
   EXPECT_EQ(frame[4], kHostSections);                         // the count, a one-byte varint
-  EXPECT_TRUE(IsSectionedFrame(frame));
+  EXPECT_EQ(FrameEncodingOf(frame).value(), FrameEncoding::kSectioned);
 
   SectionedFrame parsed = Parse(frame);
   EXPECT_EQ(parsed.sections, sections);
@@ -92,14 +93,11 @@ TEST(SectionedFrameTest, KeyframeRoundTripsWithoutBases) {
   ExpectSectionsDecode(parsed, raw, {}, {});
 }
 
-TEST(SectionedFrameTest, OnlySectionedFramesLookSectioned) {
+TEST(SectionedFrameTest, ItsTagSaysSectioned) {
   std::vector<uint8_t> raw = HostSnapshot(0);
-  EXPECT_FALSE(IsSectionedFrame(EncodeDelta({}, raw)));
-  EXPECT_TRUE(IsSectionedFrame(std::vector<uint8_t>{'P', 'H', 'S', 1}));
-  EXPECT_FALSE(IsSectionedFrame(std::vector<uint8_t>{'P', 'H', 'S'}));
-  EXPECT_FALSE(IsSectionedFrame(std::vector<uint8_t>{'P', 'H', 'S', 2, 1}));
-  EXPECT_FALSE(IsSectionedFrame(std::vector<uint8_t>{'P', 'H', 'D', 1, 1}));
-  EXPECT_FALSE(IsSectionedFrame({}));
+  Result<FrameEncoding> encoding = FrameEncodingOf(Keyframe(raw));
+  ASSERT_TRUE(encoding.ok()) << encoding.error();
+  EXPECT_EQ(*encoding, FrameEncoding::kSectioned);
 }
 
 TEST(SectionedFrameTest, MemberOfTheSameLayoutIsADeltaAgainstTheSameSections) {
@@ -208,7 +206,7 @@ TEST(SectionedFrameTest, ABaseWithoutSectionsMakesAKeyframe) {
 }
 
 // A sectioned frame's table as docs/store_format.md lays it out, read and written here on its
-// own: the magic, a count, then per section size, method (one byte), base + 1, body size, object
+// own: the tag, a count, then per section size, method (one byte), base + 1, body size, object
 // count, parent count and the indexes, all LEB128 varints; then the bodies.
 struct Entry {
   uint64_t size = 0;
@@ -337,9 +335,10 @@ Group MakeGroup() {
   return group;
 }
 
-std::vector<uint8_t> Restored(GroupRestorer& restorer, std::span<const uint8_t> frame,
+std::vector<uint8_t> Restored(FramedGroup& restorer, std::span<const uint8_t> frame,
                               bool is_keyframe, const ObjectWanted* wanted = nullptr) {
-  Result<std::vector<uint8_t>> raw = restorer.Restore(frame, is_keyframe, wanted);
+  Result<std::vector<uint8_t>> raw =
+      restorer.Restore(testing::FramedMember(frame, is_keyframe), wanted);
   EXPECT_TRUE(raw.ok()) << raw.error();
   return raw.ok() ? std::move(*raw) : std::vector<uint8_t>{};
 }
@@ -358,9 +357,9 @@ std::vector<uint32_t> SameObjects(std::span<const uint8_t> whole,
   return indexes;
 }
 
-TEST(GroupRestorerTest, KeyframeAndMembersRestoreExactly) {
+TEST(FramedGroupTest, KeyframeAndMembersRestoreExactly) {
   Group group = MakeGroup();
-  GroupRestorer restorer(7, group.key_frame);
+  FramedGroup restorer(7, group.key_frame);
   EXPECT_EQ(restorer.keyframe_id(), 7);
   for (size_t i = 0; i < group.member_frames.size(); ++i) {
     EXPECT_EQ(Restored(restorer, group.member_frames[i], false), group.member_raws[i])
@@ -370,14 +369,14 @@ TEST(GroupRestorerTest, KeyframeAndMembersRestoreExactly) {
   EXPECT_EQ(Restored(restorer, group.key_frame, true), group.key_raw);
   EXPECT_EQ(Restored(restorer, group.key_frame, true), group.key_raw);
   // A fresh restorer, keyframe first.
-  GroupRestorer fresh(7, group.key_frame);
+  FramedGroup fresh(7, group.key_frame);
   EXPECT_EQ(Restored(fresh, group.key_frame, true), group.key_raw);
   EXPECT_EQ(Restored(fresh, group.member_frames[0], false), group.member_raws[0]);
 }
 
-TEST(GroupRestorerTest, PartialRestoreGivesTheHeaderAndTheWantedObjectsSection) {
+TEST(FramedGroupTest, PartialRestoreGivesTheHeaderAndTheWantedObjectsSection) {
   Group group = MakeGroup();
-  GroupRestorer restorer(7, group.key_frame);
+  FramedGroup restorer(7, group.key_frame);
   const ObjectWanted processor = Wants({ti::kProcessor});
   // Processor's section neighbours come along; Process, Thread and the disks do not.
   std::vector<uint8_t> partial = Restored(restorer, group.member_frames[0], false, &processor);
@@ -390,9 +389,9 @@ TEST(GroupRestorerTest, PartialRestoreGivesTheHeaderAndTheWantedObjectsSection) 
   EXPECT_THAT(SameObjects(group.member_raws[1], partial), ElementsAre(ti::kPhysicalDisk));
 }
 
-TEST(GroupRestorerTest, PartialRestoreOfAChildBringsItsParent) {
+TEST(FramedGroupTest, PartialRestoreOfAChildBringsItsParent) {
   Group group = MakeGroup();
-  GroupRestorer restorer(7, group.key_frame);
+  FramedGroup restorer(7, group.key_frame);
   const ObjectWanted thread = Wants({ti::kThread});
   std::vector<uint8_t> partial = Restored(restorer, group.member_frames[2], false, &thread);
   EXPECT_THAT(SameObjects(group.member_raws[2], partial), ElementsAre(ti::kProcess, ti::kThread));
@@ -402,9 +401,9 @@ TEST(GroupRestorerTest, PartialRestoreOfAChildBringsItsParent) {
               ElementsAre(ti::kNetworkInterface, ti::kPhysicalDisk, ti::kLogicalDisk));
 }
 
-TEST(GroupRestorerTest, PartialRestoreOfTheKeyframe) {
+TEST(FramedGroupTest, PartialRestoreOfTheKeyframe) {
   Group group = MakeGroup();
-  GroupRestorer restorer(7, group.key_frame);
+  FramedGroup restorer(7, group.key_frame);
   const ObjectWanted process = Wants({ti::kProcess});
   std::vector<uint8_t> partial = Restored(restorer, group.key_frame, true, &process);
   EXPECT_THAT(SameObjects(group.key_raw, partial), ElementsAre(ti::kProcess));
@@ -412,17 +411,17 @@ TEST(GroupRestorerTest, PartialRestoreOfTheKeyframe) {
   EXPECT_EQ(Restored(restorer, group.key_frame, true), group.key_raw);
 }
 
-TEST(GroupRestorerTest, PartialRestoreOfSectionsTheSameAsTheirBase) {
+TEST(FramedGroupTest, PartialRestoreOfSectionsTheSameAsTheirBase) {
   Group group = MakeGroup();
-  GroupRestorer restorer(7, group.key_frame);
+  FramedGroup restorer(7, group.key_frame);
   const ObjectWanted thread = Wants({ti::kThread});
   std::vector<uint8_t> partial = Restored(restorer, group.member_frames[5], false, &thread);
   EXPECT_THAT(SameObjects(group.key_raw, partial), ElementsAre(ti::kProcess, ti::kThread));
 }
 
-TEST(GroupRestorerTest, WantingEveryObjectRestoresTheExactBytes) {
+TEST(FramedGroupTest, WantingEveryObjectRestoresTheExactBytes) {
   Group group = MakeGroup();
-  GroupRestorer restorer(7, group.key_frame);
+  FramedGroup restorer(7, group.key_frame);
   const ObjectWanted all = [](uint32_t) { return true; };
   EXPECT_EQ(Restored(restorer, group.member_frames[0], false, &all), group.member_raws[0]);
   EXPECT_EQ(Restored(restorer, group.key_frame, true, &all), group.key_raw);
@@ -434,16 +433,16 @@ TEST(GroupRestorerTest, WantingEveryObjectRestoresTheExactBytes) {
                           ti::kPhysicalDisk, ti::kLogicalDisk));
 }
 
-TEST(GroupRestorerTest, AOneSectionSnapshotRestoresWholeEvenWhenPartOfItIsWanted) {
+TEST(FramedGroupTest, AOneSectionSnapshotRestoresWholeEvenWhenPartOfItIsWanted) {
   Group group = MakeGroup();
-  GroupRestorer restorer(7, group.key_frame);
+  FramedGroup restorer(7, group.key_frame);
   const ObjectWanted processor = Wants({ti::kProcessor});
   EXPECT_EQ(Restored(restorer, group.member_frames[4], false, &processor), group.member_raws[4]);
 }
 
-TEST(GroupRestorerTest, SectionedKeyframeGivesTheRawBytesAndTheSections) {
+TEST(FramedGroupTest, SectionedKeyframeGivesTheRawBytesAndTheSections) {
   Group group = MakeGroup();
-  GroupRestorer restorer(7, group.key_frame);
+  FramedGroup restorer(7, group.key_frame);
   auto keyframe = restorer.SectionedKeyframe();
   ASSERT_TRUE(keyframe.ok()) << keyframe.error();
   ASSERT_TRUE(keyframe->has_value());
@@ -451,12 +450,12 @@ TEST(GroupRestorerTest, SectionedKeyframeGivesTheRawBytesAndTheSections) {
   EXPECT_EQ((*keyframe)->second, SectionsOf(group.key_raw));
 }
 
-TEST(GroupRestorerTest, OldWholeSnapshotFramesRestoreExactly) {
+TEST(FramedGroupTest, OldWholeSnapshotFramesRestoreExactly) {
   std::vector<uint8_t> key = HostSnapshot(0);
   std::vector<uint8_t> member = HostSnapshot(1);
   std::vector<uint8_t> grown = HostSnapshot(2, {.processes = 64});
   std::vector<uint8_t> key_frame = EncodeDelta({}, key);
-  GroupRestorer restorer(3, key_frame);
+  FramedGroup restorer(3, key_frame);
   EXPECT_EQ(Restored(restorer, EncodeDelta(key, member), false), member);
   EXPECT_EQ(Restored(restorer, EncodeDelta(key, grown), false), grown);
   EXPECT_EQ(Restored(restorer, key_frame, true), key);
@@ -475,26 +474,28 @@ void ExpectDataLoss(const Status& status, const std::string& part) {
   EXPECT_THAT(status.message(), HasSubstr(part));
 }
 
-TEST(GroupRestorerTest, OldWholeMemberOfASectionedKeyframeIsDataLoss) {
+TEST(FramedGroupTest, OldWholeMemberOfASectionedKeyframeIsDataLoss) {
   std::vector<uint8_t> key = HostSnapshot(0);
-  GroupRestorer restorer(3, Keyframe(key));
+  FramedGroup restorer(3, Keyframe(key));
   Result<std::vector<uint8_t>> raw =
-      restorer.Restore(EncodeDelta(key, HostSnapshot(1)), false, nullptr);
+      restorer.Restore(testing::FramedMember(EncodeDelta(key, HostSnapshot(1)), false), nullptr);
   ASSERT_FALSE(raw.ok());
   ExpectDataLoss(raw.status(), "whole-snapshot delta against a sectioned keyframe");
 }
 
-TEST(GroupRestorerTest, SectionedMemberOfAnOldWholeKeyframeIsDataLoss) {
+TEST(FramedGroupTest, SectionedMemberOfAnOldWholeKeyframeIsDataLoss) {
   std::vector<uint8_t> key = HostSnapshot(0);
-  GroupRestorer restorer(3, EncodeDelta({}, key));
-  Result<std::vector<uint8_t>> raw = restorer.Restore(Member(HostSnapshot(1), key), false, nullptr);
+  FramedGroup restorer(3, EncodeDelta({}, key));
+  Result<std::vector<uint8_t>> raw =
+      restorer.Restore(testing::FramedMember(Member(HostSnapshot(1), key), false), nullptr);
   ASSERT_FALSE(raw.ok());
-  ExpectDataLoss(raw.status(), "keyframe: sectioned frame: bad magic");
+  ExpectDataLoss(raw.status(),
+                 "keyframe: sectioned frame: its tag at byte 0 is not a sectioned frame's");
 }
 
 // Hostile frames.
 
-// The magic, then `numbers` as varints: a hand-made sectioned frame (a method below 128 is the
+// The tag, then `numbers` as varints: a hand-made sectioned frame (a method below 128 is the
 // same byte either way).
 std::vector<uint8_t> Frame(std::initializer_list<uint64_t> numbers) {
   std::vector<uint8_t> out = {'P', 'H', 'S', 1};
@@ -517,12 +518,13 @@ Status ParseError(std::span<const uint8_t> frame) {
 // restored whole and for Processor only.
 std::vector<Status> RestoreErrors(std::span<const uint8_t> frame) {
   std::vector<Status> errors;
-  GroupRestorer group(1, Keyframe(HostSnapshot(0)));
-  GroupRestorer alone(2, Vec(frame));
+  FramedGroup group(1, Keyframe(HostSnapshot(0)));
+  FramedGroup alone(2, Vec(frame));
   const ObjectWanted processor = Wants({ti::kProcessor});
   for (auto [restorer, is_keyframe] : {std::pair{&group, false}, std::pair{&alone, true}}) {
     for (const ObjectWanted* wanted : {static_cast<const ObjectWanted*>(nullptr), &processor}) {
-      Result<std::vector<uint8_t>> raw = restorer->Restore(frame, is_keyframe, wanted);
+      Result<std::vector<uint8_t>> raw =
+          restorer->Restore(testing::FramedMember(frame, is_keyframe), wanted);
       EXPECT_FALSE(raw.ok()) << (is_keyframe ? "as a keyframe" : "as a member");
       if (!raw.ok()) errors.push_back(raw.status());
     }
@@ -637,11 +639,12 @@ TEST(SectionedFrameHostileTest, SectionsRestoringPastTheSizeLimit) {
 TEST(SectionedFrameHostileTest, DeltaAgainstASectionTheKeyframeLacks) {
   std::vector<uint8_t> key = HostSnapshot(0);
   std::vector<uint8_t> member = Member(HostSnapshot(1), key);
-  GroupRestorer restorer(1, Keyframe(key));
+  FramedGroup restorer(1, Keyframe(key));
   for (uint64_t base : {6u, 7u, 0xFFFFFFFEu}) {
     Table table = ReadTable(member);
     table.entries[2].base_plus_one = base + 1;
-    Result<std::vector<uint8_t>> raw = restorer.Restore(WriteTable(table), false, nullptr);
+    Result<std::vector<uint8_t>> raw =
+        restorer.Restore(testing::FramedMember(WriteTable(table), false), nullptr);
     ASSERT_FALSE(raw.ok());
     ExpectDataLoss(raw.status(),
                    "a delta against section " + std::to_string(base) + " of a keyframe that has 6");
@@ -656,13 +659,14 @@ TEST(SectionedFrameHostileTest, KeyframeSectionNamingABase) {
   table.entries[3].method = 1;  // a word difference from section 0
   table.entries[3].base_plus_one = 1;
   std::vector<uint8_t> key_frame = WriteTable(table);
-  GroupRestorer restorer(1, key_frame);
-  Result<std::vector<uint8_t>> raw = restorer.Restore(key_frame, true, nullptr);
+  FramedGroup restorer(1, key_frame);
+  Result<std::vector<uint8_t>> raw =
+      restorer.Restore(testing::FramedMember(key_frame, true), nullptr);
   ASSERT_FALSE(raw.ok());
   ExpectDataLoss(raw.status(), "keyframe section 3 names a base");
   // Members that need that section fail the same way; others still restore.
   std::vector<uint8_t> member = Member(HostSnapshot(1), key);
-  raw = restorer.Restore(member, false, nullptr);
+  raw = restorer.Restore(testing::FramedMember(member, false), nullptr);
   ASSERT_FALSE(raw.ok());
   ExpectDataLoss(raw.status(), "keyframe section 3 names a base");
   const ObjectWanted processor = Wants({ti::kProcessor});
@@ -673,11 +677,12 @@ TEST(SectionedFrameHostileTest, KeyframeSectionNamingABase) {
 TEST(SectionedFrameHostileTest, SectionSizeDisagreeingWithItsBody) {
   std::vector<uint8_t> key = HostSnapshot(0);
   std::vector<uint8_t> member = Member(HostSnapshot(1), key);
-  GroupRestorer restorer(1, Keyframe(key));
+  FramedGroup restorer(1, Keyframe(key));
   // Longer in the table than the body holds.
   Table table = ReadTable(member);
   table.entries[1].size += 8;
-  Result<std::vector<uint8_t>> raw = restorer.Restore(WriteTable(table), false, nullptr);
+  Result<std::vector<uint8_t>> raw =
+      restorer.Restore(testing::FramedMember(WriteTable(table), false), nullptr);
   ASSERT_FALSE(raw.ok());
   ExpectDataLoss(raw.status(), "section 1: ");
   EXPECT_THAT(raw.error(), HasSubstr("bytes of content where " +
@@ -685,7 +690,7 @@ TEST(SectionedFrameHostileTest, SectionSizeDisagreeingWithItsBody) {
   // Shorter: the body declares more than the section may restore.
   table = ReadTable(member);
   table.entries[1].size -= 8;
-  raw = restorer.Restore(WriteTable(table), false, nullptr);
+  raw = restorer.Restore(testing::FramedMember(WriteTable(table), false), nullptr);
   ASSERT_FALSE(raw.ok());
   ExpectDataLoss(raw.status(), "section 1: zstd frame: declares");
 
@@ -693,8 +698,8 @@ TEST(SectionedFrameHostileTest, SectionSizeDisagreeingWithItsBody) {
   table = ReadTable(Keyframe(key));
   table.entries[2].size += 8;
   std::vector<uint8_t> key_frame = WriteTable(table);
-  GroupRestorer broken(1, key_frame);
-  raw = broken.Restore(key_frame, true, nullptr);
+  FramedGroup broken(1, key_frame);
+  raw = broken.Restore(testing::FramedMember(key_frame, true), nullptr);
   ASSERT_FALSE(raw.ok());
   ExpectDataLoss(raw.status(), "section 2: ");
 }
@@ -703,8 +708,9 @@ TEST(SectionedFrameHostileTest, SameAsBaseSectionWhoseBaseHasAnotherSize) {
   std::vector<uint8_t> key = HostSnapshot(0);
   Table table = ReadTable(Member(key, key));  // every section the same as its base
   table.entries[1].base_plus_one = 3;         // section 1 "the same as" Process
-  GroupRestorer restorer(1, Keyframe(key));
-  Result<std::vector<uint8_t>> raw = restorer.Restore(WriteTable(table), false, nullptr);
+  FramedGroup restorer(1, Keyframe(key));
+  Result<std::vector<uint8_t>> raw =
+      restorer.Restore(testing::FramedMember(WriteTable(table), false), nullptr);
   ASSERT_FALSE(raw.ok());
   ExpectDataLoss(raw.status(), "section 1: a section of");
   EXPECT_THAT(raw.error(), HasSubstr("bytes the same as a base of"));
@@ -719,14 +725,14 @@ TEST(SectionedFrameHostileTest, CorruptBodyIsDataLossAndOnlyForReadsThatNeedIt) 
   const size_t at = static_cast<size_t>(parsed.bodies[2].data() - member.data());
   std::vector<uint8_t> frame = member;
   std::fill(frame.begin() + at, frame.begin() + at + parsed.bodies[2].size(), 0);
-  GroupRestorer restorer(1, Keyframe(key));
-  Result<std::vector<uint8_t>> raw = restorer.Restore(frame, false, nullptr);
+  FramedGroup restorer(1, Keyframe(key));
+  Result<std::vector<uint8_t>> raw = restorer.Restore(testing::FramedMember(frame, false), nullptr);
   ASSERT_FALSE(raw.ok());
   ExpectDataLoss(raw.status(), "section 2: zstd frame");
   // One flipped bit in the middle: the zstd checksum catches what decodes.
   frame = member;
   frame[at + parsed.bodies[2].size() / 2] ^= 0x10;
-  raw = restorer.Restore(frame, false, nullptr);
+  raw = restorer.Restore(testing::FramedMember(frame, false), nullptr);
   ASSERT_FALSE(raw.ok());
   ExpectDataLoss(raw.status(), "section 2: zstd frame");
   // A read of Processor does not decode section 2.
@@ -747,11 +753,12 @@ TEST(SectionedFrameHostileTest, EveryTableBitFlipGivesAResultOrAnErrorNeverACras
     for (int bit = 0; bit < 8; ++bit) {
       std::vector<uint8_t> frame = member;
       frame[at] ^= static_cast<uint8_t>(1 << bit);
-      GroupRestorer group(1, key_frame);
-      GroupRestorer alone(2, frame);
+      FramedGroup group(1, key_frame);
+      FramedGroup alone(2, frame);
       for (const ObjectWanted* wanted : {static_cast<const ObjectWanted*>(nullptr), &thread}) {
         for (Result<std::vector<uint8_t>> raw :
-             {group.Restore(frame, false, wanted), alone.Restore(frame, true, wanted)}) {
+             {group.Restore(testing::FramedMember(frame, false), wanted),
+              alone.Restore(testing::FramedMember(frame, true), wanted)}) {
           if (!raw.ok()) {
             ++errors;
             EXPECT_FALSE(raw.error().empty()) << "byte " << at << " bit " << bit;
@@ -765,28 +772,29 @@ TEST(SectionedFrameHostileTest, EveryTableBitFlipGivesAResultOrAnErrorNeverACras
 
 TEST(SectionedFrameHostileTest, AFailedMemberLeavesTheGroupUsable) {
   Group group = MakeGroup();
-  GroupRestorer restorer(7, group.key_frame);
+  FramedGroup restorer(7, group.key_frame);
   std::vector<uint8_t> broken = group.member_frames[0];
   broken.resize(broken.size() - 1);
-  ASSERT_FALSE(restorer.Restore(broken, false, nullptr).ok());
+  ASSERT_FALSE(restorer.Restore(testing::FramedMember(broken, false), nullptr).ok());
   for (size_t i = 0; i < group.member_frames.size(); ++i) {
     EXPECT_EQ(Restored(restorer, group.member_frames[i], false), group.member_raws[i]);
   }
 }
 
 TEST(SectionedFrameHostileTest, NotASectionedFrameIsAnErrorWithAMessage) {
-  // Bytes that are neither kind of frame: read as a whole-snapshot frame, they fail to decode.
+  // Bytes whose tag names no encoding are refused by the tag's one reader, whatever the group.
   for (const std::vector<uint8_t>& frame :
        {std::vector<uint8_t>{}, std::vector<uint8_t>{'P', 'H', 'S'},
         std::vector<uint8_t>(64, 0xEE)}) {
-    GroupRestorer alone(1, frame);
-    Result<std::vector<uint8_t>> raw = alone.Restore(frame, true, nullptr);
+    FramedGroup alone(1, frame);
+    Result<std::vector<uint8_t>> raw = alone.Restore(testing::FramedMember(frame, true), nullptr);
     ASSERT_FALSE(raw.ok());
-    EXPECT_THAT(raw.error(), HasSubstr("delta frame"));
-    GroupRestorer group(1, EncodeDelta({}, HostSnapshot(0)));
-    raw = group.Restore(frame, false, nullptr);
+    EXPECT_EQ(raw.status().code(), StatusCode::kDataLoss);
+    EXPECT_THAT(raw.error(), HasSubstr("the tag of no encoding this version reads"));
+    FramedGroup group(1, EncodeDelta({}, HostSnapshot(0)));
+    raw = group.Restore(testing::FramedMember(frame, false), nullptr);
     ASSERT_FALSE(raw.ok());
-    EXPECT_THAT(raw.error(), HasSubstr("delta frame"));
+    EXPECT_THAT(raw.error(), HasSubstr("the tag of no encoding this version reads"));
   }
 }
 

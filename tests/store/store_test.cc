@@ -13,10 +13,10 @@
 #include <mutex>
 #include <thread>
 
+#include "codec/snapshot_delta.h"
 #include "perfdata/snapshot_reader.h"
 #include "perfdata/well_known_indexes.h"
 #include "tests/store/store_test_util.h"
-#include "wire/snapshot_delta.h"
 #include "wire/title_digest.h"
 
 namespace perfhive {

@@ -32,6 +32,7 @@
 #include <thread>
 #include <vector>
 
+#include "codec/snapshot_delta.h"
 #include "perfdata/snapshot_builder.h"
 #include "perfdata/title_database.h"
 #include "perfdata/well_known_indexes.h"
@@ -42,7 +43,6 @@
 #include "tests/bench/realistic_fleet/machine_layout.h"
 #include "tests/bench/realistic_fleet/real_machines.h"
 #include "tests/e2e/e2e_cluster.h"
-#include "wire/snapshot_delta.h"
 #include "wire/title_digest.h"
 
 #ifndef PERFHIVE_SHARED_DIR

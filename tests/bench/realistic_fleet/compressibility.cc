@@ -5,11 +5,11 @@
 #include <cmath>
 #include <cstdio>
 
+#include "codec/snapshot_delta.h"
+#include "codec/zstd_codec.h"
 #include "perfdata/snapshot_reader.h"
 #include "tests/bench/realistic_fleet/fleet_generator.h"
 #include "tests/bench/realistic_fleet/sample_pairing.h"
-#include "wire/snapshot_delta.h"
-#include "wire/zstd_codec.h"
 
 namespace perfhive::fleet {
 namespace {

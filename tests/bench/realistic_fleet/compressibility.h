@@ -1,7 +1,7 @@
 // How alike consecutive samples are, measured the same way on a real machine's pair and on the
 // generator's samples of that machine: the share of counter values that changed, the size of
 // their deltas as zig-zag varints, and what zstd (level 3) makes of the XOR of the two samples
-// and of the wire's delta frame (wire/snapshot_delta.h, what agents send and the store keeps).
+// and of the wire's delta frame (codec/snapshot_delta.h, what agents send and the store keeps).
 // The figures say how close the generator's compressibility is to real data's.
 
 #ifndef PERFHIVE_TESTS_BENCH_REALISTIC_FLEET_COMPRESSIBILITY_H_

@@ -61,6 +61,7 @@
 #include <string>
 #include <vector>
 
+#include "codec/snapshot_delta.h"
 #include "perfdata/counter_path.h"
 #include "perfdata/snapshot_reader.h"
 #include "perfdata/title_database.h"
@@ -73,7 +74,6 @@
 #include "query/series_query.h"
 #include "server/alerts/alerting.h"
 #include "server/alerts/rule_book.h"
-#include "server/ingest/snapshot_restorer.h"
 #include "server/log/server_log.h"
 #include "server/policies/host_labels.h"
 #include "store/sample_loader.h"
@@ -84,7 +84,7 @@
 #include "tests/bench/realistic_fleet/fleet_generator.h"
 #include "tests/bench/realistic_fleet/machine_layout.h"
 #include "tests/bench/realistic_fleet/real_machines.h"
-#include "wire/snapshot_delta.h"
+#include "wire/snapshot_restorer.h"
 #include "wire/title_digest.h"
 
 #ifndef PERFHIVE_SHARED_DIR

@@ -1,13 +1,13 @@
-#include "store/group_restorer.h"
+#include "store/framed_group.h"
 
 #include <string>
 #include <utility>
 
-#include "wire/snapshot_delta.h"
+#include "codec/snapshot_delta.h"
 
 namespace perfhive {
 
-Result<const SectionedFrame*> GroupRestorer::KeyframeTable() {
+Result<const SectionedFrame*> FramedGroup::KeyframeTable() {
   if (!keyframe_table_) {
     Result<SectionedFrame> table = ParseSectionedFrame(keyframe_frame_);
     if (!table.ok()) return table.status().Prefixed("keyframe: ");
@@ -17,7 +17,7 @@ Result<const SectionedFrame*> GroupRestorer::KeyframeTable() {
   return &*keyframe_table_;
 }
 
-Result<std::span<const uint8_t>> GroupRestorer::KeyframeSection(uint32_t index) {
+Result<std::span<const uint8_t>> FramedGroup::KeyframeSection(uint32_t index) {
   Result<const SectionedFrame*> table = KeyframeTable();
   if (!table.ok()) return table.status();
   if (index >= (*table)->sections.size()) {
@@ -38,9 +38,10 @@ Result<std::span<const uint8_t>> GroupRestorer::KeyframeSection(uint32_t index) 
   return std::span<const uint8_t>(*decoded);
 }
 
-Result<std::span<const uint8_t>> GroupRestorer::WholeKeyframe() {
+Result<std::span<const uint8_t>> FramedGroup::WholeKeyframe() {
   if (!whole_keyframe_) {
-    Result<std::vector<uint8_t>> whole = Restore(keyframe_frame_, /*is_keyframe=*/true, nullptr);
+    Result<std::vector<uint8_t>> whole =
+        RestoreFrame(keyframe_frame_, /*is_keyframe=*/true, nullptr);
     if (!whole.ok()) return whole.status();
     whole_keyframe_ = std::move(*whole);
   }
@@ -48,9 +49,11 @@ Result<std::span<const uint8_t>> GroupRestorer::WholeKeyframe() {
 }
 
 Result<std::optional<std::pair<std::vector<uint8_t>, std::vector<SnapshotSection>>>>
-GroupRestorer::SectionedKeyframe() {
+FramedGroup::SectionedKeyframe() {
   using Keyframe = std::pair<std::vector<uint8_t>, std::vector<SnapshotSection>>;
-  if (!IsSectionedFrame(keyframe_frame_)) return std::optional<Keyframe>();
+  Result<FrameEncoding> encoding = FrameEncodingOf(keyframe_frame_);
+  if (!encoding.ok()) return encoding.status();
+  if (*encoding != FrameEncoding::kSectioned) return std::optional<Keyframe>();
   Result<const SectionedFrame*> table = KeyframeTable();
   if (!table.ok()) return table.status();
   Result<std::span<const uint8_t>> whole = WholeKeyframe();
@@ -59,13 +62,39 @@ GroupRestorer::SectionedKeyframe() {
       Keyframe(std::vector<uint8_t>(whole->begin(), whole->end()), (*table)->sections));
 }
 
-Result<std::vector<uint8_t>> GroupRestorer::Restore(std::span<const uint8_t> frame,
-                                                    bool is_keyframe, const ObjectWanted* wanted) {
-  if (!IsSectionedFrame(frame)) {
+Result<std::vector<uint8_t>> FramedGroup::Restore(const GroupMember& member,
+                                                  const ObjectWanted* wanted) {
+  if (member.block_index >= 0) {
+    return Status::DataLoss("snapshot " + std::to_string(member.block_index) +
+                            " of a columnar block, in a group kept as frames");
+  }
+  if (member.is_keyframe && member.frame.empty()) {
+    return RestoreFrame(keyframe_frame_, /*is_keyframe=*/true, wanted);
+  }
+  return RestoreFrame(member.frame, member.is_keyframe, wanted);
+}
+
+Result<FrameEncoding> FramedGroup::KeyframeEncoding() {
+  Result<FrameEncoding> encoding = FrameEncodingOf(keyframe_frame_);
+  if (!encoding.ok()) return encoding.status().Prefixed("keyframe: ");
+  return encoding;
+}
+
+Result<std::vector<uint8_t>> FramedGroup::RestoreFrame(std::span<const uint8_t> frame,
+                                                       bool is_keyframe,
+                                                       const ObjectWanted* wanted) {
+  Result<FrameEncoding> encoding = FrameEncodingOf(frame);
+  if (!encoding.ok()) return encoding.status();
+  if (*encoding == FrameEncoding::kColumns) {
+    return Status::DataLoss("a columnar block as one member's frame");
+  }
+  if (*encoding == FrameEncoding::kWholeDelta) {
     // A whole-snapshot frame, from a store written before sections.
     std::span<const uint8_t> base;
     if (!is_keyframe) {
-      if (IsSectionedFrame(keyframe_frame_)) {
+      Result<FrameEncoding> keyframe = KeyframeEncoding();
+      if (!keyframe.ok()) return keyframe.status();
+      if (*keyframe != FrameEncoding::kWholeDelta) {
         return Status::DataLoss("a whole-snapshot delta against a sectioned keyframe");
       }
       Result<std::span<const uint8_t>> whole = WholeKeyframe();

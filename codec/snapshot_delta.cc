@@ -1,11 +1,11 @@
-#include "wire/snapshot_delta.h"
+#include "codec/snapshot_delta.h"
 
 #include <algorithm>
 #include <cstring>
 #include <string>
 
 #include "base/byte_order.h"
-#include "wire/zstd_codec.h"
+#include "codec/zstd_codec.h"
 
 namespace perfhive {
 

@@ -3,8 +3,8 @@
 // declares more, does not declare its size, or carries anything after the frame: a small hostile
 // frame must not make the reader allocate without bound.
 
-#ifndef PERFHIVE_WIRE_ZSTD_CODEC_H_
-#define PERFHIVE_WIRE_ZSTD_CODEC_H_
+#ifndef PERFHIVE_CODEC_ZSTD_CODEC_H_
+#define PERFHIVE_CODEC_ZSTD_CODEC_H_
 
 #include <cstddef>
 #include <cstdint>
@@ -31,4 +31,4 @@ Status ZstdDecompressInto(std::span<const uint8_t> frame, std::span<uint8_t> out
 
 }  // namespace perfhive
 
-#endif  // PERFHIVE_WIRE_ZSTD_CODEC_H_
+#endif  // PERFHIVE_CODEC_ZSTD_CODEC_H_

@@ -1,4 +1,4 @@
-#include "wire/snapshot_delta.h"
+#include "codec/snapshot_delta.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>

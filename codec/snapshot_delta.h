@@ -7,8 +7,8 @@
 // the frame, the base and a caller's limit, so hostile frames yield an error, never a crash or an
 // unbounded allocation. The frame layout is described byte for byte in docs/wire_protocol.md.
 
-#ifndef PERFHIVE_WIRE_SNAPSHOT_DELTA_H_
-#define PERFHIVE_WIRE_SNAPSHOT_DELTA_H_
+#ifndef PERFHIVE_CODEC_SNAPSHOT_DELTA_H_
+#define PERFHIVE_CODEC_SNAPSHOT_DELTA_H_
 
 #include <cstddef>
 #include <cstdint>
@@ -65,4 +65,4 @@ bool IsKeyframe(std::span<const uint8_t> frame);
 
 }  // namespace perfhive
 
-#endif  // PERFHIVE_WIRE_SNAPSHOT_DELTA_H_
+#endif  // PERFHIVE_CODEC_SNAPSHOT_DELTA_H_

@@ -3,8 +3,8 @@
 // query on the stream. It checks the restored size and SHA-256 against what the message claims,
 // and never restores more than the limit, whatever a hostile message says.
 
-#ifndef PERFHIVE_SERVER_INGEST_SNAPSHOT_RESTORER_H_
-#define PERFHIVE_SERVER_INGEST_SNAPSHOT_RESTORER_H_
+#ifndef PERFHIVE_WIRE_SNAPSHOT_RESTORER_H_
+#define PERFHIVE_WIRE_SNAPSHOT_RESTORER_H_
 
 #include <cstddef>
 #include <cstdint>
@@ -40,4 +40,4 @@ class SnapshotRestorer {
 
 }  // namespace perfhive
 
-#endif  // PERFHIVE_SERVER_INGEST_SNAPSHOT_RESTORER_H_
+#endif  // PERFHIVE_WIRE_SNAPSHOT_RESTORER_H_

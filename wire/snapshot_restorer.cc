@@ -1,10 +1,10 @@
-#include "server/ingest/snapshot_restorer.h"
+#include "wire/snapshot_restorer.h"
 
 #include <span>
 #include <string_view>
 
+#include "codec/snapshot_delta.h"
 #include "port/sha256.h"
-#include "wire/snapshot_delta.h"
 
 namespace perfhive {
 namespace {

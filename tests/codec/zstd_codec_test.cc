@@ -1,4 +1,4 @@
-#include "wire/zstd_codec.h"
+#include "codec/zstd_codec.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
