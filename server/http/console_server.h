@@ -15,10 +15,10 @@
 
 #include "base/status.h"
 #include "export/http_server.h"
+#include "server/api/http_api.h"
+#include "server/api/query_service.h"
 #include "server/enrollment/token_table.h"
 #include "server/http/console_sessions.h"
-#include "server/http_api.h"
-#include "server/query_service.h"
 
 namespace perfhive {
 

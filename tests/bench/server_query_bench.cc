@@ -25,7 +25,7 @@
 #include "perfdata/title_database.h"
 #include "perfdata/well_known_indexes.h"
 #include "proto/series_conversion.h"
-#include "server/query_service.h"
+#include "server/api/query_service.h"
 #include "store/store.h"
 #include "wire/title_digest.h"
 

@@ -13,10 +13,10 @@
 #include <string>
 #include <string_view>
 
+#include "server/api/http_api.h"
+#include "server/api/query_service.h"
 #include "server/enrollment/token_table.h"
 #include "server/http/console_server.h"
-#include "server/http_api.h"
-#include "server/query_service.h"
 #include "store/sample_loader.h"
 #include "store/store.h"
 

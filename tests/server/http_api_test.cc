@@ -1,7 +1,7 @@
 // The console API's parameters and its session cookie, without a server: what each parameter
 // accepts, and that every refusal names the parameter and how to write it.
 
-#include "server/http_api.h"
+#include "server/api/http_api.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>

@@ -3,7 +3,7 @@
 // a limit is refused before the rest of its samples are loaded (issue 24); a read under them
 // answers as it did, and the exact count of points still applies after loading.
 
-#include "server/query_service.h"
+#include "server/api/query_service.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>

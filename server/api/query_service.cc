@@ -1,4 +1,4 @@
-#include "server/query_service.h"
+#include "server/api/query_service.h"
 
 #include <algorithm>
 #include <atomic>

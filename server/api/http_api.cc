@@ -1,4 +1,4 @@
-#include "server/http_api.h"
+#include "server/api/http_api.h"
 
 #include <charconv>
 #include <map>

@@ -3,8 +3,8 @@
 // only turns URL parameters into the request and the response into JSON, so the console shows
 // exactly what `perfhive` shows. The caller has authorized the reader (ConsoleServer).
 
-#ifndef PERFHIVE_SERVER_HTTP_API_H_
-#define PERFHIVE_SERVER_HTTP_API_H_
+#ifndef PERFHIVE_SERVER_API_HTTP_API_H_
+#define PERFHIVE_SERVER_API_HTTP_API_H_
 
 #include <cstdint>
 #include <string_view>
@@ -13,7 +13,7 @@
 #include "export/http_server.h"
 #include "perfhive/v1/query.pb.h"
 #include "query/read_engine.h"
-#include "server/query_service.h"
+#include "server/api/query_service.h"
 
 namespace perfhive {
 
@@ -54,4 +54,4 @@ HttpReply JsonError(const Status& status);
 
 }  // namespace perfhive
 
-#endif  // PERFHIVE_SERVER_HTTP_API_H_
+#endif  // PERFHIVE_SERVER_API_HTTP_API_H_

@@ -3,8 +3,8 @@
 // instances) opens stored samples, one host's (query/browse.h) or many hosts' at once
 // (query/fleet_browse.h). Every call needs a token that may read (or --insecure).
 
-#ifndef PERFHIVE_SERVER_QUERY_SERVICE_H_
-#define PERFHIVE_SERVER_QUERY_SERVICE_H_
+#ifndef PERFHIVE_SERVER_API_QUERY_SERVICE_H_
+#define PERFHIVE_SERVER_API_QUERY_SERVICE_H_
 
 #include <cstdint>
 #include <span>
@@ -141,4 +141,4 @@ class QueryService final : public perfhive::v1::Query::CallbackService {
 
 }  // namespace perfhive
 
-#endif  // PERFHIVE_SERVER_QUERY_SERVICE_H_
+#endif  // PERFHIVE_SERVER_API_QUERY_SERVICE_H_
