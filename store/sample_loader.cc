@@ -41,7 +41,7 @@ std::shared_ptr<const TitleDatabase> SampleLoader::ParsedTitles(const TitleVersi
       return it->second;
     }
   }
-  Result<TitleDatabaseRecord> record = store_.GetTitleDatabase(version->digest);
+  Result<TitleDatabaseRecord> record = store_.catalog().GetTitleDatabase(version->digest);
   if (!record.ok()) return nullptr;  // names stay indexes, as for a host without titles
   auto parsed = std::make_shared<TitleDatabase>();
   // A list that does not parse leaves names as indexes; the bytes stay stored as they came.
@@ -126,10 +126,11 @@ Result<query::HostSamples> SampleLoader::LoadListed(const std::string& host,
 
 Result<SampleLoader::TitleHistories> SampleLoader::Histories(const std::string& host) {
   TitleHistories histories;
-  Result<std::vector<TitleVersion>> english = store_.TitleHistory(host, "009");
+  Result<std::vector<TitleVersion>> english = store_.catalog().TitleHistory(host, "009");
   if (!english.ok()) return english.status();
   histories.english = std::move(*english);
-  Result<std::vector<TitleVersion>> localized = store_.TitleHistory(host, kDisplayLanguage);
+  Result<std::vector<TitleVersion>> localized =
+      store_.catalog().TitleHistory(host, kDisplayLanguage);
   if (!localized.ok()) return localized.status();
   histories.localized = std::move(*localized);
   return histories;
@@ -205,7 +206,7 @@ Result<query::HostSamples> SampleLoader::LoadAfter(const std::string& host, int6
 }
 
 Result<std::vector<std::string>> SampleLoader::HostNames() {
-  Result<std::vector<HostRecord>> hosts = store_.ListHosts();
+  Result<std::vector<HostRecord>> hosts = store_.catalog().ListHosts();
   if (!hosts.ok()) return Status::Unavailable("store: " + hosts.error());
   std::vector<std::string> names;
   names.reserve(hosts->size());
@@ -305,23 +306,25 @@ std::optional<int64_t> SampleLoader::NearestSampleTime(const std::string& host, 
 
 Result<std::vector<query::HealthHost>> SampleLoader::HealthHosts(
     int64_t at_ns, const query::HostLabelsLookup& labels) {
-  Result<std::vector<query::HostInventories>> inventories = store_.Inventories(at_ns);
+  Result<std::vector<query::HostInventories>> inventories = store_.catalog().Inventories(at_ns);
   if (!inventories.ok()) return inventories.status();
-  Result<std::vector<HostRecord>> records = store_.ListHosts();
+  Result<std::vector<HostRecord>> records = store_.catalog().ListHosts();
   if (!records.ok()) return records.status();
   std::map<std::string, const HostRecord*> by_name;
   for (const HostRecord& record : *records) by_name.emplace(record.info.name, &record);
   Result<std::map<std::string, std::vector<query::DisabledProviderSince>>> disabled =
-      store_.DisabledProviders();
+      store_.catalog().DisabledProviders();
   if (!disabled.ok()) return disabled.status();
-  Result<std::map<std::string, query::CollectionLosses>> losses = store_.CollectionLosses();
+  Result<std::map<std::string, query::CollectionLosses>> losses =
+      store_.catalog().CollectionLosses();
   if (!losses.ok()) return losses.status();
   Result<std::map<std::string, std::vector<query::InvalidCounterRun>>> invalid =
-      store_.InvalidCounterRuns();
+      store_.catalog().InvalidCounterRuns();
   if (!invalid.ok()) return invalid.status();
-  Result<std::map<std::string, query::ObjectTimings>> timings = store_.ObjectTimings();
+  Result<std::map<std::string, query::ObjectTimings>> timings = store_.catalog().ObjectTimings();
   if (!timings.ok()) return timings.status();
-  Result<std::map<std::string, std::vector<InstanceGap>>> gaps = store_.InstanceGaps(at_ns);
+  Result<std::map<std::string, std::vector<InstanceGap>>> gaps =
+      store_.catalog().InstanceGaps(at_ns);
   if (!gaps.ok()) return gaps.status();
   std::vector<query::HealthHost> hosts;
   hosts.reserve(inventories->size());

@@ -10,6 +10,7 @@
 
 #include "perfdata/snapshot_reader.h"
 #include "perfdata/time_text.h"
+#include "store/awaited.h"
 #include "store/framed_group.h"
 #include "store/host_key.h"
 #include "store/keyframe_cache.h"
@@ -109,6 +110,13 @@ Store::Store(const StoreOptions& options, std::unique_ptr<SqliteDb> writer,
       writer_(std::move(writer)),
       keyframes_(std::make_unique<KeyframeCache>(options.keyframe_cache_bytes)),
       readers_(std::move(readers)),
+      catalog_(std::make_unique<Catalog>(
+          *readers_, CatalogWriter{.db = writer_.get(),
+                                   .run =
+                                       [this](std::function<Status()> write,
+                                              std::function<void(Status)> done) {
+                                         WriteOnWriterAsync(std::move(write), std::move(done));
+                                       }})),
       writer_thread_([this] { WriterLoop(); }) {}
 
 Store::~Store() {
@@ -174,12 +182,12 @@ void Store::WriterLoop() {
     std::vector<CatalogWrite> writes;
     {
       std::unique_lock lock(queue_mutex_);
-      auto queued = [this] { return !queue_.empty() || !catalog_.empty(); };
+      auto queued = [this] { return !queue_.empty() || !catalog_writes_.empty(); };
       queue_ready_.wait(lock, [&] { return stopping_ || queued(); });
       // A catalog write is committed at once: its caller (a Hello's Welcome) waits for it.
       queue_ready_.wait_until(lock, last_commit + options_.commit_interval, [this] {
         return stopping_ || queue_.size() >= static_cast<size_t>(options_.max_batch) ||
-               !catalog_.empty();
+               !catalog_writes_.empty();
       });
       if (!queued()) return;  // stopping, and everything queued was committed
       last_commit = std::chrono::steady_clock::now();
@@ -187,9 +195,9 @@ void Store::WriterLoop() {
         batch.push_back(std::move(queue_.front()));
         queue_.pop_front();
       }
-      while (!catalog_.empty() && writes.size() < static_cast<size_t>(options_.max_batch)) {
-        writes.push_back(std::move(catalog_.front()));
-        catalog_.pop_front();
+      while (!catalog_writes_.empty() && writes.size() < static_cast<size_t>(options_.max_batch)) {
+        writes.push_back(std::move(catalog_writes_.front()));
+        catalog_writes_.pop_front();
       }
     }
     std::vector<Result<AppendResult>> results;
@@ -202,18 +210,13 @@ void Store::WriterLoop() {
   }
 }
 
-Status Store::WriteOnWriter(std::function<Status()> write) {
-  return Awaited<Status>([&](std::function<void(Status)> done) {
-    WriteOnWriterAsync(std::move(write), std::move(done));
-  });
-}
-
 void Store::WriteOnWriterAsync(std::function<Status()> write, std::function<void(Status)> done) {
   {
     std::lock_guard lock(queue_mutex_);
     if (!stopping_ && std::this_thread::get_id() != writer_thread_.get_id()) {
-      catalog_.push_back({.write = std::move(write), .done = std::move(done), .status = Status()});
-      if (catalog_.size() == 1) queue_ready_.notify_one();
+      catalog_writes_.push_back(
+          {.write = std::move(write), .done = std::move(done), .status = Status()});
+      if (catalog_writes_.size() == 1) queue_ready_.notify_one();
       return;
     }
   }
@@ -252,9 +255,9 @@ std::vector<Result<AppendResult>> Store::CommitBatch(std::vector<Pending>& batch
   if (status.ok()) status = transaction.Commit();
   if (!status.ok()) {
     // Nothing of the batch was written, so the groups the cache holds may name keyframes that
-    // do not exist, and the inventories it holds rows that do not.
+    // do not exist, and the catalog's inventories rows that do not.
     keyframes_->Clear();
-    latest_inventories_.clear();
+    catalog_->ForgetUncommitted();
     results.assign(batch.size(), status);
     for (CatalogWrite& write : writes) write.status = status;
   }
@@ -263,14 +266,14 @@ std::vector<Result<AppendResult>> Store::CommitBatch(std::vector<Pending>& batch
 
 Status Store::InsertOne(Pending& pending, std::optional<Result<AppendResult>>& result) {
   const SnapshotToAppend& snapshot = pending.snapshot;
-  Result<int64_t> host_id = HostId(snapshot.host, true, snapshot.receive_time_ns);
+  Result<int64_t> host_id = catalog_->HostId(snapshot.host, true, snapshot.receive_time_ns);
   if (!host_id.ok()) return host_id.status();
   int64_t sequence = static_cast<int64_t>(snapshot.sequence);
 
   // The title databases it brings into force, recorded whatever becomes of the snapshot (the same
   // sample again still says which databases its host had), once all are known to be stored.
   for (const auto& [language, digest] : snapshot.titles_in_force) {
-    Result<bool> stored = TitleDatabaseStored(digest);
+    Result<bool> stored = catalog_->TitleDatabaseStored(digest);
     if (!stored.ok()) return stored.status();
     if (!*stored) {
       result = Status(StatusCode::kFailedPrecondition,
@@ -280,7 +283,8 @@ Status Store::InsertOne(Pending& pending, std::optional<Result<AppendResult>>& r
     }
   }
   for (const auto& [language, digest] : snapshot.titles_in_force) {
-    if (Status s = PutTitlesInForce(*host_id, language, digest, pending.sample_time_ns); !s.ok()) {
+    if (Status s = catalog_->PutTitlesInForce(*host_id, language, digest, pending.sample_time_ns);
+        !s.ok()) {
       return s;
     }
   }
@@ -417,17 +421,18 @@ Status Store::InsertOne(Pending& pending, std::optional<Result<AppendResult>>& r
       !s.ok()) {
     return s;
   }
-  if (Status s = RecordInventory(*host_id, snapshot.query, pending.sample_time_ns,
-                                 pending.inventory, pending.inventory_hash);
+  if (Status s = catalog_->RecordInventory(*host_id, snapshot.query, pending.sample_time_ns,
+                                           pending.inventory, pending.inventory_hash);
       !s.ok()) {
     return s;
   }
-  if (Status s = RecordInstanceGaps(*host_id, snapshot.query, snapshot.instance_gaps); !s.ok()) {
+  if (Status s = catalog_->RecordInstanceGaps(*host_id, snapshot.query, snapshot.instance_gaps);
+      !s.ok()) {
     return s;
   }
   if (snapshot.invalid_counters) {
-    if (Status s = RecordInvalidCounters(*host_id, snapshot.query, pending.sample_time_ns,
-                                         *snapshot.invalid_counters);
+    if (Status s = catalog_->RecordInvalidCounters(*host_id, snapshot.query, pending.sample_time_ns,
+                                                   *snapshot.invalid_counters);
         !s.ok()) {
       return s;
     }
@@ -442,26 +447,6 @@ Status Store::InsertOne(Pending& pending, std::optional<Result<AppendResult>>& r
   }
   result = AppendResult{id, false, pending.sample_time_ns};
   return Status();
-}
-
-Result<int64_t> Store::HostId(const std::string& host, bool create, int64_t now_ns) {
-  std::string key = HostKey(host);
-  Result<SqliteStatement*> select = writer_->Prepare("SELECT id FROM hosts WHERE name_key = ?1");
-  if (!select.ok()) return select.status();
-  (*select)->Bind(1, key);
-  Result<bool> row = (*select)->Step();
-  if (!row.ok()) return row.status();
-  if (*row) {
-    int64_t id = (*select)->Int(0);
-    (*select)->Reset();
-    return id;
-  }
-  if (!create) return Status::Error("no host " + host);
-  Result<SqliteStatement*> insert = writer_->Prepare(
-      "INSERT INTO hosts (name, name_key, first_seen, last_seen) VALUES (?1, ?2, ?3, ?3)");
-  if (!insert.ok()) return insert.status();
-  if (Status s = (*insert)->Bind(1, host).Bind(2, key).Bind(3, now_ns).Run(); !s.ok()) return s;
-  return writer_->LastInsertId();
 }
 
 }  // namespace perfhive

@@ -367,7 +367,7 @@ Status QueryService::Authorize(const grpc::CallbackServerContext& context) const
 }
 
 Result<HostRecord> QueryService::FindHost(const std::string& name) {
-  Result<std::optional<HostRecord>> host = store_.FindHost(name);
+  Result<std::optional<HostRecord>> host = store_.catalog().FindHost(name);
   if (!host.ok()) return host.status();
   if (host->has_value()) return **host;
   Result<std::vector<std::string>> all = loader_.HostNames();
@@ -378,7 +378,7 @@ Result<HostRecord> QueryService::FindHost(const std::string& name) {
 Result<v1::ListHostsResponse> QueryService::Hosts(const v1::ListHostsRequest& request) {
   Result<query::HostSelector> selector = query::HostSelector::Parse(request.select());
   if (!selector.ok()) return selector.status();
-  Result<std::vector<HostRecord>> hosts = store_.ListHosts();
+  Result<std::vector<HostRecord>> hosts = store_.catalog().ListHosts();
   if (!hosts.ok()) return Status::Unavailable("store: " + hosts.error());
   // Each host's newest credential (the registry lists a host's newest first); a polled host
   // without one of its own shows its poller's. Hosts' only: a reader's named like a host says
@@ -621,7 +621,7 @@ grpc::ServerUnaryReactor* QueryService::GetRawSnapshot(grpc::CallbackServerConte
   response->set_raw(raw->data(), raw->size());
   for (const char* language : {"009", kDisplayLanguage}) {
     Result<std::optional<TitleDatabaseRecord>> titles =
-        store_.TitlesInForce(host->info.name, language, info.sample_time_ns);
+        store_.catalog().TitlesInForce(host->info.name, language, info.sample_time_ns);
     if (!titles.ok() || !titles->has_value()) continue;
     v1::TitleDatabase* out = response->add_titles();
     out->set_language((*titles)->language);

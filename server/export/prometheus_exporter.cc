@@ -74,7 +74,7 @@ void PrometheusExporter::PersistDelivered() {
     for (const auto& [host, time_ns] : delivered_) positions.push_back({host, time_ns});
     delivered_.clear();
   }
-  if (Status status = store_.SetExportPositions(receiver_, positions); !status.ok()) {
+  if (Status status = store_.catalog().SetExportPositions(receiver_, positions); !status.ok()) {
     log_.WarnOncePerBurst("export-position", receiver_,
                           {{"receiver", receiver_}, {"message", status.message()}});
     // Kept for the next attempt; a newer report for the host supersedes it.
@@ -134,7 +134,7 @@ bool PrometheusExporter::ExportHost(const std::string& host) {
 void PrometheusExporter::Run() {
   // Resume where the last run's deliveries were persisted.
   for (;;) {
-    Result<std::vector<ExportPosition>> positions = store_.ExportPositions(receiver_);
+    Result<std::vector<ExportPosition>> positions = store_.catalog().ExportPositions(receiver_);
     if (positions.ok()) {
       for (const ExportPosition& p : *positions) offered_[p.host] = p.sample_time_ns;
       log_.Info("export",
@@ -148,7 +148,7 @@ void PrometheusExporter::Run() {
   auto persisted_at = std::chrono::steady_clock::now();
   for (;;) {
     bool more = false;
-    Result<std::vector<HostRecord>> hosts = store_.ListHosts();
+    Result<std::vector<HostRecord>> hosts = store_.catalog().ListHosts();
     if (hosts.ok()) {
       for (const HostRecord& host : *hosts) {
         {

@@ -199,7 +199,7 @@ void AddHealth(MetricsText& page, const query::HealthReport& report) {
 
 std::string ServerMetricsPage::Render() {
   MetricsText page;
-  Result<std::vector<HostRecord>> hosts = store_.ListHosts();
+  Result<std::vector<HostRecord>> hosts = store_.catalog().ListHosts();
   if (hosts.ok()) {
     for (const HostRecord& host : *hosts) {
       Result<query::HostSamples> samples = loader_.LoadLatest(host.info.name, nullptr);

@@ -224,7 +224,7 @@ bool IngestSession::HandleHello(const v1::Hello& hello) {
   for (const v1::TitleDigest& titles : hello.titles()) {
     std::optional<Sha256Digest> digest = DigestOf(titles.sha256());
     if (!digest) continue;
-    Result<bool> held = store.HasTitleDatabase(*digest);
+    Result<bool> held = store.catalog().HasTitleDatabase(*digest);
     if (held.ok() && *held) {
       known_titles_.insert(*digest);
     } else {
@@ -282,14 +282,16 @@ bool IngestSession::HandleHello(const v1::Hello& hello) {
   }
   // A poller's stream names the machine it runs on, which may have an agent of its own: its
   // row is made when there is none, never overwritten.
-  Result<std::optional<HostRecord>> known =
-      poller_stream_ ? store.FindHost(host_) : Result<std::optional<HostRecord>>(std::nullopt);
+  Result<std::optional<HostRecord>> known = poller_stream_
+                                                ? store.catalog().FindHost(host_)
+                                                : Result<std::optional<HostRecord>>(std::nullopt);
   if (!known.ok()) {
     welcome_once_stored(known.status());
   } else if (known->has_value()) {
     welcome_once_stored(Status());
   } else {
-    store.UpsertHostAsync(std::move(info), UnixNanosNow(), std::move(welcome_once_stored));
+    store.catalog().UpsertHostAsync(std::move(info), UnixNanosNow(),
+                                    std::move(welcome_once_stored));
   }
   return false;
 }
@@ -311,7 +313,7 @@ bool IngestSession::HandleTitles(const v1::TitleDatabase& titles) {
         "title database " + titles.language() + ": its sha256 does not match its content"));
     return false;
   }
-  Result<Sha256Digest> stored = service_.store().PutTitleDatabase(
+  Result<Sha256Digest> stored = service_.store().catalog().PutTitleDatabase(
       titles.language(), BytesOf(titles.counters()), BytesOf(titles.helps()));
   if (!stored.ok()) {
     EndStream(grpc::Status(grpc::StatusCode::UNAVAILABLE, "store: " + stored.error()));
@@ -374,7 +376,7 @@ Status IngestSession::ApplyTitles(const v1::Snapshot& snapshot,
     std::optional<Sha256Digest> digest = DigestOf(titles.sha256());
     if (!digest) return Status::InvalidArgument("a title digest is not 32 bytes");
     if (!known_titles_.contains(*digest)) {
-      Result<bool> held = service_.store().HasTitleDatabase(*digest);
+      Result<bool> held = service_.store().catalog().HasTitleDatabase(*digest);
       if (!held.ok() || !*held) {
         return Status(StatusCode::kFailedPrecondition,
                       "title database " + ToHex(*digest) + " (" + titles.language() +
@@ -484,7 +486,7 @@ void IngestSession::HandleHealth(const v1::HealthReport& health) {
   if (!hello_received_) return;
   int64_t time =
       health.last_error_unix_nanos() != 0 ? health.last_error_unix_nanos() : UnixNanosNow();
-  if (Status status = service_.store().RecordHostError(
+  if (Status status = service_.store().catalog().RecordHostError(
           host_, TruncateUtf8(health.last_error(), kMaxHealthMessageBytes), time);
       !status.ok()) {
     service_.log().Error("store_error", {{"host", host_}, {"message", status.message()}});
@@ -522,7 +524,7 @@ bool IngestSession::HandleProviders(const v1::ProviderReport& report) {
          .library = provider.library(),
          .object_indexes = {provider.object_indexes().begin(), provider.object_indexes().end()}});
   }
-  if (Status status = service_.store().RecordDisabledProviders(host_, disabled, UnixNanosNow());
+  if (Status status = service_.store().catalog().RecordDisabledProviders(host_, disabled, UnixNanosNow());
       !status.ok()) {
     service_.log().Error("store_error", {{"host", host_}, {"message", status.message()}});
   }
@@ -540,7 +542,7 @@ void IngestSession::HandleLosses(const v1::CollectionLosses& losses) {
                                  .refused = count(losses.refused()),
                                  .unreadable = count(losses.unreadable()),
                                  .unspoolable = count(losses.unspoolable())};
-  if (Status status = service_.store().RecordCollectionLosses(host_, counts, UnixNanosNow());
+  if (Status status = service_.store().catalog().RecordCollectionLosses(host_, counts, UnixNanosNow());
       !status.ok()) {
     service_.log().Error("store_error", {{"host", host_}, {"message", status.message()}});
   }
@@ -565,7 +567,7 @@ bool IngestSession::HandleTimings(const v1::ObjectTimings& timings) {
                             .bytes = std::min<uint64_t>(object.bytes(), INT64_MAX),
                             .error = TruncateUtf8(object.error(), kMaxHealthMessageBytes)});
   }
-  if (Status status = service_.store().RecordObjectTimings(host_, kept, UnixNanosNow());
+  if (Status status = service_.store().catalog().RecordObjectTimings(host_, kept, UnixNanosNow());
       !status.ok()) {
     service_.log().Error("store_error", {{"host", host_}, {"message", status.message()}});
   }
@@ -581,7 +583,7 @@ void IngestSession::HandlePlanStatus(const v1::PlanStatus& status) {
   if (!status.error().empty()) report = "not applied: " + status.error();
   std::string revision = TruncateUtf8(status.revision(), kMaxIdentifierBytes);
   report = TruncateUtf8(report, kMaxHealthMessageBytes);
-  if (Status recorded = service_.store().RecordHostPlan(host_, revision, report, UnixNanosNow());
+  if (Status recorded = service_.store().catalog().RecordHostPlan(host_, revision, report, UnixNanosNow());
       !recorded.ok()) {
     service_.log().Error("store_error", {{"host", host_}, {"message", recorded.message()}});
   }
@@ -658,7 +660,7 @@ void IngestSession::Refuse(const std::string& instance_id, uint64_t sequence,
                                    {"code", std::string(StatusCodeName(status.code()))},
                                    {"message", status.message()}});
   if (!host_.empty()) {
-    (void)service_.store().RecordRefusal(host_, status.message(), UnixNanosNow());
+    (void)service_.store().catalog().RecordRefusal(host_, status.message(), UnixNanosNow());
   }
   v1::ServerMessage reply;
   v1::Refusal* refusal = reply.mutable_refusal();

@@ -17,7 +17,7 @@ EffectiveLabels LabelsUnder(const CollectionPlan& plan, const query::HostLabels&
 
 query::HostLabels HostLabelDirectory::LabelsOf(const std::string& host) const {
   // The count first: labels that change while this reads are read again at the next question.
-  const uint64_t changes = store_.host_labels_changes();
+  const uint64_t changes = store_.catalog().host_labels_changes();
   std::shared_ptr<const PolicyBook> book = policies_ != nullptr ? policies_->book() : nullptr;
   {
     std::lock_guard lock(mutex_);
@@ -29,7 +29,7 @@ query::HostLabels HostLabelDirectory::LabelsOf(const std::string& host) const {
     if (auto kept = kept_.find(host); kept != kept_.end()) return kept->second;
   }
   CollectionPlan plan = book != nullptr ? book->PlanFor(host) : CollectionPlan();
-  Result<std::optional<HostRecord>> record = store_.FindHost(host);
+  Result<std::optional<HostRecord>> record = store_.catalog().FindHost(host);
   if (!record.ok()) return LabelsUnder(plan, query::HostLabels()).labels;  // not kept: try again
   query::HostLabels labels =
       LabelsUnder(plan, record->has_value() ? (*record)->labels : query::HostLabels()).labels;

@@ -36,7 +36,7 @@ struct ExportFixture {
     testing::SnapshotSequence sequence = testing::ProcfsSequence(kRound + 1, &source);
     TitleBytes titles = ProcfsSource::Create().value()->ReadTitles().value().front();
     Sha256Digest digest =
-        store->PutTitleDatabase(titles.language, titles.counters, titles.helps).value();
+        store->catalog().PutTitleDatabase(titles.language, titles.counters, titles.helps).value();
     for (size_t i = 0; i < sequence.size(); ++i) {
       SnapshotToAppend append{.host = "bench",
                               .query = "Global",
@@ -46,7 +46,8 @@ struct ExportFixture {
                               .raw = sequence[i]};
       AppendResult stored = store->Append(std::move(append)).value();
       if (i == 0) {
-        (void)store->SetTitlesInForce("bench", titles.language, digest, stored.sample_time_ns);
+        (void)store->catalog().SetTitlesInForce("bench", titles.language, digest,
+                                                stored.sample_time_ns);
         first_ns = stored.sample_time_ns;
       }
     }

@@ -103,13 +103,13 @@ FilledStore& Filled() {
     titles.AddName(ti::kIdProcess, "ID Process");
     titles.AddName(ti::kWorkingSet, "Working Set");
     std::vector<uint8_t> counters = titles.EncodeNames();
-    Sha256Digest digest = *f->store->PutTitleDatabase("009", counters, {});
+    Sha256Digest digest = *f->store->catalog().PutTitleDatabase("009", counters, {});
     for (int h = 0; h < f->hosts; ++h) {
       std::string host = "host" + std::to_string(h);
       HostInfo info;
       info.name = host;
-      (void)f->store->UpsertHost(info, 0);
-      (void)f->store->SetTitlesInForce(host, "009", digest, 0);
+      (void)f->store->catalog().UpsertHost(info, 0);
+      (void)f->store->catalog().SetTitlesInForce(host, "009", digest, 0);
       for (int s = 0; s < f->samples; ++s) {
         SnapshotToAppend append{.host = host,
                                 .query = "Global",

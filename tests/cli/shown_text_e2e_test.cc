@@ -95,7 +95,7 @@ TEST_F(ShownTextTest, AHostNameWithEscapesIsOneEscapedRowInHosts) {
     ASSERT_TRUE(store);
     for (const char* name : {"web01\x1b[31mRED", "evil\nlevel=error event=forged",
                              "\\\\web01\\Process(x)", "サーバー01"}) {
-      ASSERT_TRUE(store->UpsertHost(Host(name), kSeenNs).ok());
+      ASSERT_TRUE(store->catalog().UpsertHost(Host(name), kSeenNs).ok());
     }
   }
   ASSERT_TRUE(server_.Start());
@@ -126,9 +126,10 @@ TEST_F(ShownTextTest, AHealthMessageWithEscapesIsOneEscapedRowInHosts) {
     host.os = "Windows\x1b]0;owned\x07";  // would set the terminal's title
     host.os_version = "10.0\r";
     host.agent_version = "1.0\x1b[8m";  // would hide what follows
-    ASSERT_TRUE(store->UpsertHost(host, kSeenNs).ok());
+    ASSERT_TRUE(store->catalog().UpsertHost(host, kSeenNs).ok());
     ASSERT_TRUE(
-        store->RecordHostError("web02", "disk \x1b[2J full\r\nlevel=error event=forged", kSeenNs)
+        store->catalog()
+            .RecordHostError("web02", "disk \x1b[2J full\r\nlevel=error event=forged", kSeenNs)
             .ok());
   }
   ASSERT_TRUE(server_.Start());
@@ -149,8 +150,8 @@ TEST_F(ShownTextTest, AHugeHostNameAndHealthMessageAreShownCutWithTheirSize) {
   {
     std::unique_ptr<Store> store = OpenStore();
     ASSERT_TRUE(store);
-    ASSERT_TRUE(store->UpsertHost(Host(name), kSeenNs).ok());
-    ASSERT_TRUE(store->RecordHostError(name, message, kSeenNs).ok());
+    ASSERT_TRUE(store->catalog().UpsertHost(Host(name), kSeenNs).ok());
+    ASSERT_TRUE(store->catalog().RecordHostError(name, message, kSeenNs).ok());
   }
   ASSERT_TRUE(server_.Start());
   CommandResult hosts = Cli({"hosts"});
@@ -168,9 +169,9 @@ TEST_F(ShownTextTest, HostsAsJsonStaysValidWhenAStoredTextIsNotUtf8) {
   {
     std::unique_ptr<Store> store = OpenStore();
     ASSERT_TRUE(store);
-    ASSERT_TRUE(store->UpsertHost(Host("web01\x1b[31mRED"), kSeenNs).ok());
-    ASSERT_TRUE(store->UpsertHost(Host("web02"), kSeenNs).ok());
-    ASSERT_TRUE(store->RecordHostError("web02", "bad \xC3\x28 byte \xFF", kSeenNs).ok());
+    ASSERT_TRUE(store->catalog().UpsertHost(Host("web01\x1b[31mRED"), kSeenNs).ok());
+    ASSERT_TRUE(store->catalog().UpsertHost(Host("web02"), kSeenNs).ok());
+    ASSERT_TRUE(store->catalog().RecordHostError("web02", "bad \xC3\x28 byte \xFF", kSeenNs).ok());
   }
   ASSERT_TRUE(server_.Start());
   CommandResult hosts = Cli({"hosts", "--format", "json"});
@@ -189,8 +190,8 @@ TEST_F(ShownTextTest, AServerErrorQuotingStoredNamesIsOneEscapedLine) {
   {
     std::unique_ptr<Store> store = OpenStore();
     ASSERT_TRUE(store);
-    ASSERT_TRUE(store->UpsertHost(Host("evil\nlevel=error event=forged"), kSeenNs).ok());
-    ASSERT_TRUE(store->UpsertHost(Host("web01\x1b[31mRED"), kSeenNs).ok());
+    ASSERT_TRUE(store->catalog().UpsertHost(Host("evil\nlevel=error event=forged"), kSeenNs).ok());
+    ASSERT_TRUE(store->catalog().UpsertHost(Host("web01\x1b[31mRED"), kSeenNs).ok());
   }
   ASSERT_TRUE(server_.Start());
   // The server's NotFound names the hosts it knows.
@@ -210,10 +211,10 @@ void StoreHostileSnapshots(Store& store) {
   titles.AddName(784, "ID Process");
   titles.AddName(952, "Handle\x1b[2J Count");
   std::vector<uint8_t> counters = titles.EncodeNames();
-  Result<Sha256Digest> digest = store.PutTitleDatabase("009", counters, {});
+  Result<Sha256Digest> digest = store.catalog().PutTitleDatabase("009", counters, {});
   ASSERT_TRUE(digest.ok()) << digest.error();
-  ASSERT_TRUE(store.UpsertHost(Host("web03"), kSeenNs).ok());
-  ASSERT_TRUE(store.SetTitlesInForce("web03", "009", *digest, kSeenNs).ok());
+  ASSERT_TRUE(store.catalog().UpsertHost(Host("web03"), kSeenNs).ok());
+  ASSERT_TRUE(store.catalog().SetTitlesInForce("web03", "009", *digest, kSeenNs).ok());
   for (uint16_t second = 0; second < 2; ++second) {
     SnapshotBuilder builder;
     builder.set_system_name("WEB03")

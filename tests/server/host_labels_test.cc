@@ -41,7 +41,7 @@ TEST(HostLabelsTest, TheDirectoryReadsTheStoreAndThePoliciesInForce) {
   ASSERT_TRUE(store.ok()) << store.error();
   HostInfo web{"WEB01", "Linux", "6.1", "agent", "1", "boot"};
   web.labels = query::HostLabels{{"role", "web"}, {"site", "ams"}};
-  ASSERT_TRUE((*store)->UpsertHost(web, 1).ok());
+  ASSERT_TRUE((*store)->catalog().UpsertHost(web, 1).ok());
 
   HostLabelDirectory without_policies(**store, nullptr);
   EXPECT_EQ(without_policies.Lookup()("web01"),
@@ -66,17 +66,17 @@ TEST(HostLabelsTest, TheDirectoryReadsTheStoreAndThePoliciesInForce) {
   // The directory keeps what it read; an agent's new labels are seen at the next question all the
   // same, and a Hello without labels changes nothing.
   web.labels = query::HostLabels{{"role", "api"}};
-  ASSERT_TRUE((*store)->UpsertHost(web, 2).ok());
+  ASSERT_TRUE((*store)->catalog().UpsertHost(web, 2).ok());
   EXPECT_EQ(directory.LabelsOf("web01"), (query::HostLabels{{"env", "prod"}, {"role", "api"}}));
   EXPECT_EQ(directory.LabelsOf("web99"), (query::HostLabels{{"env", "prod"}}));
-  const uint64_t changes = (*store)->host_labels_changes();
+  const uint64_t changes = (*store)->catalog().host_labels_changes();
   web.labels.reset();
-  ASSERT_TRUE((*store)->UpsertHost(web, 3).ok());
-  EXPECT_EQ((*store)->host_labels_changes(), changes);
+  ASSERT_TRUE((*store)->catalog().UpsertHost(web, 3).ok());
+  EXPECT_EQ((*store)->catalog().host_labels_changes(), changes);
   EXPECT_EQ(directory.LabelsOf("web01"), (query::HostLabels{{"env", "prod"}, {"role", "api"}}));
   HostInfo newcomer{"WEB99", "Linux", "6.1", "agent", "1", "boot"};
   newcomer.labels = query::HostLabels{{"rack", "b2"}};
-  ASSERT_TRUE((*store)->UpsertHost(newcomer, 4).ok());
+  ASSERT_TRUE((*store)->catalog().UpsertHost(newcomer, 4).ok());
   EXPECT_EQ(directory.LabelsOf("web99"), (query::HostLabels{{"env", "prod"}, {"rack", "b2"}}));
   store->reset();
   std::filesystem::remove_all(dir);

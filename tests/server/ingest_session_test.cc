@@ -69,7 +69,7 @@ TEST(IngestSessionTest, StoresKeyframesAndDeltasBitIdenticalAndAcknowledgesEach)
     EXPECT_EQ(*raw, sent[i]) << "snapshot " << i;
   }
   Result<std::optional<TitleDatabaseRecord>> in_force =
-      server.store().TitlesInForce("web01", "009", SampleNs(3));
+      server.store().catalog().TitlesInForce("web01", "009", SampleNs(3));
   ASSERT_TRUE(in_force.ok() && in_force->has_value());
   EXPECT_EQ((*in_force)->counters, titles.counters);
 }
@@ -127,7 +127,7 @@ TEST(IngestSessionTest, MalformedSnapshotsAreRefusedAndTheStreamGoesOn) {
   EXPECT_TRUE(client.Finish().ok());
   EXPECT_EQ(server.store().ListSnapshots("web01", 0, INT64_MAX)->size(), 2u);
   EXPECT_EQ(server.ingest().counters().snapshots_refused.load(), 1u);
-  EXPECT_EQ(server.store().FindHost("web01").value()->refusals, 1);
+  EXPECT_EQ(server.store().catalog().FindHost("web01").value()->refusals, 1);
 }
 
 TEST(IngestSessionTest, RefusesOversizedCorruptAndUnanchoredSnapshotsByName) {
@@ -327,7 +327,7 @@ TEST(IngestSessionTest, AHostNameThatIsNotAComputerNameIsRefused) {
     EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT) << why;
     EXPECT_THAT(status.error_message(), AllOf(HasSubstr("is not a computer name"), HasSubstr(why)));
   }
-  EXPECT_TRUE(server.store().ListHosts()->empty());
+  EXPECT_TRUE(server.store().catalog().ListHosts()->empty());
 }
 
 // Issue 20, case 9: a 16 MiB health message was stored and printed whole.
@@ -341,7 +341,7 @@ TEST(IngestSessionTest, AHealthMessageIsKeptBounded) {
   message.mutable_health()->set_last_error_unix_nanos(SampleNs(1));
   ASSERT_TRUE(client.Send(message));
   EXPECT_TRUE(client.Finish().ok());
-  std::optional<HostRecord> host = server.store().FindHost("web01").value();
+  std::optional<HostRecord> host = server.store().catalog().FindHost("web01").value();
   ASSERT_TRUE(host.has_value());
   EXPECT_LE(host->last_error.size(), 4096u + 32u);
   EXPECT_THAT(host->last_error, HasSubstr("(16777218 bytes in all)"));
@@ -371,7 +371,7 @@ TEST(IngestSessionTest, ProviderReportsReplaceTheHostsDisabledProviders) {
     ASSERT_TRUE(client.Send(report({"PerfOS", "PerfDisk"})));
     EXPECT_TRUE(client.Finish().ok());
   }
-  auto first = server.store().DisabledProviders().value();
+  auto first = server.store().catalog().DisabledProviders().value();
   ASSERT_EQ(first.size(), 1u);
   ASSERT_EQ(first.at("web01").size(), 2u);
   const query::DisabledProviderSince perf_os = first.at("web01")[1];
@@ -387,7 +387,7 @@ TEST(IngestSessionTest, ProviderReportsReplaceTheHostsDisabledProviders) {
     ASSERT_TRUE(client.Send(report({"PerfOS"})));
     EXPECT_TRUE(client.Finish().ok());
   }
-  auto second = server.store().DisabledProviders().value();
+  auto second = server.store().catalog().DisabledProviders().value();
   ASSERT_EQ(second.at("web01").size(), 1u);
   EXPECT_EQ(second.at("web01")[0].provider.service, "PerfOS");
   EXPECT_EQ(second.at("web01")[0].since_ns, perf_os.since_ns);
@@ -401,7 +401,7 @@ TEST(IngestSessionTest, ProviderReportsReplaceTheHostsDisabledProviders) {
   grpc::Status ended = hostile.Finish();
   EXPECT_EQ(ended.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
   EXPECT_THAT(ended.error_message(), HasSubstr("1024 bytes"));
-  EXPECT_EQ(server.store().DisabledProviders().value().at("web01").size(), 1u);
+  EXPECT_EQ(server.store().catalog().DisabledProviders().value().at("web01").size(), 1u);
 }
 
 // CollectionLosses are kept as the agent's latest counts; the time they last grew moves when a
@@ -419,7 +419,7 @@ TEST(IngestSessionTest, CollectionLossesKeepWhenACountLastGrew) {
     ASSERT_TRUE(client.Send(message));
     EXPECT_TRUE(client.Finish().ok());
   };
-  auto latest = [&] { return server.store().CollectionLosses().value().at("web01"); };
+  auto latest = [&] { return server.store().catalog().CollectionLosses().value().at("web01"); };
   send(SampleNs(1), 0, 0);
   EXPECT_EQ(latest().grew_ns, 0) << "nothing lost yet";
   send(SampleNs(1), 3, 0);
@@ -459,7 +459,7 @@ TEST(IngestSessionTest, ObjectTimingsReplaceTheHostsLastSweep) {
   };
   send({{230, 2'000'000'000}, {238, 1'000'000}});
   send({{238, 3'000'000}, {510, 7'000'000}});
-  const query::ObjectTimings kept = server.store().ObjectTimings().value().at("web01");
+  const query::ObjectTimings kept = server.store().catalog().ObjectTimings().value().at("web01");
   EXPECT_EQ(kept.measured_ns, SampleNs(5));
   EXPECT_EQ(kept.interval_ns, 10'000'000'000);
   ASSERT_EQ(kept.objects.size(), 2u);
@@ -489,7 +489,7 @@ TEST(IngestSessionTest, AMessageOfAKindTheServerDoesNotKnowIsSkipped) {
   grpc::Status ended = client.Finish();
   EXPECT_EQ(ended.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
   EXPECT_THAT(ended.error_message(), HasSubstr("an empty AgentMessage"));
-  EXPECT_EQ(server.store().FindHost("web01").value()->last_error, "still here");
+  EXPECT_EQ(server.store().catalog().FindHost("web01").value()->last_error, "still here");
 }
 
 // A Hello's labels are the host's agent labels: kept in its row, replaced by the next Hello's; a
@@ -511,7 +511,7 @@ TEST(IngestSessionTest, AHellosLabelsAreKeptCheckedAndReplaced) {
     ReadWelcome(client);
     EXPECT_TRUE(client.Finish().ok());
   };
-  auto stored = [&] { return server.store().FindHost("web01").value().value().labels; };
+  auto stored = [&] { return server.store().catalog().FindHost("web01").value().value().labels; };
   hello({{"role", "web"}, {"site", "ams"}, {"9bad", "x"}, {"env", "a,b"}}, false);
   EXPECT_EQ(stored(), (query::HostLabels{{"role", "web"}, {"site", "ams"}}));
   hello({}, true);
@@ -560,7 +560,7 @@ TEST(IngestSessionTest, ATokenMayWriteOnlyAsItsHosts) {
   grpc::Status status = client.Finish();
   EXPECT_EQ(status.error_code(), grpc::StatusCode::PERMISSION_DENIED);
   EXPECT_EQ(status.error_message(), "token \"web agents\" may not send snapshots as host \"db01\"");
-  EXPECT_FALSE(server.store().FindHost("db01").value().has_value());
+  EXPECT_FALSE(server.store().catalog().FindHost("db01").value().has_value());
 }
 
 TEST(IngestSessionTest, ASnapshotBeforeHelloEndsTheStream) {

@@ -44,9 +44,10 @@ class QueryLimitsTest : public ::testing::Test {
     for (uint32_t c = 0; c < kCounters; ++c) {
       titles.AddName(6 + 2 * c, "Counter " + std::to_string(6 + 2 * c));
     }
-    Result<Sha256Digest> digest = store_->PutTitleDatabase("009", titles.EncodeNames(), {});
+    Result<Sha256Digest> digest =
+        store_->catalog().PutTitleDatabase("009", titles.EncodeNames(), {});
     EXPECT_TRUE(digest.ok()) << digest.error();
-    EXPECT_TRUE(store_->SetTitlesInForce("web01", "009", *digest, SampleNs(0)).ok());
+    EXPECT_TRUE(store_->catalog().SetTitlesInForce("web01", "009", *digest, SampleNs(0)).ok());
   }
 
   // Opens the store and the service over it (again, after Spoil).
@@ -245,10 +246,10 @@ TEST_F(QueryLimitsTest, AReadersCredentialNeverShowsAsAHostsState) {
 TEST_F(QueryLimitsTest, TheHostListHasLabelsAndTakesASelector) {
   HostInfo web{"web01", "Linux", "6.1", "agent", "1", "boot"};
   web.labels = query::HostLabels{{"role", "web"}, {"site", "ams"}};
-  ASSERT_TRUE(store_->UpsertHost(web, 1).ok());
+  ASSERT_TRUE(store_->catalog().UpsertHost(web, 1).ok());
   HostInfo sql{"sql01", "Linux", "6.1", "agent", "1", "boot"};
   sql.labels = query::HostLabels{{"role", "sql"}, {"site", "ams"}};
-  ASSERT_TRUE(store_->UpsertHost(sql, 1).ok());
+  ASSERT_TRUE(store_->catalog().UpsertHost(sql, 1).ok());
   const std::string path = dir_.path() + "/policies.toml";
   std::ofstream(path) << "[[policy]]\nname = \"fra\"\nhosts = [\"web*\"]\n"
                          "labels = { site = \"fra\", env = \"prod\" }\n";

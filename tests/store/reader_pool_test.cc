@@ -86,7 +86,7 @@ TEST(ReaderPoolTest, ReadsRunSideBySideWhileAppendsGoOn) {
           int s = static_cast<int>((*listed)[i].sequence);
           ASSERT_EQ((*raws)[i], SmallSnapshot(s, s));
         }
-        ASSERT_TRUE((*store)->ListHosts().ok());
+        ASSERT_TRUE((*store)->catalog().ListHosts().ok());
         ++reads;
       } while (!done);
     });

@@ -20,9 +20,10 @@ void PutTitles(Store& store, const std::string& language,
                const std::vector<std::pair<uint32_t, std::string>>& names) {
   TitleDatabase titles;
   for (const auto& [index, name] : names) titles.AddName(index, name);
-  Result<Sha256Digest> digest = store.PutTitleDatabase(language, titles.EncodeNames(), {});
+  Result<Sha256Digest> digest =
+      store.catalog().PutTitleDatabase(language, titles.EncodeNames(), {});
   ASSERT_TRUE(digest.ok()) << digest.error();
-  ASSERT_TRUE(store.SetTitlesInForce("web01", language, *digest, SampleNs(0)).ok());
+  ASSERT_TRUE(store.catalog().SetTitlesInForce("web01", language, *digest, SampleNs(0)).ok());
 }
 
 std::vector<CounterPath> Paths(const char* text) { return {ParseCounterPath(text).value()}; }

@@ -109,7 +109,7 @@ TEST(StoreCompactionTest, ClosedGroupsBecomeBlocksThatReadBackExactly) {
   Result<StoreTotals> not_compacted = frames->Totals();
   ASSERT_TRUE(compacted.ok() && not_compacted.ok());
   EXPECT_LT(compacted->stored_bytes, not_compacted->stored_bytes);
-  EXPECT_EQ((*store->FindHost("web01"))->stored_bytes, compacted->stored_bytes);
+  EXPECT_EQ((*store->catalog().FindHost("web01"))->stored_bytes, compacted->stored_bytes);
   EXPECT_EQ(not_compacted->stored_bytes - compacted->stored_bytes, compacted_groups.bytes_saved);
   // Appends go on after a reopen, and the next pass takes the groups they close.
   store.reset();
@@ -323,7 +323,7 @@ TEST(StoreCompactionTest, PassesRacingAppendsLoseNothing) {
   std::vector<SnapshotInfo> listed = ExpectEveryReadExact(*store, 59);
   int64_t stored = 0;
   for (const SnapshotInfo& info : listed) stored += info.stored_size;
-  EXPECT_EQ((*store->FindHost("web01"))->stored_bytes, stored);
+  EXPECT_EQ((*store->catalog().FindHost("web01"))->stored_bytes, stored);
   EXPECT_EQ(store->Totals()->stored_bytes, stored);
 }
 

@@ -22,7 +22,7 @@ void AddHosts(Store& store) {
 }
 
 std::vector<std::pair<std::string, int64_t>> Positions(Store& store, const std::string& receiver) {
-  Result<std::vector<ExportPosition>> positions = store.ExportPositions(receiver);
+  Result<std::vector<ExportPosition>> positions = store.catalog().ExportPositions(receiver);
   EXPECT_TRUE(positions.ok()) << positions.error();
   std::vector<std::pair<std::string, int64_t>> out;
   if (positions.ok()) {
@@ -39,11 +39,13 @@ TEST(StoreExportPositionsTest, KeptPerReceiverAndHostAcrossAReopen) {
     auto store = OpenStore(dir.path());
     AddHosts(*store);
     EXPECT_TRUE(Positions(*store, "http://a/api/v1/write").empty());
-    ASSERT_TRUE(store
-                    ->SetExportPositions("http://a/api/v1/write",
-                                         {{"web01", SampleNs(10)}, {"DB02", SampleNs(20)}})
+    ASSERT_TRUE(store->catalog()
+                    .SetExportPositions("http://a/api/v1/write",
+                                        {{"web01", SampleNs(10)}, {"DB02", SampleNs(20)}})
                     .ok());
-    ASSERT_TRUE(store->SetExportPositions("http://b/api/v1/write", {{"web01", SampleNs(5)}}).ok());
+    ASSERT_TRUE(store->catalog()
+                    .SetExportPositions("http://b/api/v1/write", {{"web01", SampleNs(5)}})
+                    .ok());
   }
   auto store = OpenStore(dir.path());
   // Hosts are named as the store knows them, ignoring the case they were given in.
@@ -56,9 +58,9 @@ TEST(StoreExportPositionsTest, MovesForwardOnly) {
   TempDir dir;
   auto store = OpenStore(dir.path());
   AddHosts(*store);
-  ASSERT_TRUE(store->SetExportPositions("r", {{"web01", SampleNs(30)}}).ok());
-  ASSERT_TRUE(store->SetExportPositions("r", {{"web01", SampleNs(40)}}).ok());
-  ASSERT_TRUE(store->SetExportPositions("r", {{"web01", SampleNs(35)}}).ok());
+  ASSERT_TRUE(store->catalog().SetExportPositions("r", {{"web01", SampleNs(30)}}).ok());
+  ASSERT_TRUE(store->catalog().SetExportPositions("r", {{"web01", SampleNs(40)}}).ok());
+  ASSERT_TRUE(store->catalog().SetExportPositions("r", {{"web01", SampleNs(35)}}).ok());
   EXPECT_EQ(Positions(*store, "r"), (PositionList{{"web01", SampleNs(40)}}));
 }
 
@@ -66,7 +68,7 @@ TEST(StoreExportPositionsTest, UnknownHostIsIgnored) {
   TempDir dir;
   auto store = OpenStore(dir.path());
   AddHosts(*store);
-  ASSERT_TRUE(store->SetExportPositions("r", {{"nobody", SampleNs(1)}}).ok());
+  ASSERT_TRUE(store->catalog().SetExportPositions("r", {{"nobody", SampleNs(1)}}).ok());
   EXPECT_TRUE(Positions(*store, "r").empty());
 }
 
@@ -81,7 +83,7 @@ TEST(StoreExportPositionsTest, AVersionOneDatabaseGetsTheTableOnOpen) {
   auto store = OpenStore(dir.path());
   ASSERT_NE(store, nullptr);
   EXPECT_EQ(store->ListSnapshots("web01", 0, INT64_MAX)->size(), 1u);
-  ASSERT_TRUE(store->SetExportPositions("r", {{"web01", SampleNs(7)}}).ok());
+  ASSERT_TRUE(store->catalog().SetExportPositions("r", {{"web01", SampleNs(7)}}).ok());
   EXPECT_EQ(Positions(*store, "r"), (PositionList{{"web01", SampleNs(7)}}));
 }
 

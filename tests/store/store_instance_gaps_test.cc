@@ -42,7 +42,8 @@ InstanceGap DiskGap(const std::string& instance, int gone_s, int back_s) {
 
 std::map<std::string, std::vector<InstanceGap>> StoredGaps(Store& store,
                                                            int64_t at_ns = INT64_MAX) {
-  Result<std::map<std::string, std::vector<InstanceGap>>> gaps = store.InstanceGaps(at_ns);
+  Result<std::map<std::string, std::vector<InstanceGap>>> gaps =
+      store.catalog().InstanceGaps(at_ns);
   EXPECT_TRUE(gaps.ok()) << gaps.error();
   return gaps.ok() ? *gaps : std::map<std::string, std::vector<InstanceGap>>{};
 }

@@ -49,7 +49,7 @@ Status Append(Store& store, const std::string& host, int second,
 std::vector<std::tuple<std::string, uint32_t, PdhStatus, int64_t>> Runs(Store& store,
                                                                         const std::string& host) {
   Result<std::map<std::string, std::vector<query::InvalidCounterRun>>> hosts =
-      store.InvalidCounterRuns();
+      store.catalog().InvalidCounterRuns();
   EXPECT_TRUE(hosts.ok()) << hosts.error();
   std::vector<std::tuple<std::string, uint32_t, PdhStatus, int64_t>> runs;
   if (!hosts.ok() || !hosts->contains(host)) return runs;

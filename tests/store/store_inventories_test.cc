@@ -47,7 +47,7 @@ const SnapshotInventory kWithoutMemory{{{title_index::kProcess, {6, 184}}}};
 // (since second, has Memory) of each version of `host`.
 std::vector<std::pair<int64_t, bool>> Versions(Store& store, const std::string& host,
                                                const std::string& query = "Global") {
-  Result<std::vector<query::HostInventories>> hosts = store.Inventories(INT64_MAX);
+  Result<std::vector<query::HostInventories>> hosts = store.catalog().Inventories(INT64_MAX);
   EXPECT_TRUE(hosts.ok()) << hosts.error();
   std::vector<std::pair<int64_t, bool>> versions;
   if (!hosts.ok()) return versions;
@@ -80,10 +80,10 @@ TEST(StoreInventoriesTest, TheBuildersSnapshotsHoldWhatTheTestExpects) {
 TEST(StoreInventoriesTest, AVersionIsRecordedOnlyWhenTheInventoryChanges) {
   TempDir dir;
   auto store = OpenStore(dir.path());
-  ASSERT_TRUE(store
-                  ->UpsertHost(
-                      {"web01", "Windows Server 2022", "10.0.20348", "agent", "1.0.0", "boot-1"}, 1)
-                  .ok());
+  ASSERT_TRUE(
+      store->catalog()
+          .UpsertHost({"web01", "Windows Server 2022", "10.0.20348", "agent", "1.0.0", "boot-1"}, 1)
+          .ok());
   for (auto [second, memory] : {std::pair{1, true}, {2, true}, {3, false}, {4, false}, {5, true}}) {
     ASSERT_TRUE(Append(*store, "web01", second, memory).ok());
   }
@@ -91,14 +91,14 @@ TEST(StoreInventoriesTest, AVersionIsRecordedOnlyWhenTheInventoryChanges) {
   ASSERT_TRUE(Append(*store, "web01", 3, false).ok());
   EXPECT_EQ(Versions(*store, "web01"),
             (std::vector<std::pair<int64_t, bool>>{{1, true}, {3, false}, {5, true}}));
-  Result<std::vector<query::HostInventories>> hosts = store->Inventories(INT64_MAX);
+  Result<std::vector<query::HostInventories>> hosts = store->catalog().Inventories(INT64_MAX);
   ASSERT_TRUE(hosts.ok());
   ASSERT_EQ(hosts->size(), 1u);
   EXPECT_EQ(hosts->front().versions.front().agent_version, "1.0.0");
   EXPECT_EQ(hosts->front().versions.front().os_version, "10.0.20348");
 
   // Up to a time: the versions from then on are left out.
-  hosts = store->Inventories(SampleNs(4));
+  hosts = store->catalog().Inventories(SampleNs(4));
   ASSERT_TRUE(hosts.ok());
   ASSERT_EQ(hosts->size(), 1u);
   EXPECT_EQ(hosts->front().versions.size(), 2u);
@@ -142,18 +142,20 @@ TEST(StoreInventoriesTest, ARestartGoesOnFromTheRecordedVersionsAndAnUpdateIsNot
   TempDir dir;
   {
     auto store = OpenStore(dir.path());
-    ASSERT_TRUE(
-        store->UpsertHost({"web01", "Windows", "10.0.17763", "agent", "1.0.0", "boot-1"}, 1).ok());
+    ASSERT_TRUE(store->catalog()
+                    .UpsertHost({"web01", "Windows", "10.0.17763", "agent", "1.0.0", "boot-1"}, 1)
+                    .ok());
     ASSERT_TRUE(Append(*store, "web01", 1, true).ok());
   }
   auto store = OpenStore(dir.path());
   ASSERT_TRUE(Append(*store, "web01", 2, true).ok());
-  ASSERT_TRUE(
-      store->UpsertHost({"web01", "Windows", "10.0.20348", "agent", "1.1.0", "boot-2"}, 3).ok());
+  ASSERT_TRUE(store->catalog()
+                  .UpsertHost({"web01", "Windows", "10.0.20348", "agent", "1.1.0", "boot-2"}, 3)
+                  .ok());
   ASSERT_TRUE(Append(*store, "web01", 3, false).ok());
   EXPECT_EQ(Versions(*store, "web01"),
             (std::vector<std::pair<int64_t, bool>>{{1, true}, {3, false}}));
-  Result<std::vector<query::HostInventories>> hosts = store->Inventories(INT64_MAX);
+  Result<std::vector<query::HostInventories>> hosts = store->catalog().Inventories(INT64_MAX);
   ASSERT_TRUE(hosts.ok());
   const std::vector<query::InventoryVersion>& versions = hosts->at(0).versions;
   EXPECT_EQ(versions[0].agent_version, "1.0.0");

@@ -84,7 +84,7 @@ TEST(StoreRetentionTest, ByAgeKeepsKeyframesThatNewerDeltasNeed) {
   EXPECT_EQ(result->snapshots_deleted, 5);
   EXPECT_EQ(StoredSequences(**store), (std::vector<uint64_t>{4, 6, 7, 8, 9, 10, 11}));
   ExpectEveryReadBack(**store);
-  HostRecord host = *(*(*store)->FindHost("web01"));
+  HostRecord host = *(*(*store)->catalog().FindHost("web01"));
   EXPECT_EQ(host.snapshots_stored, 7);
   EXPECT_EQ(host.snapshots_received, 12);
   // Appends go on after retention, in a group whose keyframe exists.

@@ -125,13 +125,13 @@ TEST(StoreTest, TitleHistoryPicksTheVersionInForceAsTitlesInForceDoes) {
   auto store = OpenStore(dir.path());
   std::vector<uint8_t> counters_v1 = {'2', 0, 'S', 'y', 's', 't', 'e', 'm', 0, 0};
   std::vector<uint8_t> counters_v2 = {'2', 0, 'S', 'y', 's', 0, 0};
-  Result<Sha256Digest> v1 = store->PutTitleDatabase("009", counters_v1, {});
-  Result<Sha256Digest> v2 = store->PutTitleDatabase("009", counters_v2, {});
+  Result<Sha256Digest> v1 = store->catalog().PutTitleDatabase("009", counters_v1, {});
+  Result<Sha256Digest> v2 = store->catalog().PutTitleDatabase("009", counters_v2, {});
   ASSERT_TRUE(v1.ok() && v2.ok());
-  ASSERT_TRUE(store->SetTitlesInForce("web01", "009", *v2, SampleNs(10)).ok());
-  ASSERT_TRUE(store->SetTitlesInForce("web01", "009", *v1, SampleNs(20)).ok());
+  ASSERT_TRUE(store->catalog().SetTitlesInForce("web01", "009", *v2, SampleNs(10)).ok());
+  ASSERT_TRUE(store->catalog().SetTitlesInForce("web01", "009", *v1, SampleNs(20)).ok());
 
-  Result<std::vector<TitleVersion>> history = store->TitleHistory("WEB01", "009");
+  Result<std::vector<TitleVersion>> history = store->catalog().TitleHistory("WEB01", "009");
   ASSERT_TRUE(history.ok()) << history.error();
   ASSERT_EQ(history->size(), 2u);
   EXPECT_EQ((*history)[0].since_ns, SampleNs(10));
@@ -143,7 +143,7 @@ TEST(StoreTest, TitleHistoryPicksTheVersionInForceAsTitlesInForceDoes) {
   EXPECT_EQ(VersionInForce(*history, SampleNs(19))->digest, *v2);
   EXPECT_EQ(VersionInForce(*history, SampleNs(20))->digest, *v1);
   EXPECT_EQ(VersionInForce(*history, SampleNs(99))->digest, *v1);
-  EXPECT_TRUE(store->TitleHistory("web01", "007")->empty());
+  EXPECT_TRUE(store->catalog().TitleHistory("web01", "007")->empty());
   EXPECT_EQ(VersionInForce({}, SampleNs(10)), nullptr);
 }
 
@@ -158,7 +158,7 @@ TEST(StoreTest, ResendIsADuplicateAndNotStoredTwice) {
   EXPECT_TRUE(again->duplicate);
   EXPECT_EQ(again->id, first->id);
   EXPECT_EQ(store->ListSnapshots("web01", 0, INT64_MAX)->size(), 1u);
-  EXPECT_EQ((*store->FindHost("web01"))->snapshots_received, 1);
+  EXPECT_EQ((*store->catalog().FindHost("web01"))->snapshots_received, 1);
   // The same bytes under another host are that host's sample.
   EXPECT_FALSE(store->Append(MakeAppend("web02", "boot-1", 5, raw))->duplicate);
 }
@@ -178,7 +178,7 @@ TEST(StoreTest, TheSameSampleSentByAnotherRunIsStoredOnce) {
     EXPECT_TRUE(again->duplicate) << "second " << s;
   }
   EXPECT_EQ(store->ListSnapshots("web01", 0, INT64_MAX)->size(), 3u);
-  EXPECT_EQ((*store->FindHost("web01"))->snapshots_received, 3);
+  EXPECT_EQ((*store->catalog().FindHost("web01"))->snapshots_received, 3);
 }
 
 // A sample is its host, query and clocks (SystemTime, PerfTime, PerfTime100nSec): the same
@@ -300,14 +300,15 @@ TEST(StoreTest, HostsAreNamedIgnoringCase) {
   TempDir dir;
   auto store = OpenStore(dir.path());
   HostInfo info{"Web01", "Windows Server 2022", "10.0.20348", "agent", "1.0.0", "boot-1"};
-  ASSERT_TRUE(store->UpsertHost(info, 100).ok());
+  ASSERT_TRUE(store->catalog().UpsertHost(info, 100).ok());
   info.name = "WEB01";
   info.agent_version = "1.0.1";
-  ASSERT_TRUE(store->UpsertHost(info, 200).ok());
+  ASSERT_TRUE(store->catalog().UpsertHost(info, 200).ok());
   ASSERT_TRUE(store->Append(MakeAppend("web01", "boot-1", 1, SmallSnapshot(1))).ok());
-  ASSERT_TRUE(store->RecordRefusal("wEb01", "object 3 at byte 18432: bad length", 300).ok());
+  ASSERT_TRUE(
+      store->catalog().RecordRefusal("wEb01", "object 3 at byte 18432: bad length", 300).ok());
 
-  Result<std::vector<HostRecord>> hosts = store->ListHosts();
+  Result<std::vector<HostRecord>> hosts = store->catalog().ListHosts();
   ASSERT_TRUE(hosts.ok()) << hosts.error();
   ASSERT_EQ(hosts->size(), 1u);
   const HostRecord& host = (*hosts)[0];
@@ -321,30 +322,31 @@ TEST(StoreTest, HostsAreNamedIgnoringCase) {
   EXPECT_EQ(host.last_error, "object 3 at byte 18432: bad length");
   EXPECT_EQ(host.last_error_ns, 300);
   // Latin-1 capitals fold too (UTF-8 "Ü" and "ü").
-  ASSERT_TRUE(store
-                  ->UpsertHost({"M\xC3\x9C"
-                                "NCHEN",
-                                "", "", "agentless", "", ""},
-                               1)
+  ASSERT_TRUE(store->catalog()
+                  .UpsertHost({"M\xC3\x9C"
+                               "NCHEN",
+                               "", "", "agentless", "", ""},
+                              1)
                   .ok());
-  EXPECT_TRUE((*store->FindHost("m\xC3\xBC"
-                                "nchen"))
+  EXPECT_TRUE((*store->catalog().FindHost("m\xC3\xBC"
+                                          "nchen"))
                   .has_value());
 }
 
 TEST(StoreTest, AHostsPlanIsRecordedAndReadBack) {
   TempDir dir;
   auto store = OpenStore(dir.path());
-  ASSERT_TRUE(
-      store->UpsertHost({"web01", "Windows", "10.0", "agent", "1.0.0", "boot-1"}, 100).ok());
-  ASSERT_TRUE(store->RecordHostError("web01", "disk full", 150).ok());
-  EXPECT_EQ((*store->FindHost("web01"))->plan_revision, "");
-  ASSERT_TRUE(store
-                  ->RecordHostPlan("WEB01", "1a2b3c4d5e6f",
-                                   "the plan's interval 10s overrides the local 5s", 200)
+  ASSERT_TRUE(store->catalog()
+                  .UpsertHost({"web01", "Windows", "10.0", "agent", "1.0.0", "boot-1"}, 100)
+                  .ok());
+  ASSERT_TRUE(store->catalog().RecordHostError("web01", "disk full", 150).ok());
+  EXPECT_EQ((*store->catalog().FindHost("web01"))->plan_revision, "");
+  ASSERT_TRUE(store->catalog()
+                  .RecordHostPlan("WEB01", "1a2b3c4d5e6f",
+                                  "the plan's interval 10s overrides the local 5s", 200)
                   .ok());
 
-  Result<std::vector<HostRecord>> hosts = store->ListHosts();
+  Result<std::vector<HostRecord>> hosts = store->catalog().ListHosts();
   ASSERT_TRUE(hosts.ok()) << hosts.error();
   ASSERT_EQ(hosts->size(), 1u);
   EXPECT_EQ((*hosts)[0].plan_revision, "1a2b3c4d5e6f");
@@ -355,8 +357,9 @@ TEST(StoreTest, AHostsPlanIsRecordedAndReadBack) {
   EXPECT_EQ((*hosts)[0].last_seen_ns, 100);
 
   // A plan the agent could not apply, its own settings still in force: the report says why.
-  ASSERT_TRUE(store->RecordHostPlan("web01", "", "queries: unknown object \"Foo\"", 300).ok());
-  std::optional<HostRecord> host = *store->FindHost("web01");
+  ASSERT_TRUE(
+      store->catalog().RecordHostPlan("web01", "", "queries: unknown object \"Foo\"", 300).ok());
+  std::optional<HostRecord> host = *store->catalog().FindHost("web01");
   ASSERT_TRUE(host.has_value());
   EXPECT_EQ(host->plan_revision, "");
   EXPECT_EQ(host->plan_report, "queries: unknown object \"Foo\"");
@@ -369,20 +372,20 @@ TEST(StoreTest, AVersionThreeStoreHasHostsWithoutPlansAfterOpen) {
   {
     auto store = OpenStore(dir.path());
     ASSERT_TRUE(store->Append(MakeAppend("web01", "boot-1", 1, SmallSnapshot(1))).ok());
-    ASSERT_TRUE(store->RecordHostError("web01", "disk full", 150).ok());
+    ASSERT_TRUE(store->catalog().RecordHostError("web01", "disk full", 150).ok());
   }
   ASSERT_TRUE(testing::RewindSchema(dir.path(), 3));
   auto store = OpenStore(dir.path());
   ASSERT_NE(store, nullptr);
-  std::optional<HostRecord> host = *store->FindHost("web01");
+  std::optional<HostRecord> host = *store->catalog().FindHost("web01");
   ASSERT_TRUE(host.has_value());
   EXPECT_EQ(host->plan_revision, "");
   EXPECT_EQ(host->plan_report, "");
   EXPECT_EQ(host->plan_reported_ns, 0);
   EXPECT_EQ(host->last_error, "disk full");
   EXPECT_EQ(host->snapshots_stored, 1);
-  ASSERT_TRUE(store->RecordHostPlan("web01", "1a2b3c4d5e6f", "", 200).ok());
-  EXPECT_EQ((*store->FindHost("web01"))->plan_revision, "1a2b3c4d5e6f");
+  ASSERT_TRUE(store->catalog().RecordHostPlan("web01", "1a2b3c4d5e6f", "", 200).ok());
+  EXPECT_EQ((*store->catalog().FindHost("web01"))->plan_revision, "1a2b3c4d5e6f");
 }
 
 // The labels an agent's Hello gives are kept with the host, across a reopen; the next Hello's
@@ -397,29 +400,30 @@ TEST(StoreTest, AHostsLabelsAreKeptAndReplacedByTheNextHello) {
   };
   {
     auto store = OpenStore(dir.path());
-    ASSERT_TRUE(
-        store->UpsertHost(with_labels("web01", {{{"role", "web"}, {"site", "ams"}}}), 100).ok());
-    ASSERT_TRUE(store->UpsertHost(with_labels("db01", {{{"role", "sql"}}}), 100).ok());
-    ASSERT_TRUE(store->UpsertHost(with_labels("bare01", query::HostLabels{}), 100).ok());
+    ASSERT_TRUE(store->catalog()
+                    .UpsertHost(with_labels("web01", {{{"role", "web"}, {"site", "ams"}}}), 100)
+                    .ok());
+    ASSERT_TRUE(store->catalog().UpsertHost(with_labels("db01", {{{"role", "sql"}}}), 100).ok());
+    ASSERT_TRUE(store->catalog().UpsertHost(with_labels("bare01", query::HostLabels{}), 100).ok());
   }
   auto store = OpenStore(dir.path());
-  Result<std::vector<HostRecord>> hosts = store->ListHosts();
+  Result<std::vector<HostRecord>> hosts = store->catalog().ListHosts();
   ASSERT_TRUE(hosts.ok()) << hosts.error();
   ASSERT_EQ(hosts->size(), 3u);
   EXPECT_EQ((*hosts)[0].info.name, "bare01");
   EXPECT_TRUE((*hosts)[0].labels.empty());
   EXPECT_EQ((*hosts)[1].labels, (query::HostLabels{{"role", "sql"}}));
   EXPECT_EQ((*hosts)[2].labels, (query::HostLabels{{"role", "web"}, {"site", "ams"}}));
-  EXPECT_EQ((*store->FindHost("WEB01"))->labels, (*hosts)[2].labels);
+  EXPECT_EQ((*store->catalog().FindHost("WEB01"))->labels, (*hosts)[2].labels);
 
-  ASSERT_TRUE(store->UpsertHost(with_labels("WEB01", {{{"role", "cache"}}}), 200).ok());
-  EXPECT_EQ((*store->FindHost("web01"))->labels, (query::HostLabels{{"role", "cache"}}));
-  ASSERT_TRUE(store->UpsertHost(with_labels("web01", std::nullopt), 300).ok());
-  EXPECT_EQ((*store->FindHost("web01"))->labels, (query::HostLabels{{"role", "cache"}}));
-  EXPECT_EQ((*store->FindHost("web01"))->last_seen_ns, 300);
-  ASSERT_TRUE(store->UpsertHost(with_labels("web01", query::HostLabels{}), 400).ok());
-  EXPECT_TRUE((*store->FindHost("web01"))->labels.empty());
-  EXPECT_EQ((*store->FindHost("db01"))->labels, (query::HostLabels{{"role", "sql"}}));
+  ASSERT_TRUE(store->catalog().UpsertHost(with_labels("WEB01", {{{"role", "cache"}}}), 200).ok());
+  EXPECT_EQ((*store->catalog().FindHost("web01"))->labels, (query::HostLabels{{"role", "cache"}}));
+  ASSERT_TRUE(store->catalog().UpsertHost(with_labels("web01", std::nullopt), 300).ok());
+  EXPECT_EQ((*store->catalog().FindHost("web01"))->labels, (query::HostLabels{{"role", "cache"}}));
+  EXPECT_EQ((*store->catalog().FindHost("web01"))->last_seen_ns, 300);
+  ASSERT_TRUE(store->catalog().UpsertHost(with_labels("web01", query::HostLabels{}), 400).ok());
+  EXPECT_TRUE((*store->catalog().FindHost("web01"))->labels.empty());
+  EXPECT_EQ((*store->catalog().FindHost("db01"))->labels, (query::HostLabels{{"role", "sql"}}));
 }
 
 TEST(StoreTest, TitleDatabasesAreStoredOnceAndVersionedPerHost) {
@@ -428,23 +432,24 @@ TEST(StoreTest, TitleDatabasesAreStoredOnceAndVersionedPerHost) {
   std::vector<uint8_t> counters_v1 = {'2', 0, 'S', 'y', 's', 't', 'e', 'm', 0, 0};
   std::vector<uint8_t> counters_v2 = {'2', 0, 'S', 'y', 's', 0, 0};
   std::vector<uint8_t> helps = {'3', 0, 'h', 0, 0};
-  Result<Sha256Digest> v1 = store->PutTitleDatabase("009", counters_v1, helps);
-  Result<Sha256Digest> again = store->PutTitleDatabase("009", counters_v1, helps);
-  Result<Sha256Digest> v2 = store->PutTitleDatabase("009", counters_v2, helps);
+  Result<Sha256Digest> v1 = store->catalog().PutTitleDatabase("009", counters_v1, helps);
+  Result<Sha256Digest> again = store->catalog().PutTitleDatabase("009", counters_v1, helps);
+  Result<Sha256Digest> v2 = store->catalog().PutTitleDatabase("009", counters_v2, helps);
   ASSERT_TRUE(v1.ok() && again.ok() && v2.ok());
   EXPECT_EQ(*v1, *again);
   EXPECT_NE(*v1, *v2);
-  EXPECT_TRUE(*store->HasTitleDatabase(*v1));
-  EXPECT_FALSE(*store->HasTitleDatabase(Sha256Digest{}));
+  EXPECT_TRUE(*store->catalog().HasTitleDatabase(*v1));
+  EXPECT_FALSE(*store->catalog().HasTitleDatabase(Sha256Digest{}));
 
   // Two hosts share v1; web01 moves to v2 at second 10.
-  ASSERT_TRUE(store->SetTitlesInForce("web01", "009", *v1, SampleNs(0)).ok());
-  ASSERT_TRUE(store->SetTitlesInForce("web02", "009", *v1, SampleNs(0)).ok());
-  ASSERT_TRUE(store->SetTitlesInForce("web01", "009", *v1, SampleNs(5)).ok());  // no change
-  ASSERT_TRUE(store->SetTitlesInForce("web01", "009", *v2, SampleNs(10)).ok());
+  ASSERT_TRUE(store->catalog().SetTitlesInForce("web01", "009", *v1, SampleNs(0)).ok());
+  ASSERT_TRUE(store->catalog().SetTitlesInForce("web02", "009", *v1, SampleNs(0)).ok());
+  ASSERT_TRUE(
+      store->catalog().SetTitlesInForce("web01", "009", *v1, SampleNs(5)).ok());  // no change
+  ASSERT_TRUE(store->catalog().SetTitlesInForce("web01", "009", *v2, SampleNs(10)).ok());
 
   auto in_force = [&](const std::string& host, int64_t t) {
-    Result<std::optional<TitleDatabaseRecord>> r = store->TitlesInForce(host, "009", t);
+    Result<std::optional<TitleDatabaseRecord>> r = store->catalog().TitlesInForce(host, "009", t);
     EXPECT_TRUE(r.ok()) << r.error();
     return r.ok() && r->has_value() ? (*r)->digest : Sha256Digest{};
   };
@@ -454,13 +459,13 @@ TEST(StoreTest, TitleDatabasesAreStoredOnceAndVersionedPerHost) {
   EXPECT_EQ(in_force("web01", SampleNs(0) - 1), *v1);  // before every version: the earliest
   EXPECT_EQ(in_force("web02", SampleNs(100)), *v1);
   Result<std::optional<TitleDatabaseRecord>> record =
-      store->TitlesInForce("web01", "009", SampleNs(9));
+      store->catalog().TitlesInForce("web01", "009", SampleNs(9));
   EXPECT_EQ((*record)->counters, counters_v1);
   EXPECT_EQ((*record)->since_ns, SampleNs(0));
-  EXPECT_FALSE(store->TitlesInForce("web01", "007", SampleNs(9))->has_value());
-  EXPECT_FALSE(store->SetTitlesInForce("web01", "009", Sha256Digest{}, 0).ok());
+  EXPECT_FALSE(store->catalog().TitlesInForce("web01", "007", SampleNs(9))->has_value());
+  EXPECT_FALSE(store->catalog().SetTitlesInForce("web01", "009", Sha256Digest{}, 0).ok());
 
-  Result<TitleDatabaseRecord> stored = store->GetTitleDatabase(*v2);
+  Result<TitleDatabaseRecord> stored = store->catalog().GetTitleDatabase(*v2);
   ASSERT_TRUE(stored.ok());
   EXPECT_EQ(stored->language, "009");
   EXPECT_EQ(stored->counters, counters_v2);
@@ -513,10 +518,10 @@ TEST(StoreTest, TitleDatabasesAreStoredCompressedAndReadBackExactly) {
   Sha256Digest digest;
   {
     auto store = OpenStore(dir.path());
-    Result<Sha256Digest> put = store->PutTitleDatabase("009", counters, helps);
+    Result<Sha256Digest> put = store->catalog().PutTitleDatabase("009", counters, helps);
     ASSERT_TRUE(put.ok()) << put.error();
     digest = *put;
-    Result<TitleDatabaseRecord> read = store->GetTitleDatabase(digest);
+    Result<TitleDatabaseRecord> read = store->catalog().GetTitleDatabase(digest);
     ASSERT_TRUE(read.ok()) << read.error();
     EXPECT_EQ(read->counters, counters);
     EXPECT_EQ(read->helps, helps);
@@ -528,7 +533,7 @@ TEST(StoreTest, TitleDatabasesAreStoredCompressedAndReadBackExactly) {
                          "UPDATE title_databases SET counters = substr(counters, 1, "
                          "length(counters) - 5) || x'0000000000'"));
   auto store = OpenStore(dir.path());
-  Result<TitleDatabaseRecord> damaged = store->GetTitleDatabase(digest);
+  Result<TitleDatabaseRecord> damaged = store->catalog().GetTitleDatabase(digest);
   ASSERT_FALSE(damaged.ok());
   EXPECT_EQ(damaged.status().code(), StatusCode::kDataLoss);
   EXPECT_THAT(damaged.error(), HasSubstr("title database " + ToHex(digest)));
@@ -547,7 +552,7 @@ TEST(StoreTest, AVersionSixStoresTitleDatabasesRawAndStillReadsThem) {
                              ToHex(digest) + "', '009', x'" + ToHex(counters) + "', x'" +
                              ToHex(helps) + "')"));
   auto store = OpenStore(dir.path());
-  Result<TitleDatabaseRecord> read = store->GetTitleDatabase(digest);
+  Result<TitleDatabaseRecord> read = store->catalog().GetTitleDatabase(digest);
   ASSERT_TRUE(read.ok()) << read.error();
   EXPECT_EQ(read->counters, counters);
   EXPECT_EQ(read->helps, helps);
@@ -592,14 +597,14 @@ TEST(StoreTest, AVersionEightStoreHasHostsWithoutLabelsAfterOpen) {
   ASSERT_FALSE(ExecOnFile(dir.path(), "SELECT * FROM host_labels"));
   auto store = OpenStore(dir.path());
   ASSERT_NE(store, nullptr);
-  std::optional<HostRecord> host = *store->FindHost("web01");
+  std::optional<HostRecord> host = *store->catalog().FindHost("web01");
   ASSERT_TRUE(host.has_value());
   EXPECT_TRUE(host->labels.empty());
   EXPECT_EQ(host->snapshots_stored, 1);
   HostInfo info{"web01", "Linux", "6.1", "agent", "1.0.0", "boot-2"};
   info.labels = query::HostLabels{{"role", "web"}};
-  ASSERT_TRUE(store->UpsertHost(info, 500).ok());
-  EXPECT_EQ((*store->FindHost("web01"))->labels, (query::HostLabels{{"role", "web"}}));
+  ASSERT_TRUE(store->catalog().UpsertHost(info, 500).ok());
+  EXPECT_EQ((*store->catalog().FindHost("web01"))->labels, (query::HostLabels{{"role", "web"}}));
 }
 
 TEST(StoreTest, SurvivesReopenAndContinuesTheGroup) {
@@ -721,7 +726,7 @@ HostInfo Host(const std::string& name, const std::string& os = "") {
 TEST(StoreTest, HostWritesFromManyStreamsShareTheWritersCommits) {
   TempDir dir;
   auto store = OpenStore(dir.path());
-  ASSERT_TRUE(store->UpsertHost(Host("first"), 1).ok());
+  ASSERT_TRUE(store->catalog().UpsertHost(Host("first"), 1).ok());
   const int64_t frames_before = WalFrames(dir.path());
   // An append's completion holds the writer while the streams say Hello: as when a fleet
   // reconnects while the writer is busy.
@@ -735,15 +740,15 @@ TEST(StoreTest, HostWritesFromManyStreamsShareTheWritersCommits) {
   for (int i = 0; i < kStreams; ++i) {
     streams.emplace_back([&, i] {
       const std::string host = "web" + std::to_string(i);
-      if (!store->UpsertHost(Host(host, "Windows"), 2).ok()) ++failures;
-      if (!store->RecordHostError(host, "access denied", 3).ok()) ++failures;
+      if (!store->catalog().UpsertHost(Host(host, "Windows"), 2).ok()) ++failures;
+      if (!store->catalog().RecordHostError(host, "access denied", 3).ok()) ++failures;
     });
   }
   std::this_thread::sleep_for(std::chrono::milliseconds(200));
   release.set_value();
   for (std::thread& stream : streams) stream.join();
   EXPECT_EQ(failures, 0);
-  Result<std::vector<HostRecord>> hosts = store->ListHosts();
+  Result<std::vector<HostRecord>> hosts = store->catalog().ListHosts();
   ASSERT_TRUE(hosts.ok());
   ASSERT_EQ(hosts->size(), kStreams + 1u);
   for (const HostRecord& host : *hosts) {
@@ -780,9 +785,10 @@ TEST(StoreTest, AnAsyncHostWriteReturnsAtOnceAndCompletesOnceTheRowIsDurable) {
   std::vector<bool> readable(kHosts, false);
   for (int i = 0; i < kHosts; ++i) {
     const std::string host = "web" + std::to_string(i);
-    store->UpsertHostAsync(Host(host, "Windows"), 2, [&, i, host](Status status) {
+    store->catalog().UpsertHostAsync(Host(host, "Windows"), 2, [&, i, host](Status status) {
       EXPECT_TRUE(status.ok()) << status.message();
-      Result<std::optional<HostRecord>> row = store->FindHost(host);  // another connection
+      Result<std::optional<HostRecord>> row =
+          store->catalog().FindHost(host);  // another connection
       std::lock_guard lock(mutex);
       readable[i] = row.ok() && row->has_value() && (*row)->info.os == "Windows";
       ++completed;
@@ -814,11 +820,11 @@ TEST(StoreTest, AFailingHostWriteDoesNotFailItsBatch) {
   std::atomic<int> appended = 0;
   store->AppendAsync(MakeAppend("web01", "boot", 1, SmallSnapshot(1, 1)),
                      [&](Result<AppendResult> r) { appended += r.ok(); });
-  std::thread good([&] { EXPECT_TRUE(store->UpsertHost(Host("web02"), 5).ok()); });
+  std::thread good([&] { EXPECT_TRUE(store->catalog().UpsertHost(Host("web02"), 5).ok()); });
   std::thread bad([&] {
     Sha256Digest unknown{};
     unknown.fill(7);
-    Status refused = store->SetTitlesInForce("web03", "009", unknown, 10);
+    Status refused = store->catalog().SetTitlesInForce("web03", "009", unknown, 10);
     EXPECT_THAT(refused.message(), HasSubstr("no title database"));
   });
   std::this_thread::sleep_for(std::chrono::milliseconds(200));
@@ -828,8 +834,8 @@ TEST(StoreTest, AFailingHostWriteDoesNotFailItsBatch) {
   store.reset();
   EXPECT_EQ(appended, 1);
   auto reopened = OpenStore(dir.path());
-  EXPECT_TRUE((*reopened->FindHost("web02")).has_value());
-  EXPECT_FALSE((*reopened->FindHost("web03")).has_value());
+  EXPECT_TRUE((*reopened->catalog().FindHost("web02")).has_value());
+  EXPECT_FALSE((*reopened->catalog().FindHost("web03")).has_value());
   EXPECT_EQ(reopened->ListSnapshots("web01", 0, INT64_MAX)->size(), 1u);
 }
 
@@ -842,26 +848,26 @@ TEST(StoreTest, AHostWriteFromAnAppendsCompletionIsWrittenAtOnce) {
   store->AppendAsync(MakeAppend("web01", "boot", 1, SmallSnapshot(1, 1)),
                      [&](Result<AppendResult> r) {
                        EXPECT_TRUE(r.ok());
-                       recorded.set_value(store->RecordRefusal("web01", "too fast", 9));
+                       recorded.set_value(store->catalog().RecordRefusal("web01", "too fast", 9));
                      });
   std::future<Status> done = recorded.get_future();
   ASSERT_EQ(done.wait_for(std::chrono::seconds(10)), std::future_status::ready);
   EXPECT_TRUE(done.get().ok());
-  EXPECT_EQ((*store->FindHost("web01"))->refusals, 1);
+  EXPECT_EQ((*store->catalog().FindHost("web01"))->refusals, 1);
 }
 
 TEST(StoreTest, AnAppendBringsItsTitlesIntoForceAtItsSampleTime) {
   TempDir dir;
   auto store = OpenStore(dir.path());
   std::vector<uint8_t> counters = {'2', 0, 'S', 'y', 's', 't', 'e', 'm', 0, 0};
-  Result<Sha256Digest> titles = store->PutTitleDatabase("009", counters, {});
+  Result<Sha256Digest> titles = store->catalog().PutTitleDatabase("009", counters, {});
   ASSERT_TRUE(titles.ok()) << titles.error();
 
   SnapshotToAppend append = MakeAppend("web01", "boot", 1, SmallSnapshot(10, 1));
   append.titles_in_force = {{"009", *titles}};
   ASSERT_TRUE(store->Append(std::move(append)).ok());
   Result<std::optional<TitleDatabaseRecord>> in_force =
-      store->TitlesInForce("web01", "009", SampleNs(30));
+      store->catalog().TitlesInForce("web01", "009", SampleNs(30));
   ASSERT_TRUE(in_force.ok() && in_force->has_value());
   EXPECT_EQ((*in_force)->counters, counters);
   EXPECT_EQ((*in_force)->since_ns, SampleNs(10));
@@ -873,7 +879,7 @@ TEST(StoreTest, AnAppendBringsItsTitlesIntoForceAtItsSampleTime) {
   ASSERT_FALSE(refused.ok());
   EXPECT_EQ(refused.status().code(), StatusCode::kFailedPrecondition);
   EXPECT_EQ(store->ListSnapshots("web01", 0, INT64_MAX)->size(), 1u);
-  EXPECT_EQ(store->TitleHistory("web01", "009")->size(), 1u);
+  EXPECT_EQ(store->catalog().TitleHistory("web01", "009")->size(), 1u);
 }
 
 TEST(StoreTest, ListingStopsAtTheLimit) {

@@ -136,7 +136,7 @@ int Run(const Options& options) {
     std::vector<uint8_t> titles = simulator.titles();
     if (h % 50 == 11)
       titles = *testing::TitlesWithoutName(titles, title_index::kPercentProcessorTime);
-    Result<Sha256Digest> digest = (*store)->PutTitleDatabase("009", titles, {});
+    Result<Sha256Digest> digest = (*store)->catalog().PutTitleDatabase("009", titles, {});
     if (!digest.ok()) {
       std::fprintf(stderr, "health_bench: %s\n", digest.error().c_str());
       return 1;

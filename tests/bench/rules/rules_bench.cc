@@ -260,7 +260,8 @@ bool IngestRound(Store& store, std::vector<FleetHost>& hosts, const Round& round
       auto counters = std::span(reinterpret_cast<const uint8_t*>(titles.counters().data()),
                                 titles.counters().size());
       if (DigestOf(titles.sha256()) != TitleDigest(titles.language(), counters, {})) return false;
-      Result<Sha256Digest> stored = store.PutTitleDatabase(titles.language(), counters, {});
+      Result<Sha256Digest> stored =
+          store.catalog().PutTitleDatabase(titles.language(), counters, {});
       if (!stored.ok()) return false;
       host.known_titles.insert(*stored);
     }
@@ -713,7 +714,8 @@ int Run(const Options& options) {
       info.os = "Windows";
       info.source_kind = "agent";
       info.labels = LabelsOfHost(h);
-      store.UpsertHostAsync(std::move(info), 1, [&hellos](Status s) { hellos.Done(s.ok()); });
+      store.catalog().UpsertHostAsync(std::move(info), 1,
+                                      [&hellos](Status s) { hellos.Done(s.ok()); });
     }
     if (hellos.Wait() != 0) {
       std::fprintf(stderr, "rules_bench: a host's row could not be written\n");

@@ -1,21 +1,21 @@
-// Store: instances that went and came back (docs/store_format.md, "Instance gaps"): written with
+// Catalog: instances that went and came back (docs/store_format.md, "Instance gaps"): written with
 // the snapshot that closed the gap, read for the fleet's counter health.
 
 #include <map>
 #include <string>
 #include <vector>
 
+#include "store/catalog.h"
 #include "store/reader_pool.h"
 #include "store/sqlite.h"
-#include "store/store.h"
 
 namespace perfhive {
 
-Status Store::RecordInstanceGaps(int64_t host_id, const std::string& query,
-                                 const std::vector<InstanceGap>& gaps) {
+Status Catalog::RecordInstanceGaps(int64_t host_id, const std::string& query,
+                                   const std::vector<InstanceGap>& gaps) {
   for (const InstanceGap& gap : gaps) {
     // A snapshot sent again closes the same gap again: the row is there already.
-    Result<SqliteStatement*> insert = writer_->Prepare(
+    Result<SqliteStatement*> insert = db().Prepare(
         "INSERT OR IGNORE INTO instance_gaps (host_id, query, object_index, instance, gone, back)"
         " VALUES (?1, ?2, ?3, ?4, ?5, ?6)");
     if (!insert.ok()) return insert.status();
@@ -31,8 +31,8 @@ Status Store::RecordInstanceGaps(int64_t host_id, const std::string& query,
   return Status();
 }
 
-Result<std::map<std::string, std::vector<InstanceGap>>> Store::InstanceGaps(int64_t at_ns) {
-  ReaderPool::Lease reader = readers_->Acquire();
+Result<std::map<std::string, std::vector<InstanceGap>>> Catalog::InstanceGaps(int64_t at_ns) {
+  ReaderPool::Lease reader = readers_.Acquire();
   Result<SqliteStatement*> select = reader->Prepare(
       "SELECT h.name, g.object_index, g.instance, g.gone, g.back"
       " FROM instance_gaps g JOIN hosts h ON h.id = g.host_id WHERE g.back <= ?1"

@@ -1,4 +1,4 @@
-// Store: the performance counter providers hosts' agents report disabled (docs/store_format.md,
+// Catalog: the performance counter providers hosts' agents report disabled (docs/store_format.md,
 // "Disabled providers"), read for the fleet's counter health.
 
 #include <map>
@@ -6,33 +6,33 @@
 #include <vector>
 
 #include "perfdata/index_list.h"
+#include "store/catalog.h"
 #include "store/reader_pool.h"
 #include "store/sqlite.h"
-#include "store/store.h"
 
 namespace perfhive {
 
-Status Store::RecordDisabledProviders(const std::string& host,
-                                      const std::vector<DisabledProvider>& disabled,
-                                      int64_t now_ns) {
-  return WriteOnWriter([&]() -> Status {
+Status Catalog::RecordDisabledProviders(const std::string& host,
+                                        const std::vector<DisabledProvider>& disabled,
+                                        int64_t now_ns) {
+  return Write([&]() -> Status {
     Result<int64_t> id = HostId(host, true, now_ns);
     if (!id.ok()) return id.status();
     // What was disabled before, and since when: a provider still disabled keeps its time.
     std::map<std::string, int64_t> since;
     Result<SqliteStatement*> before =
-        writer_->Prepare("SELECT service, since FROM disabled_providers WHERE host_id = ?1");
+        db().Prepare("SELECT service, since FROM disabled_providers WHERE host_id = ?1");
     if (!before.ok()) return before.status();
     (*before)->Bind(1, *id);
     Status read = (*before)->ForEachRow(
         [&](const SqliteStatement& row) { since.emplace(row.Text(0), row.Int(1)); });
     if (!read.ok()) return read;
     Result<SqliteStatement*> clear =
-        writer_->Prepare("DELETE FROM disabled_providers WHERE host_id = ?1");
+        db().Prepare("DELETE FROM disabled_providers WHERE host_id = ?1");
     if (!clear.ok()) return clear.status();
     if (Status s = (*clear)->Bind(1, *id).Run(); !s.ok()) return s;
     for (const DisabledProvider& provider : disabled) {
-      Result<SqliteStatement*> insert = writer_->Prepare(
+      Result<SqliteStatement*> insert = db().Prepare(
           "INSERT OR REPLACE INTO disabled_providers"
           " (host_id, service, disable_value, library, object_indexes, since)"
           " VALUES (?1, ?2, ?3, ?4, ?5, ?6)");
@@ -54,8 +54,8 @@ Status Store::RecordDisabledProviders(const std::string& host,
 }
 
 Result<std::map<std::string, std::vector<query::DisabledProviderSince>>>
-Store::DisabledProviders() {
-  ReaderPool::Lease reader = readers_->Acquire();
+Catalog::DisabledProviders() {
+  ReaderPool::Lease reader = readers_.Acquire();
   Result<SqliteStatement*> select = reader->Prepare(
       "SELECT h.name, p.service, p.disable_value, p.library, p.object_indexes, p.since"
       " FROM disabled_providers p JOIN hosts h ON h.id = p.host_id ORDER BY h.name_key, p.service");

@@ -1,17 +1,17 @@
-// Store: how far each exporter has delivered each host (docs/store_format.md, export_positions).
+// Catalog: how far each exporter has delivered each host (docs/store_format.md, export_positions).
 
+#include "store/catalog.h"
 #include "store/host_key.h"
 #include "store/reader_pool.h"
 #include "store/sqlite.h"
-#include "store/store.h"
 
 namespace perfhive {
 
-Status Store::SetExportPositions(const std::string& receiver,
-                                 const std::vector<ExportPosition>& positions) {
+Status Catalog::SetExportPositions(const std::string& receiver,
+                                   const std::vector<ExportPosition>& positions) {
   if (positions.empty()) return Status();
-  return WriteOnWriter([&]() -> Status {
-    Result<SqliteStatement*> upsert = writer_->Prepare(
+  return Write([&]() -> Status {
+    Result<SqliteStatement*> upsert = db().Prepare(
         "INSERT INTO export_positions (receiver, host_id, sample_time)"
         " SELECT ?1, id, ?3 FROM hosts WHERE name_key = ?2"
         " ON CONFLICT (receiver, host_id) DO UPDATE SET sample_time = MAX(sample_time, ?3)");
@@ -26,8 +26,8 @@ Status Store::SetExportPositions(const std::string& receiver,
   });
 }
 
-Result<std::vector<ExportPosition>> Store::ExportPositions(const std::string& receiver) {
-  ReaderPool::Lease reader = readers_->Acquire();
+Result<std::vector<ExportPosition>> Catalog::ExportPositions(const std::string& receiver) {
+  ReaderPool::Lease reader = readers_.Acquire();
   Result<SqliteStatement*> select = reader->Prepare(
       "SELECT h.name, p.sample_time FROM export_positions p JOIN hosts h ON h.id = p.host_id"
       " WHERE p.receiver = ?1 ORDER BY h.name_key");

@@ -1,21 +1,21 @@
-// Store: how long each host's source took to return each object alone (docs/store_format.md,
+// Catalog: how long each host's source took to return each object alone (docs/store_format.md,
 // "Object timings"), as its agent last reported it, read for the fleet's counter health.
 
 #include <map>
 #include <string>
 
+#include "store/catalog.h"
 #include "store/reader_pool.h"
 #include "store/sqlite.h"
-#include "store/store.h"
 
 namespace perfhive {
 
-Status Store::RecordObjectTimings(const std::string& host, const query::ObjectTimings& timings,
-                                  int64_t now_ns) {
-  return WriteOnWriter([&]() -> Status {
+Status Catalog::RecordObjectTimings(const std::string& host, const query::ObjectTimings& timings,
+                                    int64_t now_ns) {
+  return Write([&]() -> Status {
     Result<int64_t> id = HostId(host, true, now_ns);
     if (!id.ok()) return id.status();
-    Result<SqliteStatement*> sweep = writer_->Prepare(
+    Result<SqliteStatement*> sweep = db().Prepare(
         "INSERT OR REPLACE INTO object_sweeps (host_id, measured, interval, received)"
         " VALUES (?1, ?2, ?3, ?4)");
     if (!sweep.ok()) return sweep.status();
@@ -25,12 +25,11 @@ Status Store::RecordObjectTimings(const std::string& host, const query::ObjectTi
         .Bind(3, timings.interval_ns)
         .Bind(4, now_ns);
     if (Status s = (*sweep)->Run(); !s.ok()) return s;
-    Result<SqliteStatement*> clear =
-        writer_->Prepare("DELETE FROM object_timings WHERE host_id = ?1");
+    Result<SqliteStatement*> clear = db().Prepare("DELETE FROM object_timings WHERE host_id = ?1");
     if (!clear.ok()) return clear.status();
     if (Status s = (*clear)->Bind(1, *id).Run(); !s.ok()) return s;
     for (const query::ObjectTiming& object : timings.objects) {
-      Result<SqliteStatement*> insert = writer_->Prepare(
+      Result<SqliteStatement*> insert = db().Prepare(
           "INSERT OR REPLACE INTO object_timings (host_id, object_index, nanos, bytes, error)"
           " VALUES (?1, ?2, ?3, ?4, ?5)");
       if (!insert.ok()) return insert.status();
@@ -46,8 +45,8 @@ Status Store::RecordObjectTimings(const std::string& host, const query::ObjectTi
   });
 }
 
-Result<std::map<std::string, query::ObjectTimings>> Store::ObjectTimings() {
-  ReaderPool::Lease reader = readers_->Acquire();
+Result<std::map<std::string, query::ObjectTimings>> Catalog::ObjectTimings() {
+  ReaderPool::Lease reader = readers_.Acquire();
   std::map<std::string, query::ObjectTimings> hosts;
   Result<SqliteStatement*> sweeps = reader->Prepare(
       "SELECT h.name, s.measured, s.interval FROM object_sweeps s JOIN hosts h ON h.id = "

@@ -1,12 +1,12 @@
-// Store: hosts and title databases.
+#include "store/catalog.h"
 
 #include <algorithm>
 
 #include "codec/zstd_codec.h"
+#include "store/awaited.h"
 #include "store/host_key.h"
 #include "store/reader_pool.h"
 #include "store/sqlite.h"
-#include "store/store.h"
 #include "wire/title_digest.h"
 
 namespace perfhive {
@@ -52,17 +52,17 @@ Sha256Digest DigestFromBlob(std::span<const uint8_t> blob) {
 
 }  // namespace
 
-Status Store::UpsertHost(const HostInfo& host, int64_t now_ns) {
+Status Catalog::UpsertHost(const HostInfo& host, int64_t now_ns) {
   return Awaited<Status>(
       [&](std::function<void(Status)> done) { UpsertHostAsync(host, now_ns, std::move(done)); });
 }
 
-void Store::UpsertHostAsync(HostInfo host, int64_t now_ns, std::function<void(Status)> done) {
+void Catalog::UpsertHostAsync(HostInfo host, int64_t now_ns, std::function<void(Status)> done) {
   if (host.name.empty()) return done(Status::Error("host: no name"));
   const bool labelled = host.labels.has_value();
-  WriteOnWriterAsync(
+  writer_.run(
       [this, host = std::move(host), now_ns]() -> Status {
-        Result<SqliteStatement*> upsert = writer_->Prepare(
+        Result<SqliteStatement*> upsert = db().Prepare(
             "INSERT INTO hosts (name, name_key, os, os_version, source_kind, agent_version,"
             " instance_id, first_seen, last_seen) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?8)"
             " ON CONFLICT (name_key) DO UPDATE SET name = ?1, os = ?3, os_version = ?4,"
@@ -90,28 +90,28 @@ void Store::UpsertHostAsync(HostInfo host, int64_t now_ns, std::function<void(St
       });
 }
 
-Status Store::ReplaceHostLabels(const std::string& host, const query::HostLabels& labels,
-                                int64_t now_ns) {
+Status Catalog::ReplaceHostLabels(const std::string& host, const query::HostLabels& labels,
+                                  int64_t now_ns) {
   Result<int64_t> id = HostId(host, true, now_ns);
   if (!id.ok()) return id.status();
-  Result<SqliteStatement*> clear = writer_->Prepare("DELETE FROM host_labels WHERE host_id = ?1");
+  Result<SqliteStatement*> clear = db().Prepare("DELETE FROM host_labels WHERE host_id = ?1");
   if (!clear.ok()) return clear.status();
   if (Status s = (*clear)->Bind(1, *id).Run(); !s.ok()) return s;
   for (const auto& [key, value] : labels) {
     Result<SqliteStatement*> insert =
-        writer_->Prepare("INSERT INTO host_labels (host_id, key, value) VALUES (?1, ?2, ?3)");
+        db().Prepare("INSERT INTO host_labels (host_id, key, value) VALUES (?1, ?2, ?3)");
     if (!insert.ok()) return insert.status();
     if (Status s = (*insert)->Bind(1, *id).Bind(2, key).Bind(3, value).Run(); !s.ok()) return s;
   }
   return Status();
 }
 
-Status Store::UpdateHostRow(const std::string& host, int64_t time_ns, const char* update_sql,
-                            const std::function<void(SqliteStatement&)>& bind_values) {
-  return WriteOnWriter([&]() -> Status {
+Status Catalog::UpdateHostRow(const std::string& host, int64_t time_ns, const char* update_sql,
+                              const std::function<void(SqliteStatement&)>& bind_values) {
+  return Write([&]() -> Status {
     Result<int64_t> id = HostId(host, true, time_ns);
     if (!id.ok()) return id.status();
-    Result<SqliteStatement*> update = writer_->Prepare(update_sql);
+    Result<SqliteStatement*> update = db().Prepare(update_sql);
     if (!update.ok()) return update.status();
     (*update)->Bind(1, *id);
     bind_values(**update);
@@ -119,22 +119,23 @@ Status Store::UpdateHostRow(const std::string& host, int64_t time_ns, const char
   });
 }
 
-Status Store::RecordHostError(const std::string& host, const std::string& message,
-                              int64_t time_ns) {
+Status Catalog::RecordHostError(const std::string& host, const std::string& message,
+                                int64_t time_ns) {
   return UpdateHostRow(host, time_ns,
                        "UPDATE hosts SET last_error = ?2, last_error_time = ?3 WHERE id = ?1",
                        [&](SqliteStatement& update) { update.Bind(2, message).Bind(3, time_ns); });
 }
 
-Status Store::RecordRefusal(const std::string& host, const std::string& message, int64_t time_ns) {
+Status Catalog::RecordRefusal(const std::string& host, const std::string& message,
+                              int64_t time_ns) {
   return UpdateHostRow(host, time_ns,
                        "UPDATE hosts SET refusals = refusals + 1, last_error = ?2,"
                        " last_error_time = ?3 WHERE id = ?1",
                        [&](SqliteStatement& update) { update.Bind(2, message).Bind(3, time_ns); });
 }
 
-Status Store::RecordHostPlan(const std::string& host, const std::string& revision,
-                             const std::string& report, int64_t now_ns) {
+Status Catalog::RecordHostPlan(const std::string& host, const std::string& revision,
+                               const std::string& report, int64_t now_ns) {
   return UpdateHostRow(
       host, now_ns,
       "UPDATE hosts SET plan_revision = ?2, plan_report = ?3,"
@@ -142,8 +143,8 @@ Status Store::RecordHostPlan(const std::string& host, const std::string& revisio
       [&](SqliteStatement& update) { update.Bind(2, revision).Bind(3, report).Bind(4, now_ns); });
 }
 
-Result<std::vector<HostRecord>> Store::ListHosts() {
-  ReaderPool::Lease reader = readers_->Acquire();
+Result<std::vector<HostRecord>> Catalog::ListHosts() {
+  ReaderPool::Lease reader = readers_.Acquire();
   static const std::string sql = std::string(kHostColumns) + " ORDER BY name_key";
   Result<SqliteStatement*> select = reader->Prepare(sql.c_str());
   if (!select.ok()) return select.status();
@@ -168,8 +169,8 @@ Result<std::vector<HostRecord>> Store::ListHosts() {
   return hosts;
 }
 
-Result<std::optional<HostRecord>> Store::FindHost(const std::string& host) {
-  ReaderPool::Lease reader = readers_->Acquire();
+Result<std::optional<HostRecord>> Catalog::FindHost(const std::string& host) {
+  ReaderPool::Lease reader = readers_.Acquire();
   static const std::string sql = std::string(kHostColumns) + " WHERE name_key = ?1";
   Result<SqliteStatement*> select = reader->Prepare(sql.c_str());
   if (!select.ok()) return select.status();
@@ -191,9 +192,9 @@ Result<std::optional<HostRecord>> Store::FindHost(const std::string& host) {
   return std::optional<HostRecord>(std::move(record));
 }
 
-Result<Sha256Digest> Store::PutTitleDatabase(const std::string& language,
-                                             std::span<const uint8_t> counters,
-                                             std::span<const uint8_t> helps) {
+Result<Sha256Digest> Catalog::PutTitleDatabase(const std::string& language,
+                                               std::span<const uint8_t> counters,
+                                               std::span<const uint8_t> helps) {
   Sha256Digest digest = TitleDigest(language, counters, helps);
   // Many hosts share a database: one stored already is not compressed again for nothing.
   Result<bool> stored = HasTitleDatabase(digest);
@@ -202,8 +203,8 @@ Result<Sha256Digest> Store::PutTitleDatabase(const std::string& language,
   // Compressed here, on the caller's thread, not on the writer's.
   const std::vector<uint8_t> counters_frame = ZstdCompress(counters, kTitleDatabaseLevel);
   const std::vector<uint8_t> helps_frame = ZstdCompress(helps, kTitleDatabaseLevel);
-  Status status = WriteOnWriter([&]() -> Status {
-    Result<SqliteStatement*> insert = writer_->Prepare(
+  Status status = Write([&]() -> Status {
+    Result<SqliteStatement*> insert = db().Prepare(
         "INSERT INTO title_databases (digest, language, counters, helps, encoding)"
         " VALUES (?1, ?2, ?3, ?4, 1) ON CONFLICT (digest) DO NOTHING");
     if (!insert.ok()) return insert.status();
@@ -218,8 +219,8 @@ Result<Sha256Digest> Store::PutTitleDatabase(const std::string& language,
   return digest;
 }
 
-Result<bool> Store::HasTitleDatabase(const Sha256Digest& digest) {
-  ReaderPool::Lease reader = readers_->Acquire();
+Result<bool> Catalog::HasTitleDatabase(const Sha256Digest& digest) {
+  ReaderPool::Lease reader = readers_.Acquire();
   Result<SqliteStatement*> select =
       reader->Prepare("SELECT 1 FROM title_databases WHERE digest = ?1");
   if (!select.ok()) return select.status();
@@ -230,8 +231,8 @@ Result<bool> Store::HasTitleDatabase(const Sha256Digest& digest) {
   return *row;
 }
 
-Result<TitleDatabaseRecord> Store::GetTitleDatabase(const Sha256Digest& digest) {
-  ReaderPool::Lease reader = readers_->Acquire();
+Result<TitleDatabaseRecord> Catalog::GetTitleDatabase(const Sha256Digest& digest) {
+  ReaderPool::Lease reader = readers_.Acquire();
   Result<SqliteStatement*> select = reader->Prepare(
       "SELECT language, counters, helps, encoding FROM title_databases WHERE digest = ?1");
   if (!select.ok()) return select.status();
@@ -269,9 +270,9 @@ Result<TitleDatabaseRecord> Store::GetTitleDatabase(const Sha256Digest& digest) 
   return record;
 }
 
-Status Store::SetTitlesInForce(const std::string& host, const std::string& language,
-                               const Sha256Digest& digest, int64_t since_ns) {
-  return WriteOnWriter([&]() -> Status {
+Status Catalog::SetTitlesInForce(const std::string& host, const std::string& language,
+                                 const Sha256Digest& digest, int64_t since_ns) {
+  return Write([&]() -> Status {
     Result<bool> exists = TitleDatabaseStored(digest);
     if (!exists.ok()) return exists.status();
     if (!*exists) return Status::Error("no title database " + ToHex(digest) + " to put in force");
@@ -281,9 +282,8 @@ Status Store::SetTitlesInForce(const std::string& host, const std::string& langu
   });
 }
 
-Result<bool> Store::TitleDatabaseStored(const Sha256Digest& digest) {
-  Result<SqliteStatement*> known =
-      writer_->Prepare("SELECT 1 FROM title_databases WHERE digest = ?1");
+Result<bool> Catalog::TitleDatabaseStored(const Sha256Digest& digest) {
+  Result<SqliteStatement*> known = db().Prepare("SELECT 1 FROM title_databases WHERE digest = ?1");
   if (!known.ok()) return known.status();
   (*known)->BindBlob(1, digest);
   Result<bool> exists = (*known)->Step();
@@ -291,10 +291,10 @@ Result<bool> Store::TitleDatabaseStored(const Sha256Digest& digest) {
   return exists;
 }
 
-Status Store::PutTitlesInForce(int64_t host_id, const std::string& language,
-                               const Sha256Digest& digest, int64_t since_ns) {
+Status Catalog::PutTitlesInForce(int64_t host_id, const std::string& language,
+                                 const Sha256Digest& digest, int64_t since_ns) {
   // Nothing to record when the version in force at `since_ns` is already this one.
-  Result<SqliteStatement*> current = writer_->Prepare(
+  Result<SqliteStatement*> current = db().Prepare(
       "SELECT digest FROM host_titles WHERE host_id = ?1 AND language = ?2 AND since <= ?3"
       " ORDER BY since DESC LIMIT 1");
   if (!current.ok()) return current.status();
@@ -306,20 +306,20 @@ Status Store::PutTitlesInForce(int64_t host_id, const std::string& language,
     (*current)->Reset();
     if (same) return Status();
   }
-  Result<SqliteStatement*> insert = writer_->Prepare(
+  Result<SqliteStatement*> insert = db().Prepare(
       "INSERT INTO host_titles (host_id, language, since, digest) VALUES (?1, ?2, ?3, ?4)"
       " ON CONFLICT (host_id, language, since) DO UPDATE SET digest = ?4");
   if (!insert.ok()) return insert.status();
   return (*insert)->Bind(1, host_id).Bind(2, language).Bind(3, since_ns).BindBlob(4, digest).Run();
 }
 
-Result<std::optional<TitleDatabaseRecord>> Store::TitlesInForce(const std::string& host,
-                                                                const std::string& language,
-                                                                int64_t sample_time_ns) {
+Result<std::optional<TitleDatabaseRecord>> Catalog::TitlesInForce(const std::string& host,
+                                                                  const std::string& language,
+                                                                  int64_t sample_time_ns) {
   Sha256Digest digest;
   int64_t since = 0;
   {
-    ReaderPool::Lease reader = readers_->Acquire();
+    ReaderPool::Lease reader = readers_.Acquire();
     // The latest version at or before the sample, else the earliest.
     Result<SqliteStatement*> select = reader->Prepare(
         "SELECT t.digest, t.since FROM host_titles t JOIN hosts h ON h.id = t.host_id"
@@ -342,9 +342,9 @@ Result<std::optional<TitleDatabaseRecord>> Store::TitlesInForce(const std::strin
   return std::optional<TitleDatabaseRecord>(std::move(*record));
 }
 
-Result<std::vector<TitleVersion>> Store::TitleHistory(const std::string& host,
-                                                      const std::string& language) {
-  ReaderPool::Lease reader = readers_->Acquire();
+Result<std::vector<TitleVersion>> Catalog::TitleHistory(const std::string& host,
+                                                        const std::string& language) {
+  ReaderPool::Lease reader = readers_.Acquire();
   Result<SqliteStatement*> select = reader->Prepare(
       "SELECT t.since, t.digest FROM host_titles t JOIN hosts h ON h.id = t.host_id"
       " WHERE h.name_key = ?1 AND t.language = ?2 ORDER BY t.since");
@@ -367,6 +367,33 @@ const TitleVersion* VersionInForce(std::span<const TitleVersion> history, int64_
       history.begin(), history.end(), sample_time_ns,
       [](int64_t time, const TitleVersion& version) { return time < version.since_ns; });
   return after == history.begin() ? &history.front() : &*(after - 1);
+}
+
+const std::string& Catalog::path() const { return db().path(); }
+
+Status Catalog::Write(std::function<Status()> write) {
+  return Awaited<Status>(
+      [&](std::function<void(Status)> done) { writer_.run(std::move(write), std::move(done)); });
+}
+
+Result<int64_t> Catalog::HostId(const std::string& host, bool create, int64_t now_ns) {
+  std::string key = HostKey(host);
+  Result<SqliteStatement*> select = db().Prepare("SELECT id FROM hosts WHERE name_key = ?1");
+  if (!select.ok()) return select.status();
+  (*select)->Bind(1, key);
+  Result<bool> row = (*select)->Step();
+  if (!row.ok()) return row.status();
+  if (*row) {
+    int64_t id = (*select)->Int(0);
+    (*select)->Reset();
+    return id;
+  }
+  if (!create) return Status::Error("no host " + host);
+  Result<SqliteStatement*> insert = db().Prepare(
+      "INSERT INTO hosts (name, name_key, first_seen, last_seen) VALUES (?1, ?2, ?3, ?3)");
+  if (!insert.ok()) return insert.status();
+  if (Status s = (*insert)->Bind(1, host).Bind(2, key).Bind(3, now_ns).Run(); !s.ok()) return s;
+  return db().LastInsertId();
 }
 
 }  // namespace perfhive

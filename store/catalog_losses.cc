@@ -1,12 +1,12 @@
-// Store: what hosts' agents report they lost of their data (docs/store_format.md, "Collection
+// Catalog: what hosts' agents report they lost of their data (docs/store_format.md, "Collection
 // losses"), read for the fleet's counter health.
 
 #include <map>
 #include <string>
 
+#include "store/catalog.h"
 #include "store/reader_pool.h"
 #include "store/sqlite.h"
-#include "store/store.h"
 
 namespace perfhive {
 namespace {
@@ -35,15 +35,15 @@ bool AnyGrew(const query::CollectionLosses& before, const query::CollectionLosse
 
 }  // namespace
 
-Status Store::RecordCollectionLosses(const std::string& host, query::CollectionLosses losses,
-                                     int64_t now_ns) {
-  return WriteOnWriter([&]() -> Status {
+Status Catalog::RecordCollectionLosses(const std::string& host, query::CollectionLosses losses,
+                                       int64_t now_ns) {
+  return Write([&]() -> Status {
     Result<int64_t> id = HostId(host, true, now_ns);
     if (!id.ok()) return id.status();
     // Statements are cached by their text's address: the texts are static.
     static const std::string select_sql =
         std::string("SELECT ") + kLossColumns + " FROM collection_losses WHERE host_id = ?1";
-    Result<SqliteStatement*> before = writer_->Prepare(select_sql.c_str());
+    Result<SqliteStatement*> before = db().Prepare(select_sql.c_str());
     if (!before.ok()) return before.status();
     (*before)->Bind(1, *id);
     Result<bool> found = (*before)->Step();
@@ -56,7 +56,7 @@ Status Store::RecordCollectionLosses(const std::string& host, query::CollectionL
     static const std::string write_sql =
         std::string("INSERT OR REPLACE INTO collection_losses (host_id, ") + kLossColumns +
         ") VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)";
-    Result<SqliteStatement*> write = writer_->Prepare(write_sql.c_str());
+    Result<SqliteStatement*> write = db().Prepare(write_sql.c_str());
     if (!write.ok()) return write.status();
     (*write)
         ->Bind(1, *id)
@@ -72,8 +72,8 @@ Status Store::RecordCollectionLosses(const std::string& host, query::CollectionL
   });
 }
 
-Result<std::map<std::string, query::CollectionLosses>> Store::CollectionLosses() {
-  ReaderPool::Lease reader = readers_->Acquire();
+Result<std::map<std::string, query::CollectionLosses>> Catalog::CollectionLosses() {
+  ReaderPool::Lease reader = readers_.Acquire();
   static const std::string sql = std::string("SELECT h.name, ") + kLossColumns +
                                  " FROM collection_losses l JOIN hosts h ON h.id = l.host_id";
   Result<SqliteStatement*> select = reader->Prepare(sql.c_str());

@@ -1,4 +1,4 @@
-// Store: the runs of hosts' counters without a valid value (docs/store_format.md, "Invalid
+// Catalog: the runs of hosts' counters without a valid value (docs/store_format.md, "Invalid
 // counters"): started, written and ended by the writer as pairs are appended, read for the fleet's
 // counter health.
 
@@ -7,18 +7,18 @@
 #include <utility>
 #include <vector>
 
+#include "store/catalog.h"
 #include "store/reader_pool.h"
 #include "store/sqlite.h"
-#include "store/store.h"
 
 namespace perfhive {
 
-Status Store::RecordInvalidCounters(int64_t host_id, const std::string& query,
-                                    int64_t sample_time_ns,
-                                    const std::vector<InvalidCounter>& invalid) {
+Status Catalog::RecordInvalidCounters(int64_t host_id, const std::string& query,
+                                      int64_t sample_time_ns,
+                                      const std::vector<InvalidCounter>& invalid) {
   StreamInvalidRuns& stream = invalid_runs_[{host_id, query}];
   if (!stream.loaded) {
-    Result<SqliteStatement*> select = writer_->Prepare(
+    Result<SqliteStatement*> select = db().Prepare(
         "SELECT object_index, counter_index, status, since FROM invalid_counters"
         " WHERE host_id = ?1 AND query = ?2");
     if (!select.ok()) return select.status();
@@ -45,7 +45,7 @@ Status Store::RecordInvalidCounters(int64_t host_id, const std::string& query,
       continue;
     }
     if (run->second.written) {
-      Result<SqliteStatement*> erase = writer_->Prepare(
+      Result<SqliteStatement*> erase = db().Prepare(
           "DELETE FROM invalid_counters"
           " WHERE host_id = ?1 AND query = ?2 AND object_index = ?3 AND counter_index = ?4");
       if (!erase.ok()) return erase.status();
@@ -62,7 +62,7 @@ Status Store::RecordInvalidCounters(int64_t host_id, const std::string& query,
     auto [run, started] = stream.runs.try_emplace(key, InvalidRun{sample_time_ns, status, false});
     if (started || run->second.written) continue;
     // The run's second pair: a fault rather than a reset, worth a row.
-    Result<SqliteStatement*> insert = writer_->Prepare(
+    Result<SqliteStatement*> insert = db().Prepare(
         "INSERT OR REPLACE INTO invalid_counters"
         " (host_id, query, object_index, counter_index, status, since)"
         " VALUES (?1, ?2, ?3, ?4, ?5, ?6)");
@@ -80,8 +80,8 @@ Status Store::RecordInvalidCounters(int64_t host_id, const std::string& query,
   return Status();
 }
 
-Result<std::map<std::string, std::vector<query::InvalidCounterRun>>> Store::InvalidCounterRuns() {
-  ReaderPool::Lease reader = readers_->Acquire();
+Result<std::map<std::string, std::vector<query::InvalidCounterRun>>> Catalog::InvalidCounterRuns() {
+  ReaderPool::Lease reader = readers_.Acquire();
   Result<SqliteStatement*> select = reader->Prepare(
       "SELECT h.name, i.query, i.object_index, i.counter_index, i.status, i.since"
       " FROM invalid_counters i JOIN hosts h ON h.id = i.host_id"

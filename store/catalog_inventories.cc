@@ -1,13 +1,13 @@
-// Store: the inventories of hosts' snapshots (docs/store_format.md, "Inventories"): recorded by
+// Catalog: the inventories of hosts' snapshots (docs/store_format.md, "Inventories"): recorded by
 // the writer as snapshots are appended, read for the fleet's counter health.
 
 #include <functional>
 #include <optional>
 #include <string_view>
 
+#include "store/catalog.h"
 #include "store/reader_pool.h"
 #include "store/sqlite.h"
-#include "store/store.h"
 
 namespace perfhive {
 namespace {
@@ -48,17 +48,17 @@ InventoryHash InventoryHash::Of(const std::vector<uint8_t>& encoded) {
   return {encoded.size(), std::hash<std::string_view>()(bytes)};
 }
 
-Status Store::RecordInventory(int64_t host_id, const std::string& query, int64_t sample_time_ns,
-                              const std::vector<uint8_t>& inventory,
-                              const InventoryHash& inventory_hash) {
+Status Catalog::RecordInventory(int64_t host_id, const std::string& query, int64_t sample_time_ns,
+                                const std::vector<uint8_t>& inventory,
+                                const InventoryHash& inventory_hash) {
   const std::pair<int64_t, std::string> stream{host_id, query};
   auto latest = latest_inventories_.find(stream);
   if (latest == latest_inventories_.end()) {
     Result<std::optional<InventoryRow>> newest =
-        NearestInventory(*writer_, host_id, query, INT64_MAX, false);
+        NearestInventory(db(), host_id, query, INT64_MAX, false);
     if (!newest.ok()) return newest.status();
     if (*newest) {
-      Result<SqliteStatement*> select = writer_->Prepare(
+      Result<SqliteStatement*> select = db().Prepare(
           "SELECT MAX(sample_time) FROM snapshots WHERE host_id = ?1 AND query = ?2"
           " AND sample_time != ?3");
       if (!select.ok()) return select.status();
@@ -84,7 +84,7 @@ Status Store::RecordInventory(int64_t host_id, const std::string& query, int64_t
   }
 
   Result<SqliteStatement*> host =
-      writer_->Prepare("SELECT agent_version, os_version, plan_revision FROM hosts WHERE id = ?1");
+      db().Prepare("SELECT agent_version, os_version, plan_revision FROM hosts WHERE id = ?1");
   if (!host.ok()) return host.status();
   (*host)->Bind(1, host_id);
   Result<bool> host_found = (*host)->Step();
@@ -94,7 +94,7 @@ Status Store::RecordInventory(int64_t host_id, const std::string& query, int64_t
     for (int i = 0; i < 3; ++i) versions[i] = (*host)->Text(i);
     (*host)->Reset();
   }
-  Result<SqliteStatement*> insert = writer_->Prepare(
+  Result<SqliteStatement*> insert = db().Prepare(
       "INSERT OR REPLACE INTO inventories"
       " (host_id, query, since, inventory, agent_version, os_version, plan_revision)"
       " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)");
@@ -123,18 +123,18 @@ Status Store::RecordInventory(int64_t host_id, const std::string& query, int64_t
   // read again at its next append.
   latest_inventories_.erase(latest);
   Result<std::optional<InventoryRow>> in_force =
-      NearestInventory(*writer_, host_id, query, sample_time_ns, false);
+      NearestInventory(db(), host_id, query, sample_time_ns, false);
   if (!in_force.ok()) return in_force.status();
   if (*in_force && (*in_force)->inventory == inventory) return Status();
   Result<std::optional<InventoryRow>> next =
-      NearestInventory(*writer_, host_id, query, sample_time_ns, true);
+      NearestInventory(db(), host_id, query, sample_time_ns, true);
   if (!next.ok()) return next.status();
   if (Status s = record(sample_time_ns, inventory); !s.ok()) return s;
   if (!*in_force) {
     // Older than every record: the next record, holding the same, now starts here.
     if (*next && (*next)->inventory == inventory) {
-      Result<SqliteStatement*> remove = writer_->Prepare(
-          "DELETE FROM inventories WHERE host_id = ?1 AND query = ?2 AND since = ?3");
+      Result<SqliteStatement*> remove =
+          db().Prepare("DELETE FROM inventories WHERE host_id = ?1 AND query = ?2 AND since = ?3");
       if (!remove.ok()) return remove.status();
       if (Status s = (*remove)->Bind(1, host_id).Bind(2, query).Bind(3, (*next)->since_ns).Run();
           !s.ok()) {
@@ -143,7 +143,7 @@ Status Store::RecordInventory(int64_t host_id, const std::string& query, int64_t
     }
     return Status();
   }
-  Result<SqliteStatement*> following = writer_->Prepare(
+  Result<SqliteStatement*> following = db().Prepare(
       "SELECT MIN(sample_time) FROM snapshots"
       " WHERE host_id = ?1 AND query = ?2 AND sample_time > ?3");
   if (!following.ok()) return following.status();
@@ -160,8 +160,8 @@ Status Store::RecordInventory(int64_t host_id, const std::string& query, int64_t
   return Status();
 }
 
-Result<std::vector<query::HostInventories>> Store::Inventories(int64_t to_ns) {
-  ReaderPool::Lease reader = readers_->Acquire();
+Result<std::vector<query::HostInventories>> Catalog::Inventories(int64_t to_ns) {
+  ReaderPool::Lease reader = readers_.Acquire();
   Result<SqliteStatement*> select = reader->Prepare(
       "SELECT h.name, i.query, i.since, i.inventory, i.agent_version, i.os_version,"
       " i.plan_revision FROM inventories i JOIN hosts h ON h.id = i.host_id"
