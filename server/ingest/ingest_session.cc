@@ -524,7 +524,8 @@ bool IngestSession::HandleProviders(const v1::ProviderReport& report) {
          .library = provider.library(),
          .object_indexes = {provider.object_indexes().begin(), provider.object_indexes().end()}});
   }
-  if (Status status = service_.store().catalog().RecordDisabledProviders(host_, disabled, UnixNanosNow());
+  if (Status status =
+          service_.store().catalog().RecordDisabledProviders(host_, disabled, UnixNanosNow());
       !status.ok()) {
     service_.log().Error("store_error", {{"host", host_}, {"message", status.message()}});
   }
@@ -542,7 +543,8 @@ void IngestSession::HandleLosses(const v1::CollectionLosses& losses) {
                                  .refused = count(losses.refused()),
                                  .unreadable = count(losses.unreadable()),
                                  .unspoolable = count(losses.unspoolable())};
-  if (Status status = service_.store().catalog().RecordCollectionLosses(host_, counts, UnixNanosNow());
+  if (Status status =
+          service_.store().catalog().RecordCollectionLosses(host_, counts, UnixNanosNow());
       !status.ok()) {
     service_.log().Error("store_error", {{"host", host_}, {"message", status.message()}});
   }
@@ -583,7 +585,8 @@ void IngestSession::HandlePlanStatus(const v1::PlanStatus& status) {
   if (!status.error().empty()) report = "not applied: " + status.error();
   std::string revision = TruncateUtf8(status.revision(), kMaxIdentifierBytes);
   report = TruncateUtf8(report, kMaxHealthMessageBytes);
-  if (Status recorded = service_.store().catalog().RecordHostPlan(host_, revision, report, UnixNanosNow());
+  if (Status recorded =
+          service_.store().catalog().RecordHostPlan(host_, revision, report, UnixNanosNow());
       !recorded.ok()) {
     service_.log().Error("store_error", {{"host", host_}, {"message", recorded.message()}});
   }
