@@ -80,16 +80,8 @@ template <typename Options>
   ExitWithoutTeardown(perfhive::cli::ExitCodeFor(status));
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
-  // gRPC's own log lines would repeat, less clearly, the errors this program explains.
-  setenv("GRPC_VERBOSITY", "NONE", /*overwrite=*/0);
-  CLI::App app{"perfhive: Windows performance counters for a whole fleet"};
-  app.set_version_flag("--version", std::string("perfhive ") + perfhive::kPerfhiveVersion);
-  app.require_subcommand(1);
-
-  perfhive::cli::DecodeOptions decode;
+// The `decode` subcommand, its arguments and options read into `decode`.
+CLI::App* AddDecodeCommand(CLI::App& app, perfhive::cli::DecodeOptions& decode) {
   CLI::App* decode_cmd = app.add_subcommand(
       "decode", "Print a raw snapshot file (PERF_DATA_BLOCK) with names resolved");
   decode_cmd->add_option("SNAPSHOT", decode.snapshot_path, "Raw snapshot file")->required();
@@ -111,10 +103,12 @@ int main(int argc, char** argv) {
       {"json", perfhive::cli::DecodeOptions::Format::kJson}};
   decode_cmd->add_option("--format", decode.format, "Output format: table or json")
       ->transform(CLI::CheckedTransformer(formats, CLI::ignore_case));
+  return decode_cmd;
+}
 
-  perfhive::cli::ConnectionOptions connection;
-
-  perfhive::cli::HostsOptions hosts;
+// The `hosts` subcommand, its arguments and options read into `hosts`.
+CLI::App* AddHostsCommand(CLI::App& app, perfhive::cli::HostsOptions& hosts,
+                          perfhive::cli::ConnectionOptions& connection) {
   CLI::App* hosts_cmd = app.add_subcommand(
       "hosts", "The hosts the server has heard from: last seen, OS, source, health, labels");
   hosts_cmd->add_option("PATTERN", hosts.pattern, "Host name pattern, e.g. 'web*'");
@@ -124,16 +118,24 @@ int main(int argc, char** argv) {
   hosts_cmd->add_option("--format", hosts.format, "table or json")
       ->transform(CLI::CheckedTransformer(kListFormats, CLI::ignore_case));
   AddConnectionOptions(hosts_cmd, connection);
+  return hosts_cmd;
+}
 
-  perfhive::cli::AlertsOptions alerts;
+// The `alerts` subcommand, its arguments and options read into `alerts`.
+CLI::App* AddAlertsCommand(CLI::App& app, perfhive::cli::AlertsOptions& alerts,
+                           perfhive::cli::ConnectionOptions& connection) {
   CLI::App* alerts_cmd = app.add_subcommand(
       "alerts",
       "The server's alerting rules and their alerts: firing, pending, resolved in the last hour");
   alerts_cmd->add_option("--format", alerts.format, "table or json (as /api/v1/alerts)")
       ->transform(CLI::CheckedTransformer(kListFormats, CLI::ignore_case));
   AddConnectionOptions(alerts_cmd, connection);
+  return alerts_cmd;
+}
 
-  perfhive::cli::HealthOptions health;
+// The `health` subcommand, its arguments and options read into `health`.
+CLI::App* AddHealthCommand(CLI::App& app, perfhive::cli::HealthOptions& health,
+                           perfhive::cli::ConnectionOptions& connection) {
   CLI::App* health_cmd = app.add_subcommand(
       "health",
       "The fleet's counter health: hosts lacking what their peers have, since when and why; "
@@ -155,8 +157,12 @@ int main(int argc, char** argv) {
   health_cmd->add_option("--format", health.format, "table or json (as /api/v1/health)")
       ->transform(CLI::CheckedTransformer(kListFormats, CLI::ignore_case));
   AddConnectionOptions(health_cmd, connection);
+  return health_cmd;
+}
 
-  perfhive::cli::LoginOptions login;
+// The `login` subcommand, its arguments and options read into `login`.
+CLI::App* AddLoginCommand(CLI::App& app, perfhive::cli::LoginOptions& login,
+                          perfhive::cli::ConnectionOptions& connection) {
   CLI::App* login_cmd = app.add_subcommand(
       "login",
       "Get a reader's certificate with an enrollment token (perfhive-server enroll create "
@@ -165,8 +171,12 @@ int main(int argc, char** argv) {
   login_cmd->add_option("--name", login.name,
                         "The name to read as, shown by the server (default reader-<this host>)");
   AddConnectionOptions(login_cmd, connection);
+  return login_cmd;
+}
 
-  perfhive::cli::SnapshotsOptions snapshots;
+// The `snapshots` subcommand, its arguments and options read into `snapshots`.
+CLI::App* AddSnapshotsCommand(CLI::App& app, perfhive::cli::SnapshotsOptions& snapshots,
+                              perfhive::cli::ConnectionOptions& connection) {
   CLI::App* snapshots_cmd =
       app.add_subcommand("snapshots", "The raw snapshots the server stores for a host");
   snapshots_cmd->add_option("HOST", snapshots.host, "\\\\HOST or HOST")->required();
@@ -176,8 +186,12 @@ int main(int argc, char** argv) {
   snapshots_cmd->add_option("--format", snapshots.format, "table or json")
       ->transform(CLI::CheckedTransformer(kListFormats, CLI::ignore_case));
   AddConnectionOptions(snapshots_cmd, connection);
+  return snapshots_cmd;
+}
 
-  perfhive::cli::RawOptions raw;
+// The `raw` subcommand, its arguments and options read into `raw`.
+CLI::App* AddRawCommand(CLI::App& app, perfhive::cli::RawOptions& raw,
+                        perfhive::cli::ConnectionOptions& connection) {
   CLI::App* raw_cmd = app.add_subcommand(
       "raw",
       "Write one stored snapshot exactly as its source produced it (perfhive decode reads "
@@ -190,8 +204,12 @@ int main(int argc, char** argv) {
   raw_cmd->add_option("--titles-output", raw.titles_output,
                       "File for the title database in force then (\"Counter 009\")");
   AddConnectionOptions(raw_cmd, connection);
+  return raw_cmd;
+}
 
-  perfhive::cli::QueryOptions query;
+// The `query` subcommand, its arguments and options read into `query`.
+CLI::App* AddQueryCommand(CLI::App& app, perfhive::cli::QueryOptions& query,
+                          perfhive::cli::ConnectionOptions& connection) {
   CLI::App* query_cmd = app.add_subcommand(
       "query", "Values of counters over time, computed from the stored raw samples");
   query_cmd
@@ -236,8 +254,12 @@ int main(int argc, char** argv) {
   query_cmd->add_option("--format", query.format, "table, csv (typeperf's layout) or json")
       ->transform(CLI::CheckedTransformer(kQueryFormats, CLI::ignore_case));
   AddConnectionOptions(query_cmd, connection);
+  return query_cmd;
+}
 
-  perfhive::cli::WatchOptions watch;
+// The `watch` subcommand, its arguments and options read into `watch`.
+CLI::App* AddWatchCommand(CLI::App& app, perfhive::cli::WatchOptions& watch,
+                          perfhive::cli::ConnectionOptions& connection) {
   CLI::App* watch_cmd = app.add_subcommand("watch", "Live values as samples arrive, like typeperf");
   watch_cmd->add_option("PATH", watch.paths, "PDH counter paths, wildcards allowed")->required();
   watch_cmd->add_option("--select", watch.select,
@@ -248,37 +270,85 @@ int main(int argc, char** argv) {
   watch_cmd->add_option("--format", watch.format, "table, csv or json")
       ->transform(CLI::CheckedTransformer(kQueryFormats, CLI::ignore_case));
   AddConnectionOptions(watch_cmd, connection);
+  return watch_cmd;
+}
+
+// A browsing subcommand (objects, counters, instances, explain), its options read into `browse`.
+// `several`: a pattern for the host and --select browse every host they pick.
+CLI::App* AddBrowseCommand(CLI::App& app, perfhive::cli::BrowseOptions& browse,
+                           perfhive::cli::ConnectionOptions& connection, const char* name,
+                           const char* help, const char* target_help, bool with_detail,
+                           bool several) {
+  CLI::App* command = app.add_subcommand(name, help);
+  command->add_option("TARGET", browse.target, target_help)->required();
+  if (several) {
+    command->add_option("--select", browse.select,
+                        "Every host with these labels (of those TARGET names): "
+                        "role=web,site=ams* (host=NAME too); with how many have each name");
+  }
+  if (with_detail) {
+    command->add_option("--detail", browse.detail,
+                        "Up to this detail level: novice, advanced, expert, wizard");
+  }
+  command->add_option("--at", browse.at, "As of this time (RFC 3339); default: the newest");
+  command->add_option("--format", browse.format, "table or json")
+      ->transform(CLI::CheckedTransformer(kListFormats, CLI::ignore_case));
+  AddConnectionOptions(command, connection);
+  return command;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  // gRPC's own log lines would repeat, less clearly, the errors this program explains.
+  setenv("GRPC_VERBOSITY", "NONE", /*overwrite=*/0);
+  CLI::App app{"perfhive: Windows performance counters for a whole fleet"};
+  app.set_version_flag("--version", std::string("perfhive ") + perfhive::kPerfhiveVersion);
+  app.require_subcommand(1);
+
+  perfhive::cli::DecodeOptions decode;
+  CLI::App* decode_cmd = AddDecodeCommand(app, decode);
+
+  perfhive::cli::ConnectionOptions connection;
+
+  perfhive::cli::HostsOptions hosts;
+  CLI::App* hosts_cmd = AddHostsCommand(app, hosts, connection);
+
+  perfhive::cli::AlertsOptions alerts;
+  CLI::App* alerts_cmd = AddAlertsCommand(app, alerts, connection);
+
+  perfhive::cli::HealthOptions health;
+  CLI::App* health_cmd = AddHealthCommand(app, health, connection);
+
+  perfhive::cli::LoginOptions login;
+  CLI::App* login_cmd = AddLoginCommand(app, login, connection);
+
+  perfhive::cli::SnapshotsOptions snapshots;
+  CLI::App* snapshots_cmd = AddSnapshotsCommand(app, snapshots, connection);
+
+  perfhive::cli::RawOptions raw;
+  CLI::App* raw_cmd = AddRawCommand(app, raw, connection);
+
+  perfhive::cli::QueryOptions query;
+  CLI::App* query_cmd = AddQueryCommand(app, query, connection);
+
+  perfhive::cli::WatchOptions watch;
+  CLI::App* watch_cmd = AddWatchCommand(app, watch, connection);
 
   perfhive::cli::BrowseOptions browse;
-  // `several`: a pattern for the host and --select browse every host they pick.
-  auto add_browse = [&](const char* name, const char* help, const char* target_help,
-                        bool with_detail, bool several) {
-    CLI::App* command = app.add_subcommand(name, help);
-    command->add_option("TARGET", browse.target, target_help)->required();
-    if (several) {
-      command->add_option("--select", browse.select,
-                          "Every host with these labels (of those TARGET names): "
-                          "role=web,site=ams* (host=NAME too); with how many have each name");
-    }
-    if (with_detail) {
-      command->add_option("--detail", browse.detail,
-                          "Up to this detail level: novice, advanced, expert, wizard");
-    }
-    command->add_option("--at", browse.at, "As of this time (RFC 3339); default: the newest");
-    command->add_option("--format", browse.format, "table or json")
-        ->transform(CLI::CheckedTransformer(kListFormats, CLI::ignore_case));
-    AddConnectionOptions(command, connection);
-    return command;
-  };
-  CLI::App* objects_cmd = add_browse(
-      "objects", "The performance objects of a host, or of several with how many have each",
-      "\\\\HOST, or a pattern (\\\\web*; default \\\\*) for several", true, true);
-  CLI::App* counters_cmd = add_browse("counters", "The counters of an object",
-                                      "\\\\HOST\\OBJECT (\\\\web*\\OBJECT: several)", true, true);
-  CLI::App* instances_cmd = add_browse("instances", "The instances of an object",
-                                       "\\\\HOST\\OBJECT (\\\\web*\\OBJECT: several)", false, true);
-  CLI::App* explain_cmd = add_browse("explain", "What a counter means: its explain text and type",
-                                     "\\\\HOST\\OBJECT\\COUNTER", false, false);
+  CLI::App* objects_cmd =
+      AddBrowseCommand(app, browse, connection, "objects",
+                       "The performance objects of a host, or of several with how many have each",
+                       "\\\\HOST, or a pattern (\\\\web*; default \\\\*) for several", true, true);
+  CLI::App* counters_cmd =
+      AddBrowseCommand(app, browse, connection, "counters", "The counters of an object",
+                       "\\\\HOST\\OBJECT (\\\\web*\\OBJECT: several)", true, true);
+  CLI::App* instances_cmd =
+      AddBrowseCommand(app, browse, connection, "instances", "The instances of an object",
+                       "\\\\HOST\\OBJECT (\\\\web*\\OBJECT: several)", false, true);
+  CLI::App* explain_cmd = AddBrowseCommand(app, browse, connection, "explain",
+                                           "What a counter means: its explain text and type",
+                                           "\\\\HOST\\OBJECT\\COUNTER", false, false);
   // Without TARGET, the objects of every host (of those --select picks).
   objects_cmd->get_option("TARGET")->required(false);
 
