@@ -39,6 +39,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <span>
 #include <string>
 #include <thread>
@@ -79,6 +80,10 @@ struct StoreOptions {
   // Raw keyframes kept in memory to make deltas against; beyond it the least recently used are
   // dropped and read back from the database when needed.
   size_t keyframe_cache_bytes = 512 * 1024 * 1024;
+  // A stream's compacted groups are merged into one block once they add up to this many
+  // snapshots (an hour at 10 s): a block of many snapshots compresses better than several of
+  // few (docs/store_format.md, "Merged blocks"). 0: blocks are never merged.
+  size_t merged_block_snapshots = 360;
   // Caps the database at this many pages (0: no cap); tests use it to make a full disk.
   int64_t max_page_count = 0;
 };
@@ -148,6 +153,9 @@ struct CompactionResult {
   int64_t groups = 0;       // rewritten as columnar blocks
   int64_t snapshots = 0;    // in those groups
   int64_t bytes_saved = 0;  // stored bytes the blocks take less than the frames they replaced
+  // Compacted groups merged into an earlier group's block, and the stored bytes that saved.
+  int64_t groups_merged = 0;
+  int64_t merged_bytes_saved = 0;
   // Groups found changed when their block was ready (an append or retention came first): left
   // as they are, for the next pass.
   int64_t groups_changed = 0;
@@ -284,6 +292,11 @@ class Store {
   struct CompactedGroup;
   Status ReplaceFramesWithBlocks(const std::vector<CompactedGroup>& groups,
                                  CompactionResult& result);
+  // Merges the compacted groups of the stream (host id, query) into blocks of
+  // options_.merged_block_snapshots, once enough of them are there (store_compaction.cc).
+  struct MergedBlock;
+  Status MergeStreamBlocks(int64_t host_id, const std::string& query, CompactionResult& result);
+  Status ReplaceBlocksWithMerged(const MergedBlock& merged, CompactionResult& result);
 
   const StoreOptions options_;
   bool gives_pages_back_ = true;
@@ -299,6 +312,10 @@ class Store {
   // those): keyframe id → members then. Not tried again by this process unless they grow (an
   // idle group may still take members).
   std::map<int64_t, size_t> left_as_frames_;
+  // The streams whose groups were compacted, to be looked at for merging; and the first groups
+  // of runs whose merged block would not be smaller (by first keyframe → snapshots then).
+  std::set<std::pair<int64_t, std::string>> streams_to_merge_;
+  std::map<int64_t, size_t> left_unmerged_;
 
   std::mutex queue_mutex_;
   std::condition_variable queue_ready_;

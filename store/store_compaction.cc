@@ -25,6 +25,18 @@ struct Store::CompactedGroup {
   std::vector<uint8_t> block;
 };
 
+// A run of one stream's compacted groups encoded as one block, ready to replace theirs.
+struct Store::MergedBlock {
+  struct Group {
+    int64_t keyframe_id = 0;
+    std::vector<int64_t> member_ids;  // in the order of its block
+    int64_t block_size = 0;
+  };
+  int64_t host_id = 0;
+  std::vector<Group> groups;  // the first's keyframe keeps the merged block
+  std::vector<uint8_t> block;
+};
+
 namespace {
 
 // Closed groups looked at per read, and replaced per transaction at most: a transaction of 16
@@ -134,6 +146,69 @@ std::optional<std::vector<uint8_t>> BuildBlock(int64_t keyframe_id,
   return block;
 }
 
+// The compacted groups of the stream (host id, query) not merged yet, oldest first, each as
+// (keyframe id, snapshots): those after the newest group holding more than `merged_at_least`.
+Result<std::vector<std::pair<int64_t, size_t>>> UnmergedBlocks(SqliteDb& db, int64_t host_id,
+                                                               const std::string& query,
+                                                               size_t merged_at_least) {
+  Result<SqliteStatement*> select = db.Prepare(
+      "SELECT k.id, 1 + (SELECT COUNT(*) FROM snapshots d WHERE d.keyframe_id = k.id)"
+      " FROM snapshots k INDEXED BY keyframes_by_stream"
+      " WHERE k.host_id = ?1 AND k.query = ?2 AND k.keyframe_id IS NULL"
+      " AND k.block_index IS NOT NULL ORDER BY k.id DESC");
+  if (!select.ok()) return select.status();
+  (*select)->Bind(1, host_id).Bind(2, query);
+  std::vector<std::pair<int64_t, size_t>> groups;
+  for (;;) {
+    Result<bool> row = (*select)->Step();
+    if (!row.ok()) return row.status();
+    if (!*row) break;
+    const size_t snapshots = static_cast<size_t>((*select)->Int(1));
+    if (snapshots > merged_at_least) break;
+    groups.emplace_back((*select)->Int(0), snapshots);
+  }
+  (*select)->Reset();
+  std::reverse(groups.begin(), groups.end());
+  return groups;
+}
+
+// The snapshots of the compacted group of `keyframe_id` in the order of its block, and the
+// block; nothing when it is not such a group any more.
+struct StoredBlock {
+  std::vector<int64_t> ids;
+  std::vector<Sha256Digest> sha256s;
+  std::vector<uint8_t> block;
+};
+Result<std::optional<StoredBlock>> ReadBlock(SqliteDb& db, int64_t keyframe_id) {
+  Result<SqliteStatement*> select = db.Prepare(
+      "SELECT id, sha256, block_index FROM snapshots WHERE id = ?1 OR keyframe_id = ?1"
+      " ORDER BY block_index");
+  if (!select.ok()) return select.status();
+  (*select)->Bind(1, keyframe_id);
+  StoredBlock stored;
+  bool whole = true;
+  Status read = (*select)->ForEachRow([&](const SqliteStatement& row) {
+    whole = whole && !row.IsNull(2) && row.Int(2) == static_cast<int64_t>(stored.ids.size());
+    stored.ids.push_back(row.Int(0));
+    Sha256Digest& digest = stored.sha256s.emplace_back();
+    std::span<const uint8_t> sha = row.Blob(1);
+    std::copy_n(sha.begin(), std::min(sha.size(), digest.size()), digest.begin());
+  });
+  if (!read.ok()) return read;
+  if (!whole || stored.ids.empty() || stored.ids[0] != keyframe_id) {
+    return std::optional<StoredBlock>();
+  }
+  Result<SqliteStatement*> frame = db.Prepare("SELECT frame FROM frames WHERE id = ?1");
+  if (!frame.ok()) return frame.status();
+  (*frame)->Bind(1, keyframe_id);
+  Result<bool> row = (*frame)->Step();
+  if (!row.ok()) return row.status();
+  if (*row) stored.block.assign((*frame)->Blob(0).begin(), (*frame)->Blob(0).end());
+  (*frame)->Reset();
+  if (!*row) return std::optional<StoredBlock>();
+  return std::optional<StoredBlock>(std::move(stored));
+}
+
 }  // namespace
 
 Result<CompactionResult> Store::CompactClosedGroups(int64_t idle_before_ns, size_t max_groups) {
@@ -196,7 +271,14 @@ Result<CompactionResult> Store::CompactClosedGroups(int64_t idle_before_ns, size
   if (!ready.empty()) {
     if (Status s = ReplaceFramesWithBlocks(ready, result); !s.ok()) return s;
   }
-  if (result.groups > 0) {
+  if (options_.merged_block_snapshots > 1) {
+    while (!streams_to_merge_.empty()) {
+      auto [host_id, query] = *streams_to_merge_.begin();
+      streams_to_merge_.erase(streams_to_merge_.begin());
+      if (Status s = MergeStreamBlocks(host_id, query, result); !s.ok()) return s;
+    }
+  }
+  if (result.groups > 0 || result.groups_merged > 0) {
     std::lock_guard lock(write_mutex_);
     // Give the pages of the frames replaced back to the file system (auto_vacuum=INCREMENTAL),
     // as retention does: the data directory is what the store holds.
@@ -259,6 +341,7 @@ Status Store::ReplaceFramesWithBlocks(const std::vector<CompactedGroup>& groups,
     if (Status s = (*count_host)->Bind(1, group.host_id).Bind(2, saved).Run(); !s.ok()) return s;
     // An idle group compacted takes no more members: its stream's next append starts a group.
     keyframes_->Forget(group.host_id, group.query, group.keyframe_id);
+    streams_to_merge_.emplace(group.host_id, group.query);
     ++done.groups;
     done.snapshots += count;
     done.bytes_saved += saved;
@@ -271,6 +354,155 @@ Status Store::ReplaceFramesWithBlocks(const std::vector<CompactedGroup>& groups,
   result.snapshots += done.snapshots;
   result.bytes_saved += done.bytes_saved;
   result.groups_changed += done.groups_changed;
+  ++result.transactions;
+  return Status();
+}
+
+Status Store::MergeStreamBlocks(int64_t host_id, const std::string& query,
+                                CompactionResult& result) {
+  const size_t target = options_.merged_block_snapshots;
+  for (;;) {
+    // The groups not merged yet: blocks of at most half the target (a merged one holds more).
+    MergedBlock merged;
+    merged.host_id = host_id;
+    std::vector<std::vector<uint8_t>> raws;
+    {
+      ReaderPool::Lease reader = readers_->Acquire();
+      SqliteTransaction read(reader.get());
+      if (Status s = read.BeginRead(); !s.ok()) return s;
+      Result<std::vector<std::pair<int64_t, size_t>>> unmerged =
+          UnmergedBlocks(*reader, host_id, query, target / 2);
+      if (!unmerged.ok()) return unmerged.status();
+      // The oldest of them that fit in one block, once they add up to a whole one.
+      size_t total = 0;
+      for (const auto& group : *unmerged) total += group.second;
+      if (total < target) return Status();
+      size_t run = 0, snapshots = 0;
+      while (run < unmerged->size() && snapshots + (*unmerged)[run].second <= target) {
+        snapshots += (*unmerged)[run++].second;
+      }
+      if (run < 2) return Status();
+      const int64_t first = (*unmerged)[0].first;
+      if (auto left = left_unmerged_.find(first);
+          left != left_unmerged_.end() && left->second == snapshots) {
+        return Status();
+      }
+      uint64_t raw_total = 0;
+      for (size_t g = 0; g < run; ++g) {
+        const int64_t keyframe_id = (*unmerged)[g].first;
+        Result<std::optional<StoredBlock>> stored = ReadBlock(*reader, keyframe_id);
+        if (!stored.ok()) return stored.status();
+        if (!stored->has_value()) return Status();  // changed since listed: the next pass
+        StoredBlock& block = **stored;
+        // Each member restored and checked against its digest before the block goes.
+        Result<std::unique_ptr<GroupDecoder>> decoder = OpenGroup(keyframe_id, block.block);
+        if (!decoder.ok()) return Status();
+        for (size_t i = 0; i < block.ids.size(); ++i) {
+          Result<std::vector<uint8_t>> raw =
+              (*decoder)->Restore({.block_index = static_cast<int64_t>(i)}, nullptr);
+          if (!raw.ok() || Sha256(*raw) != block.sha256s[i]) {
+            left_unmerged_[first] = snapshots;
+            return Status();
+          }
+          raw_total += raw->size();
+          raws.push_back(std::move(raw).value());
+        }
+        merged.groups.push_back(
+            {keyframe_id, std::move(block.ids), static_cast<int64_t>(block.block.size())});
+      }
+      if (raws.size() > kMaxBlockSnapshots || raw_total > kMaxBlockRawBytes) {
+        left_unmerged_[first] = snapshots;
+        return Status();
+      }
+    }
+    // Encoded and checked without a connection or the write lock.
+    std::vector<std::span<const uint8_t>> spans(raws.begin(), raws.end());
+    merged.block = EncodeGroupColumns(spans, options_.level);
+    int64_t blocks_size = 0;
+    for (const MergedBlock::Group& group : merged.groups) blocks_size += group.block_size;
+    bool exact = static_cast<int64_t>(merged.block.size()) < blocks_size;
+    Result<std::unique_ptr<GroupDecoder>> check =
+        OpenGroup(merged.groups[0].keyframe_id, merged.block);
+    exact = exact && check.ok();
+    for (size_t i = 0; exact && i < raws.size(); ++i) {
+      Result<std::vector<uint8_t>> back =
+          (*check)->Restore({.block_index = static_cast<int64_t>(i)}, nullptr);
+      exact = back.ok() && *back == raws[i];
+    }
+    if (!exact) {
+      left_unmerged_[merged.groups[0].keyframe_id] = raws.size();
+      return Status();
+    }
+    const int64_t merged_before = result.groups_merged;
+    if (Status s = ReplaceBlocksWithMerged(merged, result); !s.ok()) return s;
+    if (result.groups_merged == merged_before) return Status();  // changed meanwhile
+  }
+}
+
+Status Store::ReplaceBlocksWithMerged(const MergedBlock& merged, CompactionResult& result) {
+  std::lock_guard lock(write_mutex_);
+  SqliteTransaction transaction(writer_.get());
+  if (Status s = transaction.Begin(); !s.ok()) return s;
+  Result<SqliteStatement*> members = writer_->Prepare(
+      "SELECT id, keyframe_id, block_index FROM snapshots WHERE id = ?1 OR keyframe_id = ?1"
+      " ORDER BY block_index");
+  Result<SqliteStatement*> put_block =
+      writer_->Prepare("UPDATE frames SET frame = ?2 WHERE id = ?1");
+  Result<SqliteStatement*> drop_frame = writer_->Prepare("DELETE FROM frames WHERE id = ?1");
+  Result<SqliteStatement*> move = writer_->Prepare(
+      "UPDATE snapshots SET keyframe_id = ?2, block_index = ?3, stored_size = ?4 WHERE id = ?1");
+  Result<SqliteStatement*> count_host =
+      writer_->Prepare("UPDATE hosts SET stored_bytes = stored_bytes - ?2 WHERE id = ?1");
+  for (const auto* statement : {&members, &put_block, &drop_frame, &move, &count_host}) {
+    if (!statement->ok()) return statement->status();
+  }
+  // Every group as it was read, or none is merged (retention may have deleted one meanwhile).
+  int64_t snapshots = 0, blocks_size = 0;
+  for (const MergedBlock::Group& group : merged.groups) {
+    std::vector<int64_t> now;
+    bool as_read = true;
+    (*members)->Bind(1, group.keyframe_id);
+    Status read = (*members)->ForEachRow([&](const SqliteStatement& row) {
+      const bool keyframe = row.Int(0) == group.keyframe_id;
+      as_read = as_read && keyframe == row.IsNull(1) && !row.IsNull(2) &&
+                row.Int(2) == static_cast<int64_t>(now.size());
+      now.push_back(row.Int(0));
+    });
+    if (!read.ok()) return read;
+    if (!as_read || now != group.member_ids) {
+      ++result.groups_changed;
+      return Status();
+    }
+    snapshots += static_cast<int64_t>(now.size());
+    blocks_size += group.block_size;
+  }
+  const int64_t first = merged.groups[0].keyframe_id;
+  if (Status s = (*put_block)->Bind(1, first).BindBlob(2, merged.block).Run(); !s.ok()) return s;
+  // The block's bytes shared out among its members as compaction shares them.
+  const int64_t block_size = static_cast<int64_t>(merged.block.size());
+  const int64_t share = block_size / snapshots;
+  int64_t index = 0;
+  for (const MergedBlock::Group& group : merged.groups) {
+    if (group.keyframe_id != first) {
+      if (Status s = (*drop_frame)->Bind(1, group.keyframe_id).Run(); !s.ok()) return s;
+    }
+    for (int64_t id : group.member_ids) {
+      const int64_t size = index == 0 ? block_size - share * (snapshots - 1) : share;
+      (*move)->Bind(1, id);
+      if (id == first) {
+        (*move)->BindNull(2);
+      } else {
+        (*move)->Bind(2, first);
+      }
+      if (Status s = (*move)->Bind(3, index).Bind(4, size).Run(); !s.ok()) return s;
+      ++index;
+    }
+  }
+  const int64_t saved = blocks_size - block_size;
+  if (Status s = (*count_host)->Bind(1, merged.host_id).Bind(2, saved).Run(); !s.ok()) return s;
+  if (Status s = transaction.Commit(); !s.ok()) return s;
+  result.groups_merged += static_cast<int64_t>(merged.groups.size()) - 1;
+  result.merged_bytes_saved += saved;
   ++result.transactions;
   return Status();
 }

@@ -52,17 +52,24 @@ Result<SnapshotInfo> SelectSnapshot(SqliteDb& db, int64_t id) {
   return info;
 }
 
-// Snapshot `id`'s place in its group's block as the database holds it now; -1: it has a frame.
-Result<int64_t> BlockIndexNow(SqliteDb& db, int64_t id) {
-  Result<SqliteStatement*> select = db.Prepare("SELECT block_index FROM snapshots WHERE id = ?1");
+// Where snapshot `id` is kept as the database holds it now: its group's keyframe (0: it is one)
+// and its place in the group's block (-1: it has a frame).
+struct Place {
+  int64_t keyframe_id = 0;
+  int64_t block_index = -1;
+};
+Result<Place> PlaceNow(SqliteDb& db, int64_t id) {
+  Result<SqliteStatement*> select =
+      db.Prepare("SELECT keyframe_id, block_index FROM snapshots WHERE id = ?1");
   if (!select.ok()) return select.status();
   (*select)->Bind(1, id);
   Result<bool> row = (*select)->Step();
   if (!row.ok()) return row.status();
   if (!*row) return Status::Error("no snapshot " + std::to_string(id));
-  const int64_t index = (*select)->IsNull(0) ? -1 : (*select)->Int(0);
+  Place place{(*select)->IsNull(0) ? 0 : (*select)->Int(0),
+              (*select)->IsNull(1) ? -1 : (*select)->Int(1)};
   (*select)->Reset();
-  return index;
+  return place;
 }
 
 // The frame of snapshot `id`.
@@ -175,36 +182,41 @@ Result<std::vector<std::vector<uint8_t>>> Store::ReadSnapshots(
   // another group of their query (the range begins inside their group, or a resend of older
   // samples made a group that interleaves with it by sample time).
   std::map<int64_t, std::vector<uint8_t>> group_bytes;
-  // Each snapshot as this read finds it: a group compacted since `infos` were listed reads from
-  // its block.
+  // Each snapshot as this read finds it, and the keyframe of its group: a group compacted since
+  // `infos` were listed reads from its block, and one merged into an earlier group's block since
+  // (Store::CompactClosedGroups) from that one.
   std::vector<GroupMember> members(infos.size());
+  std::vector<int64_t> keyframes(infos.size());
   {
     ReaderPool::Lease reader = readers_->Acquire();
     SqliteTransaction read(reader.get());
     if (Status status = read.BeginRead(); !status.ok()) return status;
-    std::map<int64_t, bool>
-        compacted_since;  // by keyframe: checked once per group listed as frames
+    // By the keyframe a group was listed under: whether it is kept as it was listed (as frames,
+    // or as the block under that keyframe), checked once per group.
+    std::map<int64_t, bool> unchanged;
     std::map<std::string, int64_t, std::less<>> open;  // each query's group, as restored below
     for (size_t i = 0; i < infos.size(); ++i) {
       const SnapshotInfo& info = infos[i];
-      const int64_t keyframe_id = info.keyframe_id != 0 ? info.keyframe_id : info.id;
+      const int64_t listed_keyframe = info.keyframe_id != 0 ? info.keyframe_id : info.id;
       GroupMember& member = members[i];
-      member.is_keyframe = info.keyframe_id == 0;
       member.block_index = info.block_index;
       if (i < wanted_runs.size()) member.wanted_run = wanted_runs[i];
-      if (member.block_index < 0) {
-        auto [checked, first] = compacted_since.try_emplace(keyframe_id, false);
-        if (first) {
-          Result<int64_t> keyframe_index = BlockIndexNow(*reader, keyframe_id);
-          if (!keyframe_index.ok()) return keyframe_index.status();
-          checked->second = *keyframe_index >= 0;
-        }
-        if (checked->second) {
-          Result<int64_t> now = BlockIndexNow(*reader, info.id);
-          if (!now.ok()) return now.status();
-          member.block_index = *now;
-        }
+      auto [checked, first] = unchanged.try_emplace(listed_keyframe, true);
+      if (first) {
+        Result<Place> keyframe = PlaceNow(*reader, listed_keyframe);
+        if (!keyframe.ok()) return keyframe.status();
+        checked->second =
+            keyframe->keyframe_id == 0 && (keyframe->block_index >= 0) == (info.block_index >= 0);
       }
+      int64_t keyframe_id = listed_keyframe;
+      if (!checked->second) {
+        Result<Place> now = PlaceNow(*reader, info.id);
+        if (!now.ok()) return now.status();
+        keyframe_id = now->keyframe_id != 0 ? now->keyframe_id : info.id;
+        member.block_index = now->block_index;
+      }
+      keyframes[i] = keyframe_id;
+      member.is_keyframe = keyframe_id == info.id;
       bool needs_group_bytes = member.block_index >= 0;
       if (!needs_group_bytes) {
         int64_t& group = open[info.query];
@@ -234,7 +246,7 @@ Result<std::vector<std::vector<uint8_t>>> Store::ReadSnapshots(
   for (size_t i = 0; i < infos.size(); ++i) {
     const SnapshotInfo& info = infos[i];
     GroupMember& member = members[i];
-    const int64_t keyframe_id = member.is_keyframe ? info.id : info.keyframe_id;
+    const int64_t keyframe_id = keyframes[i];
     std::unique_ptr<GroupDecoder>& group =
         member.block_index >= 0 ? blocks[keyframe_id] : open_groups[info.query];
     const bool own_frame_opens = member.is_keyframe && member.block_index < 0;

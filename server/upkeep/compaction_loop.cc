@@ -35,10 +35,12 @@ bool CompactionLoop::CompactSome() {
       store_.CompactClosedGroups(idle_before, kCompactionGroupsPerCall);
   if (!result.ok()) {
     log_.WarnOncePerBurst("compaction-failed", "store", {{"message", result.error()}});
-  } else if (result->groups > 0) {
+  } else if (result->groups > 0 || result->groups_merged > 0) {
     log_.Info("compaction", {{"groups", std::to_string(result->groups)},
                              {"snapshots", std::to_string(result->snapshots)},
                              {"bytes_saved", std::to_string(result->bytes_saved)},
+                             {"groups_merged", std::to_string(result->groups_merged)},
+                             {"merged_bytes_saved", std::to_string(result->merged_bytes_saved)},
                              {"transactions", std::to_string(result->transactions)}});
   }
   return result.ok() && result->more;

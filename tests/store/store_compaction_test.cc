@@ -1,8 +1,9 @@
 // Closed groups compacted into columnar blocks by the store's compaction pass: every snapshot
 // reads back byte for byte (ReadSnapshot checks SHA-256; ReadSnapshots is compared), partial reads
 // hold the wanted objects as stored, the counts of stored bytes follow, idle groups are closed
-// and their streams go on in new groups, reads listed before a pass still read after it, and a
-// version 4 store (frames only) opens, reads and has every closed group compacted.
+// and their streams go on in new groups, reads listed before a pass still read after it, a
+// version 4 store (frames only) opens, reads and has every closed group compacted, and a stream's
+// compacted groups merge into one block once they add up to it.
 
 #include <gtest/gtest.h>
 
@@ -325,6 +326,120 @@ TEST(StoreCompactionTest, PassesRacingAppendsLoseNothing) {
   for (const SnapshotInfo& info : listed) stored += info.stored_size;
   EXPECT_EQ((*store->catalog().FindHost("web01"))->stored_bytes, stored);
   EXPECT_EQ(store->Totals()->stored_bytes, stored);
+}
+
+// A store whose groups close after 10 snapshots and whose compacted groups merge by 20 (the
+// samples' clock allows 60 of them).
+std::unique_ptr<Store> OpenMergingStore(const std::string& dir) {
+  StoreOptions options;
+  options.group_size = 10;
+  options.merged_block_snapshots = 20;
+  return testing::OpenStore(dir, options);
+}
+
+// Each group of the listing by its keyframe, with its members' places in its block.
+std::map<int64_t, std::vector<int64_t>> GroupsOf(const std::vector<SnapshotInfo>& listed) {
+  std::map<int64_t, std::vector<int64_t>> groups;
+  for (const SnapshotInfo& info : listed) {
+    groups[info.keyframe_id != 0 ? info.keyframe_id : info.id].push_back(info.block_index);
+  }
+  return groups;
+}
+
+// The stored bytes the listing's rows add up to are the host's and the store's count.
+void ExpectStoredBytesAddUp(Store& store, const std::vector<SnapshotInfo>& listed) {
+  int64_t stored = 0;
+  for (const SnapshotInfo& info : listed) stored += info.stored_size;
+  EXPECT_EQ((*store.catalog().FindHost("web01"))->stored_bytes, stored);
+  EXPECT_EQ(store.Totals()->stored_bytes, stored);
+}
+
+TEST(StoreCompactionTest, AStreamsCompactedGroupsMergeIntoOneBlockOnceTheyAddUpToIt) {
+  TempDir dir;
+  auto store = OpenMergingStore(dir.path());
+  ASSERT_NE(store, nullptr);
+  AppendSamples(*store, 0, 43);  // groups 0-2, 3-12, 13-22, 23-32 and 33-42, the last open
+  const CompactionResult pass = CompactClosed(*store);
+  EXPECT_EQ(pass.groups_merged, 2);  // 0-2 with 3-12, and 13-22 with 23-32
+  EXPECT_GT(pass.merged_bytes_saved, 0);
+  const std::vector<SnapshotInfo> listed = ExpectEveryReadExact(*store, 43);
+  // Each merged block holds its members in order under the first group's keyframe.
+  const std::map<int64_t, std::vector<int64_t>> groups = GroupsOf(listed);
+  ASSERT_EQ(groups.size(), 3u);
+  std::vector<size_t> sizes;
+  for (const auto& [keyframe, indexes] : groups) {
+    sizes.push_back(indexes.size());
+    if (keyframe == groups.rbegin()->first) continue;  // the open group
+    for (size_t i = 0; i < indexes.size(); ++i) EXPECT_EQ(indexes[i], static_cast<int64_t>(i));
+  }
+  EXPECT_EQ(sizes, (std::vector<size_t>{13, 20, 10}));
+  ExpectStoredBytesAddUp(*store, listed);
+  // Merged blocks take less than the blocks of their groups did: the same appends, not merged.
+  TempDir unmerged_dir;
+  auto unmerged = OpenTenSnapshotGroupStore(unmerged_dir.path());
+  ASSERT_NE(unmerged, nullptr);
+  AppendSamples(*unmerged, 0, 43);
+  EXPECT_EQ(CompactClosed(*unmerged).groups_merged, 0);
+  EXPECT_EQ(unmerged->Totals()->stored_bytes - store->Totals()->stored_bytes,
+            pass.merged_bytes_saved);
+  // A second pass has nothing to merge; a reopened store goes on appending, compacting and
+  // merging with every snapshot read back exactly.
+  EXPECT_EQ(CompactClosed(*store).groups_merged, 0);
+  store.reset();
+  store = OpenMergingStore(dir.path());
+  ASSERT_NE(store, nullptr);
+  AppendSamples(*store, 43, 60);
+  CompactClosed(*store);
+  ExpectStoredBytesAddUp(*store, ExpectEveryReadExact(*store, 60));
+}
+
+// A read lists a group's members as a block, a pass merges that block into an earlier group's,
+// and the read still finds every member where it went.
+TEST(StoreCompactionTest, SnapshotsListedBeforeAMergeStillReadAfterIt) {
+  TempDir dir;
+  auto store = OpenMergingStore(dir.path());
+  ASSERT_NE(store, nullptr);
+  AppendSamples(*store, 0, 14);
+  ASSERT_EQ(CompactClosed(*store).groups_merged, 0);  // 13 compacted: fewer than 20
+  Result<std::vector<SnapshotInfo>> listed = store->ListSnapshots("web01", 0, INT64_MAX);
+  ASSERT_TRUE(listed.ok());
+  const size_t blocks_listed = GroupsOf(*listed).size();
+  AppendSamples(*store, 14, 34);
+  ASSERT_GE(CompactClosed(*store).groups_merged, 1);
+  Result<std::vector<SnapshotInfo>> now = store->ListSnapshots("web01", 0, INT64_MAX);
+  ASSERT_TRUE(now.ok());
+  EXPECT_LT(GroupsOf(*now).size(), blocks_listed + 2);  // two groups closed, and fewer groups
+  Result<std::vector<std::vector<uint8_t>>> read = store->ReadSnapshots(*listed);
+  ASSERT_TRUE(read.ok()) << read.error();
+  for (size_t i = 0; i < listed->size(); ++i) {
+    EXPECT_EQ((*read)[i], Sample((*listed)[i].sequence)) << "sequence " << (*listed)[i].sequence;
+  }
+  Result<std::vector<std::vector<uint8_t>>> part = store->ReadSnapshots(
+      *listed, [](size_t, uint32_t object) { return object == title_index::kThread; });
+  ASSERT_TRUE(part.ok()) << part.error();
+  for (size_t i = 0; i < listed->size(); ++i) {
+    EXPECT_EQ(testing::ObjectsAsStored((*part)[i], Sample((*listed)[i].sequence)),
+              (std::vector<uint32_t>{title_index::kProcess, title_index::kThread}));
+  }
+}
+
+// Retention by size deletes the oldest group whole: a merged block and all its members.
+TEST(StoreCompactionTest, RetentionDeletesAMergedBlockWhole) {
+  TempDir dir;
+  auto store = OpenMergingStore(dir.path());
+  ASSERT_NE(store, nullptr);
+  AppendSamples(*store, 0, 43);
+  ASSERT_EQ(CompactClosed(*store).groups_merged, 2);
+  Result<std::vector<SnapshotInfo>> listed = store->ListSnapshots("web01", 0, INT64_MAX);
+  ASSERT_TRUE(listed.ok());
+  const size_t oldest = GroupsOf(*listed).begin()->second.size();
+  Result<RetentionResult> retention =
+      store->ApplyRetention({.max_bytes = store->Totals()->stored_bytes - 1}, 0);
+  ASSERT_TRUE(retention.ok()) << retention.error();
+  EXPECT_EQ(retention->snapshots_deleted, static_cast<int64_t>(oldest));
+  const std::vector<SnapshotInfo> left = ExpectEveryReadExact(*store, 43 - oldest);
+  EXPECT_EQ(left.front().sequence, oldest);
+  ExpectStoredBytesAddUp(*store, left);
 }
 
 }  // namespace
