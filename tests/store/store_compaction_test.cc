@@ -76,6 +76,22 @@ std::vector<SnapshotInfo> ExpectEveryReadExact(Store& store, size_t count) {
   return *listed;
 }
 
+// Snapshots listed earlier read back exactly, whole and in part (Thread and its parent Process).
+void ExpectListedReadExactly(Store& store, const std::vector<SnapshotInfo>& listed) {
+  Result<std::vector<std::vector<uint8_t>>> read = store.ReadSnapshots(listed);
+  ASSERT_TRUE(read.ok()) << read.error();
+  for (size_t i = 0; i < listed.size(); ++i) {
+    EXPECT_EQ((*read)[i], Sample(listed[i].sequence)) << "sequence " << listed[i].sequence;
+  }
+  Result<std::vector<std::vector<uint8_t>>> part = store.ReadSnapshots(
+      listed, [](size_t, uint32_t object) { return object == title_index::kThread; });
+  ASSERT_TRUE(part.ok()) << part.error();
+  for (size_t i = 0; i < listed.size(); ++i) {
+    EXPECT_EQ(testing::ObjectsAsStored((*part)[i], Sample(listed[i].sequence)),
+              (std::vector<uint32_t>{title_index::kProcess, title_index::kThread}));
+  }
+}
+
 TEST(StoreCompactionTest, ClosedGroupsBecomeBlocksThatReadBackExactly) {
   TempDir dir;
   auto store = OpenTenSnapshotGroupStore(dir.path());
@@ -254,19 +270,7 @@ TEST(StoreCompactionTest, SnapshotsListedBeforeAPassStillReadAfterIt) {
   ASSERT_TRUE(listed.ok());
   for (const SnapshotInfo& info : *listed) ASSERT_EQ(info.block_index, -1);
   ASSERT_EQ(store->CompactClosedGroups(INT64_MAX)->snapshots, 23);
-  Result<std::vector<std::vector<uint8_t>>> read = store->ReadSnapshots(*listed);
-  ASSERT_TRUE(read.ok()) << read.error();
-  for (size_t i = 0; i < listed->size(); ++i) {
-    EXPECT_EQ((*read)[i], Sample((*listed)[i].sequence)) << "sequence " << (*listed)[i].sequence;
-  }
-  Result<std::vector<std::vector<uint8_t>>> part = store->ReadSnapshots(
-      *listed, [](size_t, uint32_t object) { return object == title_index::kThread; });
-  ASSERT_TRUE(part.ok()) << part.error();
-  for (size_t i = 0; i < listed->size(); ++i) {
-    std::vector<uint32_t> objects =
-        testing::ObjectsAsStored((*part)[i], Sample((*listed)[i].sequence));
-    EXPECT_EQ(objects, (std::vector<uint32_t>{title_index::kProcess, title_index::kThread}));
-  }
+  ExpectListedReadExactly(*store, *listed);
 }
 
 // A block chooses the pieces a read wants once per recipe and run of positions `wanted` answers
@@ -409,18 +413,7 @@ TEST(StoreCompactionTest, SnapshotsListedBeforeAMergeStillReadAfterIt) {
   Result<std::vector<SnapshotInfo>> now = store->ListSnapshots("web01", 0, INT64_MAX);
   ASSERT_TRUE(now.ok());
   EXPECT_LT(GroupsOf(*now).size(), blocks_listed + 2);  // two groups closed, and fewer groups
-  Result<std::vector<std::vector<uint8_t>>> read = store->ReadSnapshots(*listed);
-  ASSERT_TRUE(read.ok()) << read.error();
-  for (size_t i = 0; i < listed->size(); ++i) {
-    EXPECT_EQ((*read)[i], Sample((*listed)[i].sequence)) << "sequence " << (*listed)[i].sequence;
-  }
-  Result<std::vector<std::vector<uint8_t>>> part = store->ReadSnapshots(
-      *listed, [](size_t, uint32_t object) { return object == title_index::kThread; });
-  ASSERT_TRUE(part.ok()) << part.error();
-  for (size_t i = 0; i < listed->size(); ++i) {
-    EXPECT_EQ(testing::ObjectsAsStored((*part)[i], Sample((*listed)[i].sequence)),
-              (std::vector<uint32_t>{title_index::kProcess, title_index::kThread}));
-  }
+  ExpectListedReadExactly(*store, *listed);
 }
 
 // Retention by size deletes the oldest group whole: a merged block and all its members.
