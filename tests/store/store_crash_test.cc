@@ -1,6 +1,7 @@
-// Crash safety: a child process appends in a loop and is killed with SIGKILL mid-stream. Every
-// append the child saw completed (reported through a pipe from the completion) must be in the
-// reopened store, bit-identical, and the database must pass SQLite's integrity check. The kill
+// Crash safety: a child process appends in a loop, while another of its threads compacts its
+// groups and merges their blocks, and is killed with SIGKILL mid-stream. Every append the child
+// saw completed (reported through a pipe from the completion) must be in the reopened store,
+// bit-identical, and the database must pass SQLite's integrity check. The kill
 // ends the process, not the machine, so this proves the commit protocol, not the disk's flush
 // (which synchronous=FULL asks of the file system).
 
@@ -31,15 +32,27 @@ std::vector<uint8_t> ChildSnapshot(uint64_t sequence) {
                        static_cast<int64_t>(sequence));
 }
 
+// A report with this bit set counts groups merged by a pass; without it, an acknowledged sequence.
+constexpr uint64_t kMergeReport = uint64_t{1} << 63;
+
 [[noreturn]] void RunChild(const std::string& dir, int report_fd) {
   StoreOptions options;
   options.group_size = 8;  // many groups, so the kill can land while a keyframe is written
+  // and compacted groups merge by six snapshots, so that it can land while blocks are merged too
+  // (the open groups compacted as idle at once hold two or three).
+  options.merged_block_snapshots = 6;
   Result<std::unique_ptr<Store>> store = Store::Open(dir, options);
   if (!store.ok()) _exit(2);
-  // And while groups are rewritten as blocks: closed ones, and open ones taken as idle at once.
+  // And while groups are rewritten as blocks (closed ones, and open ones taken as idle at once)
+  // and blocks merged.
   std::thread compaction([&] {
     for (;;) {
-      if (!(*store)->CompactClosedGroups(INT64_MAX).ok()) _exit(5);
+      Result<CompactionResult> pass = (*store)->CompactClosedGroups(INT64_MAX);
+      if (!pass.ok()) _exit(5);
+      const uint64_t merged = kMergeReport | static_cast<uint64_t>(pass->groups_merged);
+      if (pass->groups_merged > 0 && write(report_fd, &merged, sizeof merged) != sizeof merged) {
+        _exit(4);
+      }
     }
   });
   // Two streams keep appends in flight, so that batches hold several snapshots.
@@ -76,17 +89,27 @@ TEST(StoreCrashTest, KilledWriterLosesNothingAcknowledged) {
 
   // Let the child get well into its stream, then kill it without warning.
   std::set<uint64_t> acknowledged;
+  uint64_t merged = 0;
   uint64_t sequence;
-  while (acknowledged.size() < 300 && read(fds[0], &sequence, sizeof sequence) == sizeof sequence) {
-    acknowledged.insert(sequence);
+  auto take = [&] {
+    if (sequence & kMergeReport) {
+      merged += sequence & ~kMergeReport;
+    } else {
+      acknowledged.insert(sequence);
+    }
+  };
+  while ((acknowledged.size() < 300 || merged == 0) &&
+         read(fds[0], &sequence, sizeof sequence) == sizeof sequence) {
+    take();
   }
   ASSERT_EQ(kill(child, SIGKILL), 0);
   int status = 0;
   ASSERT_EQ(waitpid(child, &status, 0), child);
   ASSERT_TRUE(WIFSIGNALED(status)) << "the child stopped by itself, status " << status;
-  while (read(fds[0], &sequence, sizeof sequence) == sizeof sequence) acknowledged.insert(sequence);
+  while (read(fds[0], &sequence, sizeof sequence) == sizeof sequence) take();
   close(fds[0]);
   ASSERT_GE(acknowledged.size(), 300u);
+  EXPECT_GT(merged, 0u) << "no blocks were merged before the kill";
 
   {
     sqlite3* db = nullptr;
