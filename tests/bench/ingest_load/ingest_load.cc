@@ -8,10 +8,14 @@
 //
 // The snapshots are builder-made Windows-like ones (every counter moves every sample; --processes
 // sets their size), or with --fleet a realistic fleet's (tests/bench/realistic_fleet: hosts made
-// from real machines' layouts, docs/fleet_generator.md). Streams send as fast as the server takes
-// them, or with --interval-ms one snapshot each per interval, their starts spread over the first
-// interval, as a fleet sends: then the latencies are those of a server at that load.
+// from real machines' layouts, docs/fleet_generator.md); --busy-servers SHARE makes that share of
+// the fleet's hosts busy servers (kinex01 with a few hundred processes and a few thousand threads,
+// about 490 KB a snapshot; --busy-processes and --busy-threads size them). Streams send as fast
+// as the server takes them, or with --interval-ms one snapshot each per interval, their starts
+// spread over the first interval, as a fleet sends: then the latencies are those of a server at
+// that load.
 //   ingest_load [--streams N] [--snapshots-per-stream K] [--processes P] [--fleet]
+//               [--busy-servers SHARE] [--busy-processes P] [--busy-threads T]
 //               [--seed S] [--interval-ms I]
 
 #include <grpcpp/grpcpp.h>
@@ -63,6 +67,10 @@ struct Options {
   int per_stream = 20;
   int processes = 2000;
   bool fleet = false;
+  // The fleet's share of busy servers, and their size (FleetOptions).
+  double busy_servers = 0;
+  int busy_processes = 350;
+  int busy_threads = 3500;
   uint64_t seed = 1;
   int interval_ms = 0;  // 0: as fast as the server takes them
   // Side by side with the load: this path read over everything stored so far, again and again
@@ -170,7 +178,11 @@ Result<Feeds> MakeFeeds(const Options& options) {
     if (!layouts.ok()) return layouts.status();
     Result<fleet::FleetGenerator> created = fleet::FleetGenerator::Create(
         std::make_shared<const std::vector<fleet::MachineLayout>>(std::move(layouts).value()),
-        {.seed = options.seed, .hosts = options.streams});
+        {.seed = options.seed,
+         .hosts = options.streams,
+         .busy_servers = options.busy_servers,
+         .busy_processes = options.busy_processes,
+         .busy_threads = options.busy_threads});
     if (!created.ok()) return created.status();
     generator.emplace(std::move(created).value());
   }
@@ -410,10 +422,17 @@ int Run(const Options& options) {
   std::vector<double> all = sorted({first, rest});
   std::vector<double> welcome = sorted({welcomes});
   double cpu_ms = cpu_seconds * 1000 / static_cast<double>(total);
+  char busy_share[32];
+  std::snprintf(busy_share, sizeof busy_share, "%g", options.busy_servers);
+  const std::string workload =
+      !options.fleet              ? "builder-made"
+      : options.busy_servers >= 1 ? "busy-server fleet"
+      : options.busy_servers > 0  ? "realistic fleet (" + std::string(busy_share) + " busy servers)"
+                                  : "realistic fleet";
   std::printf(
       "ingest_load: %d %s streams x %d snapshots of %.1f KB (raw), %s, %llu "
       "acknowledged of %llu\n",
-      streams, options.fleet ? "realistic fleet" : "builder-made", options.per_stream,
+      streams, workload.c_str(), options.per_stream,
       static_cast<double>(feeds.raw_bytes) / static_cast<double>(total) / 1024,
       options.interval_ms > 0
           ? ("one each every " + std::to_string(options.interval_ms) + " ms").c_str()
@@ -473,6 +492,13 @@ int main(int argc, char** argv) {
     if (std::strcmp(argv[i], "--snapshots-per-stream") == 0) options.per_stream = value();
     if (std::strcmp(argv[i], "--processes") == 0) options.processes = value();
     if (std::strcmp(argv[i], "--fleet") == 0) options.fleet = true;
+    // Busy servers are a kind of fleet host: the flag implies --fleet.
+    if (std::strcmp(argv[i], "--busy-servers") == 0 && i + 1 < argc) {
+      options.busy_servers = std::atof(argv[++i]);
+      options.fleet = true;
+    }
+    if (std::strcmp(argv[i], "--busy-processes") == 0) options.busy_processes = value();
+    if (std::strcmp(argv[i], "--busy-threads") == 0) options.busy_threads = value();
     if (std::strcmp(argv[i], "--seed") == 0) options.seed = static_cast<uint64_t>(value());
     if (std::strcmp(argv[i], "--interval-ms") == 0) options.interval_ms = value();
     if (std::strcmp(argv[i], "--query-every-ms") == 0) options.query_every_ms = value();

@@ -4,8 +4,10 @@
 #include <cctype>
 #include <cmath>
 #include <cstdio>
+#include <optional>
 
 #include "sources/procfs/sample_clock.h"
+#include "tests/bench/realistic_fleet/busy_server.h"
 #include "tests/bench/realistic_fleet/fleet_random.h"
 
 namespace perfhive::fleet {
@@ -32,6 +34,14 @@ std::string HostName(const std::string& machine, int index) {
   return prefix + number;
 }
 
+// Whether host `index` is a busy server: `share` of the hosts, spread evenly, the same host
+// whatever the fleet's size.
+bool IsBusyServer(int index, double share) {
+  if (!(share > 0)) return false;
+  return std::floor(static_cast<double>(index + 1) * share) >
+         std::floor(static_cast<double>(index) * share);
+}
+
 }  // namespace
 
 Result<FleetGenerator> FleetGenerator::Create(
@@ -54,11 +64,37 @@ Result<FleetGenerator> FleetGenerator::Create(
     chosen.push_back(static_cast<int>(found - layouts->begin()));
   }
   if (chosen.empty()) return Status::InvalidArgument("fleet: no real machine to copy");
+  if (options.busy_servers < 0 || options.busy_servers > 1) {
+    return Status::InvalidArgument("fleet: the share of busy servers is between 0 and 1");
+  }
+
+  // Busy servers copy a layout of their own, made once for the fleet, after the real ones.
+  std::optional<int> busy_layout;
+  if (options.busy_servers > 0) {
+    auto base = std::find_if(layouts->begin(), layouts->end(), [](const MachineLayout& layout) {
+      return layout.name == kBusyServerBase;
+    });
+    if (base == layouts->end()) {
+      return Status::InvalidArgument(std::string("fleet: busy servers copy ") + kBusyServerBase +
+                                     ", which is not among the real machines");
+    }
+    Result<MachineLayout> busy = MakeBusyServerLayout(
+        *base, {.processes = options.busy_processes, .threads = options.busy_threads},
+        options.seed);
+    if (!busy.ok()) return busy.status();
+    auto extended = std::make_shared<std::vector<MachineLayout>>(*layouts);
+    extended->push_back(std::move(busy).value());
+    busy_layout = static_cast<int>(extended->size() - 1);
+    layouts = std::move(extended);
+  }
 
   std::vector<HostProfile> profiles;
   for (int i = 0; i < options.hosts; ++i) {
     FleetRandom random(options.seed, kProfileStream + static_cast<uint64_t>(i));
     HostProfile profile{.index = i, .layout = chosen[static_cast<size_t>(i) % chosen.size()]};
+    if (busy_layout.has_value() && IsBusyServer(i, options.busy_servers)) {
+      profile.layout = *busy_layout;
+    }
     profile.name = HostName((*layouts)[static_cast<size_t>(profile.layout)].name, i);
     const double pick = random.Uniform();
     profile.activity = options.activity > 0 ? options.activity

@@ -1,6 +1,7 @@
 // FleetGenerator: a fleet of generated Windows hosts made from the layouts of real machines
-// (machine_layout.h): host i copies machine i mod M (round-robin over the chosen machines), gets
-// its own name, clocks, uptime and busyness from the seed, and yields its samples through a
+// (machine_layout.h): host i copies machine i mod M (round-robin over the chosen machines), or,
+// for the share of hosts FleetOptions::busy_servers asks for, a busy server (busy_server.h); it
+// gets its own name, clocks, uptime and busyness from the seed, and yields its samples through a
 // HostSimulator. The same seed gives the same bytes; host i is the same whatever the fleet's size.
 //
 //   FleetGenerator fleet = FleetGenerator::Create(layouts, {.seed = 7, .hosts = 100}).value();

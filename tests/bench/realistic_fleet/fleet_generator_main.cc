@@ -2,6 +2,7 @@
 // from the layouts of the real machines in ../shared/fixtures/realdata (docs/fleet_generator.md):
 //
 //   fleet_generator --hosts 100 --snapshots 360 --interval 10s --seed 7 --out /tmp/fleet
+//   fleet_generator --hosts 10 --busy-servers 1 --out /tmp/busy   # 10 busy servers
 //   perfhive-agent run --source replay --replay /tmp/fleet/KINEX01-000000
 //       --host-name KINEX01-000000 --server ...
 //
@@ -198,6 +199,17 @@ int main(int argc, char** argv) {
   app.add_option("--activity", arguments.fleet.activity,
                  "Every host this busy (1: as its real machine); default a mix of idle, normal "
                  "and busy hosts");
+  app.add_option("--busy-servers", arguments.fleet.busy_servers,
+                 "Share of the hosts that are busy servers: kinex01 with a few hundred processes "
+                 "and a Thread object of a few thousand threads, a few hundred KB a sample "
+                 "(0 to 1; default 0)")
+      ->check(CLI::Range(0.0, 1.0));
+  app.add_option("--busy-processes", arguments.fleet.busy_processes,
+                 "Processes of a busy server (default 350)")
+      ->check(CLI::PositiveNumber);
+  app.add_option("--busy-threads", arguments.fleet.busy_threads,
+                 "Threads of a busy server (default 3500)")
+      ->check(CLI::PositiveNumber);
   app.add_option("--fixtures", arguments.fixtures, "The shared fixtures folder");
   app.add_flag("--stats", arguments.stats,
                "Print the compressibility of generated samples against the real pairs");

@@ -23,6 +23,7 @@
 #include "perfdata/well_known_indexes.h"
 #include "perfdata/winperf.h"
 #include "tests/bench/realistic_fleet/compressibility.h"
+#include "tests/bench/realistic_fleet/fleet_test_util.h"
 #include "tests/bench/realistic_fleet/machine_layout.h"
 #include "tests/support/shared_fixtures.h"
 
@@ -34,24 +35,6 @@ namespace wp = winperf;
 
 constexpr char kRealData[] = "realdata";
 
-// Every real machine's layout, read once.
-std::shared_ptr<const std::vector<MachineLayout>> Layouts() {
-  static const std::shared_ptr<const std::vector<MachineLayout>> layouts = [] {
-    Result<std::vector<MachineLayout>> loaded =
-        LoadMachineLayouts(::perfhive::testing::SharedFixturesRoot());
-    EXPECT_TRUE(loaded.ok()) << loaded.error();
-    return std::make_shared<const std::vector<MachineLayout>>(
-        loaded.ok() ? std::move(loaded).value() : std::vector<MachineLayout>());
-  }();
-  return layouts;
-}
-
-FleetGenerator Fleet(FleetOptions options) {
-  Result<FleetGenerator> fleet = FleetGenerator::Create(Layouts(), std::move(options));
-  EXPECT_TRUE(fleet.ok()) << fleet.error();
-  return std::move(fleet).value();
-}
-
 std::vector<std::vector<uint8_t>> Samples(HostSimulator& host, int count) {
   std::vector<std::vector<uint8_t>> samples;
   for (int k = 0; k < count; ++k) samples.push_back(host.Next().snapshot);
@@ -61,10 +44,10 @@ std::vector<std::vector<uint8_t>> Samples(HostSimulator& host, int count) {
 TEST(FleetGeneratorTest, EveryMachineIsLoaded) {
   PERFHIVE_SKIP_WITHOUT_SHARED_FIXTURE(kRealData);
   std::set<std::string> names;
-  for (const MachineLayout& layout : *Layouts()) names.insert(layout.name);
+  for (const MachineLayout& layout : *FixtureLayouts()) names.insert(layout.name);
   EXPECT_EQ(names, (std::set<std::string>{"kinex01", "s-exch2007-64", "win2003", "wprepw01",
                                           "wrxxcrpisax01", "getaway"}));
-  for (const MachineLayout& layout : *Layouts()) {
+  for (const MachineLayout& layout : *FixtureLayouts()) {
     EXPECT_FALSE(layout.objects.empty()) << layout.name;
     EXPECT_EQ(layout.pair_seconds > 0, layout.name != "getaway") << layout.name;
   }
@@ -72,7 +55,7 @@ TEST(FleetGeneratorTest, EveryMachineIsLoaded) {
 
 TEST(FleetGeneratorTest, SamplesParseWithTheHostsOwnNameAndClocks) {
   PERFHIVE_SKIP_WITHOUT_SHARED_FIXTURE(kRealData);
-  const FleetGenerator fleet = Fleet({.seed = 3, .hosts = 12});
+  const FleetGenerator fleet = FixtureFleet({.seed = 3, .hosts = 12});
   std::set<std::string> names;
   std::set<int64_t> perf_time_starts;
   for (int h = 0; h < fleet.hosts(); ++h) {
@@ -110,8 +93,8 @@ TEST(FleetGeneratorTest, ValuesComputedFromConsecutiveSamplesAreSane) {
   // churn: ComputeSnapshotValues pairs processes by PDH name, as PDH does, so a process that
   // starts or exits gives values of no instance or of another process (as on Windows).
   for (double activity : {0.0, 3.0}) {
-    const FleetGenerator fleet =
-        Fleet({.seed = 11, .hosts = 12, .process_starts_per_minute = 0, .activity = activity});
+    const FleetGenerator fleet = FixtureFleet(
+        {.seed = 11, .hosts = 12, .process_starts_per_minute = 0, .activity = activity});
     for (int h = 0; h < fleet.hosts(); ++h) {
       HostSimulator host = fleet.StartHost(h);
       std::vector<std::vector<uint8_t>> samples = Samples(host, 30);
@@ -154,7 +137,7 @@ TEST(FleetGeneratorTest, ValuesComputedFromConsecutiveSamplesAreSane) {
 
 TEST(FleetGeneratorTest, ProcessorTimeIsAsComputedFromItsRawValues) {
   PERFHIVE_SKIP_WITHOUT_SHARED_FIXTURE(kRealData);
-  const FleetGenerator fleet = Fleet({.seed = 5, .hosts = 1, .layouts = {"wprepw01"}});
+  const FleetGenerator fleet = FixtureFleet({.seed = 5, .hosts = 1, .layouts = {"wprepw01"}});
   HostSimulator host = fleet.StartHost(0);
   std::vector<std::vector<uint8_t>> samples = Samples(host, 50);
   double busiest = 0, quietest = 100;
@@ -191,10 +174,10 @@ TEST(FleetGeneratorTest, ProcessorTimeIsAsComputedFromItsRawValues) {
 TEST(FleetGeneratorTest, TheSameSeedGivesTheSameBytes) {
   PERFHIVE_SKIP_WITHOUT_SHARED_FIXTURE(kRealData);
   const FleetOptions options{.seed = 42, .hosts = 7, .title_change_probability = 0.05};
-  const FleetGenerator one = Fleet(options), two = Fleet(options);
+  const FleetGenerator one = FixtureFleet(options), two = FixtureFleet(options);
   FleetOptions other_seed = options;
   other_seed.seed = 43;
-  const FleetGenerator three = Fleet(other_seed);
+  const FleetGenerator three = FixtureFleet(other_seed);
   for (int h = 0; h < options.hosts; ++h) {
     HostSimulator a = one.StartHost(h), b = two.StartHost(h), c = three.StartHost(h);
     bool differs = false;
@@ -210,7 +193,7 @@ TEST(FleetGeneratorTest, TheSameSeedGivesTheSameBytes) {
   // Host 3 is the same in a fleet of 4 as in a fleet of 7.
   FleetOptions smaller = options;
   smaller.hosts = 4;
-  HostSimulator alone = Fleet(smaller).StartHost(3), among = one.StartHost(3);
+  HostSimulator alone = FixtureFleet(smaller).StartHost(3), among = one.StartHost(3);
   for (int k = 0; k < 5; ++k) EXPECT_EQ(alone.Next().snapshot, among.Next().snapshot);
 }
 
@@ -245,7 +228,7 @@ ProcessList ProcessesOf(const std::vector<uint8_t>& sample) {
 
 TEST(FleetGeneratorTest, ProcessesStartAndExit) {
   PERFHIVE_SKIP_WITHOUT_SHARED_FIXTURE(kRealData);
-  const FleetGenerator fleet = Fleet({.seed = 9, .hosts = 1, .layouts = {"kinex01"}});
+  const FleetGenerator fleet = FixtureFleet({.seed = 9, .hosts = 1, .layouts = {"kinex01"}});
   HostSimulator host = fleet.StartHost(0);
   std::vector<std::vector<uint8_t>> samples = Samples(host, 101);
   const ProcessList first = ProcessesOf(samples.front());
@@ -283,7 +266,7 @@ TEST(FleetGeneratorTest, ProcessesStartAndExit) {
 
 TEST(FleetGeneratorTest, CountersThatDidNotMoveInTheRealPairStayPut) {
   PERFHIVE_SKIP_WITHOUT_SHARED_FIXTURE(kRealData);
-  const FleetGenerator fleet = Fleet({.seed = 2, .hosts = 5, .title_change_probability = 0});
+  const FleetGenerator fleet = FixtureFleet({.seed = 2, .hosts = 5, .title_change_probability = 0});
   for (int h = 0; h < 5; ++h) {
     HostSimulator host = fleet.StartHost(h);
     std::vector<std::vector<uint8_t>> samples = Samples(host, 30);
@@ -300,9 +283,9 @@ TEST(FleetGeneratorTest, CountersThatDidNotMoveInTheRealPairStayPut) {
 
 TEST(FleetGeneratorTest, ChangeShareIsWithinAFactorOfTwoOfTheRealPairs) {
   PERFHIVE_SKIP_WITHOUT_SHARED_FIXTURE(kRealData);
-  for (size_t m = 0; m < Layouts()->size(); ++m) {
-    if ((*Layouts())[m].real_older.empty()) continue;
-    Result<MachineComparison> row = CompareWithRealPair(Layouts(), m, 1, 10);
+  for (size_t m = 0; m < FixtureLayouts()->size(); ++m) {
+    if ((*FixtureLayouts())[m].real_older.empty()) continue;
+    Result<MachineComparison> row = CompareWithRealPair(FixtureLayouts(), m, 1, 10);
     ASSERT_TRUE(row.ok()) << row.error();
     const double real = row->real.changed_share(), generated = row->generated.changed_share();
     EXPECT_GT(real, 0) << row->machine;
@@ -315,8 +298,8 @@ TEST(FleetGeneratorTest, TitleDatabasesChangeNowAndThen) {
   PERFHIVE_SKIP_WITHOUT_SHARED_FIXTURE(kRealData);
   // wrxxcrpisax01's ISA Server objects are extensible: registered again, they move to new
   // indexes that the new database names. win2003 has none: a provider is installed instead.
-  const FleetGenerator fleet =
-      Fleet({.seed = 4, .hosts = 1, .layouts = {"wrxxcrpisax01"}, .title_change_probability = 0.2});
+  const FleetGenerator fleet = FixtureFleet(
+      {.seed = 4, .hosts = 1, .layouts = {"wrxxcrpisax01"}, .title_change_probability = 0.2});
   HostSimulator host = fleet.StartHost(0);
   // What each object and counter is called before any change (the real database names most,
   // not all, of the provider's indexes).
@@ -349,8 +332,8 @@ TEST(FleetGeneratorTest, TitleDatabasesChangeNowAndThen) {
   EXPECT_GT(changes, 0);
   EXPECT_NE(host.titles(), *fleet.layout_of(0).titles);
 
-  const FleetGenerator plain =
-      Fleet({.seed = 4, .hosts = 1, .layouts = {"win2003"}, .title_change_probability = 0.5});
+  const FleetGenerator plain = FixtureFleet(
+      {.seed = 4, .hosts = 1, .layouts = {"win2003"}, .title_change_probability = 0.5});
   HostSimulator other = plain.StartHost(0);
   const std::vector<uint8_t> first = other.Next().snapshot;
   bool changed = false;
@@ -361,11 +344,12 @@ TEST(FleetGeneratorTest, TitleDatabasesChangeNowAndThen) {
 
 TEST(FleetGeneratorTest, UnknownMachinesAndEmptyFleetsAreRefused) {
   PERFHIVE_SKIP_WITHOUT_SHARED_FIXTURE(kRealData);
-  Result<FleetGenerator> unknown = FleetGenerator::Create(Layouts(), {.layouts = {"nosuch"}});
+  Result<FleetGenerator> unknown =
+      FleetGenerator::Create(FixtureLayouts(), {.layouts = {"nosuch"}});
   ASSERT_FALSE(unknown.ok());
   EXPECT_NE(unknown.error().find("nosuch"), std::string::npos);
-  EXPECT_FALSE(FleetGenerator::Create(Layouts(), {.hosts = 0}).ok());
-  EXPECT_FALSE(FleetGenerator::Create(Layouts(), {.interval_ns = 0}).ok());
+  EXPECT_FALSE(FleetGenerator::Create(FixtureLayouts(), {.hosts = 0}).ok());
+  EXPECT_FALSE(FleetGenerator::Create(FixtureLayouts(), {.interval_ns = 0}).ok());
 }
 
 TEST(FleetGeneratorTest, MissingFixturesAreNamed) {

@@ -25,6 +25,13 @@ struct FleetOptions {
   // > 0: every host this busy (1: as busy as its real machine was). 0: a mix chosen by seed:
   // 30% of the hosts idle (rates × 0.25), 50% normal (× 1), 20% busy (× 3).
   double activity = 0;
+  // The share of hosts that are busy servers (busy_server.h): kinex01 grown to `busy_processes`
+  // processes with `busy_threads` threads, a Global snapshot of a few hundred KB. They are spread
+  // evenly (host i is one when ⌊(i + 1) × share⌋ > ⌊i × share⌋: every host at 1, every other at
+  // 0.5); the other hosts copy the real machines round-robin, as without them.
+  double busy_servers = 0;
+  int busy_processes = 350;
+  int busy_threads = 3500;
 };
 
 struct HostProfile {

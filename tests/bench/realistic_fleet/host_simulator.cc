@@ -3,8 +3,10 @@
 #include <algorithm>
 #include <cmath>
 #include <ctime>
+#include <initializer_list>
 #include <limits>
 #include <set>
+#include <unordered_map>
 
 #include "perfdata/snapshot_builder.h"
 #include "perfdata/well_known_indexes.h"
@@ -64,6 +66,21 @@ std::optional<uint32_t> PositionOf(const std::vector<CounterSpec>& counters, uin
 
 bool IsTotal(const std::string& name) { return name == "_Total"; }
 
+// The clock tick the timers of a process move by: the lumps of the first of `timers` that
+// moves (following a copy to its leader), or 1.
+uint64_t TickOf(const InstanceLayout& instance,
+                std::initializer_list<std::optional<uint32_t>> timers) {
+  for (std::optional<uint32_t> counter : timers) {
+    if (!counter.has_value()) continue;
+    const ValueModel* model = &instance.models[*counter];
+    if (model->motion == Motion::kCopy) model = &instance.models[model->partner];
+    if (model->motion == Motion::kBusyTime || model->motion == Motion::kIdleTime) {
+      return model->granularity;
+    }
+  }
+  return 1;
+}
+
 }  // namespace
 
 HostSimulator::HostSimulator(std::shared_ptr<const std::vector<MachineLayout>> layouts,
@@ -100,6 +117,18 @@ HostSimulator::HostSimulator(std::shared_ptr<const std::vector<MachineLayout>> l
     processes_counter_ = PositionOf(objects_[i].counters, ti::kProcesses);
     threads_counter_ = PositionOf(objects_[i].counters, ti::kThreads);
     break;
+  }
+  for (size_t i = 0; i < objects_.size(); ++i) {
+    if (objects_[i].source->generated_threads) thread_object_ = i;
+    if (objects_[i].name_index == ti::kProcess && objects_[i].pid_counter.has_value()) {
+      process_object_ = i;
+    }
+  }
+  // A Thread object is made from the processes; without them it stays empty.
+  if (thread_object_.has_value() && process_object_.has_value()) {
+    SetUpThreads();
+  } else {
+    thread_object_.reset();
   }
 }
 
@@ -150,7 +179,8 @@ HostSimulator::LiveInstance HostSimulator::StartInstance(const LiveObject& objec
 
 void HostSimulator::SetUpProcesses(LiveObject& object) {
   const ObjectLayout& source = *object.source;
-  if (source.no_instances) return;
+  // Threads carry their process's ID too; they come and go with it.
+  if (source.no_instances || source.generated_threads) return;
   object.pid_counter = PositionOf(object.counters, ti::kIdProcess);
   if (!object.pid_counter.has_value()) return;
   object.thread_counter = PositionOf(object.counters, ti::kThreadCount);
@@ -231,7 +261,94 @@ bool HostSimulator::Advance() {
       Move(object, instance, seconds, activity * random_.LogNormalFactor(kInstanceSigma));
     }
   }
+  if (thread_object_.has_value()) StepThreads();
   return titles_changed;
+}
+
+void HostSimulator::SetUpThreads() {
+  const LiveObject& processes = objects_[*process_object_];
+  user_counter_ = PositionOf(processes.counters, ti::kPercentUserTime);
+  privileged_counter_ = PositionOf(processes.counters, ti::kPercentPrivilegedTime);
+  priority_counter_ = PositionOf(processes.counters, kPriorityBaseIndex);
+  elapsed_counter_ = PositionOf(processes.counters, ti::kElapsedTime);
+  uint64_t threads = 0;
+  for (const LiveInstance& instance : processes.instances) {
+    if (!IsTotal(instance.name) && processes.thread_counter.has_value()) {
+      threads += instance.values[*processes.thread_counter];
+    }
+  }
+  // A thread's average context-switch rate, which the counts its threads have reached since
+  // they were created follow.
+  if (system_object_.has_value()) {
+    const LiveObject& system = objects_[*system_object_];
+    switches_counter_ = PositionOf(system.counters, ti::kContextSwitchesPerSec);
+    if (switches_counter_.has_value() && threads > 0) {
+      const ValueModel& model = system.instances[0].source->models[*switches_counter_];
+      if (model.motion == Motion::kEvents) {
+        switches_per_thread_ = model.rate * profile_.activity / static_cast<double>(threads);
+      }
+    }
+  }
+  const int64_t now = objects_[*thread_object_].clock;
+  for (const LiveInstance& instance : processes.instances) {
+    if (IsTotal(instance.name)) continue;
+    threads_.AddProcess(ThreadsOf(processes, instance), now, switches_per_thread_, random_, pids_);
+  }
+}
+
+ProcessThreadsStart HostSimulator::ThreadsOf(const LiveObject& object,
+                                             const LiveInstance& process) const {
+  const auto value = [&](std::optional<uint32_t> counter, uint64_t otherwise) {
+    return counter.has_value() ? process.values[*counter] : otherwise;
+  };
+  return {.pid = process.values[*object.pid_counter],
+          .threads = static_cast<uint32_t>(value(object.thread_counter, 1)),
+          .priority_base = static_cast<uint32_t>(value(priority_counter_, 8)),
+          .created = static_cast<int64_t>(
+              value(elapsed_counter_, static_cast<uint64_t>(objects_[*thread_object_].clock))),
+          .user_time = value(user_counter_, 0),
+          .privileged_time = value(privileged_counter_, 0),
+          .tick = TickOf(*process.source, {user_counter_, privileged_counter_})};
+}
+
+void HostSimulator::StepThreads() {
+  const LiveObject& processes = objects_[*process_object_];
+  const auto moved = [](const LiveObject& object, const LiveInstance& instance,
+                        std::optional<uint32_t> counter) -> uint64_t {
+    if (!counter.has_value() || instance.previous.size() != instance.values.size()) return 0;
+    return (instance.values[*counter] - instance.previous[*counter]) &
+           WidthMask(object.counters[*counter].size);
+  };
+  std::vector<ProcessStep> steps;
+  steps.reserve(processes.instances.size());
+  for (const LiveInstance& instance : processes.instances) {
+    if (IsTotal(instance.name)) continue;
+    steps.push_back({.pid = instance.values[*processes.pid_counter],
+                     .user_time = moved(processes, instance, user_counter_),
+                     .privileged_time = moved(processes, instance, privileged_counter_),
+                     .tick = TickOf(*instance.source, {user_counter_, privileged_counter_})});
+  }
+  uint64_t switches = 0;
+  if (switches_counter_.has_value()) {
+    const LiveObject& system = objects_[*system_object_];
+    switches = moved(system, system.instances[0], switches_counter_);
+  }
+  threads_.Advance(steps, switches, objects_[*thread_object_].clock_advance, random_);
+}
+
+void HostSimulator::WriteThreads(ObjectBuilder& out) const {
+  const LiveObject& processes = objects_[*process_object_];
+  std::unordered_map<uint64_t, uint32_t> positions;
+  uint32_t total = static_cast<uint32_t>(processes.instances.size());
+  for (uint32_t at = 0; at < processes.instances.size(); ++at) {
+    const LiveInstance& instance = processes.instances[at];
+    if (IsTotal(instance.name)) {
+      total = at;
+    } else {
+      positions.emplace(instance.values[*processes.pid_counter], at);
+    }
+  }
+  threads_.Write(out, positions, total, objects_[*thread_object_].clock);
 }
 
 void HostSimulator::Churn(LiveObject& object, double seconds) {
@@ -241,6 +358,9 @@ void HostSimulator::Churn(LiveObject& object, double seconds) {
   for (auto it = object.instances.begin(); it != object.instances.end();) {
     if (it->churns && random_.Uniform() < exit_chance) {
       CountProcess(object, *it, -1);
+      if (thread_object_.has_value()) {
+        threads_.RemoveProcess(it->values[*object.pid_counter], pids_);
+      }
       pids_.erase(it->values[*object.pid_counter]);
       it = object.instances.erase(it);
     } else {
@@ -255,13 +375,12 @@ void HostSimulator::Churn(LiveObject& object, double seconds) {
 void HostSimulator::StartProcess(LiveObject& object) {
   const InstanceLayout& source = *object.templates[random_.Below(object.templates.size())];
   LiveInstance live = StartInstance(object, source, true);
-  // Windows PIDs are multiples of 4, and a free one is reused.
-  uint64_t pid = 0;
-  do {
-    pid = 4 * (2 + random_.Below(16'382));
-  } while (!pids_.insert(pid).second);
-  live.values[*object.pid_counter] = pid;
+  live.values[*object.pid_counter] = DrawFreeId(random_, pids_);
   CountProcess(object, live, +1);
+  if (thread_object_.has_value()) {
+    threads_.AddProcess(ThreadsOf(object, live), ObjectClockAt(objects_[*thread_object_]),
+                        switches_per_thread_, random_, pids_);
+  }
   auto at = object.instances.end();
   if (!object.instances.empty() && IsTotal(object.instances.back().name)) --at;
   object.instances.insert(at, std::move(live));
@@ -448,6 +567,10 @@ std::vector<uint8_t> HostSimulator::Build() const {
         .set_perf_time(object.clock)
         .set_perf_freq(source.perf_freq);
     for (const CounterSpec& counter : object.counters) out.AddCounter(counter);
+    if (source.generated_threads && thread_object_.has_value()) {
+      WriteThreads(out);
+      continue;
+    }
     if (source.no_instances) out.set_no_instances();
     for (const LiveInstance& instance : object.instances) {
       const uint32_t at = source.no_instances ? 0

@@ -18,6 +18,7 @@
 #include "tests/bench/realistic_fleet/fleet_random.h"
 #include "tests/bench/realistic_fleet/host_titles.h"
 #include "tests/bench/realistic_fleet/machine_layout.h"
+#include "tests/bench/realistic_fleet/thread_table.h"
 
 namespace perfhive::fleet {
 
@@ -86,6 +87,11 @@ class HostSimulator {
   void Churn(LiveObject& object, double seconds);
   void StartProcess(LiveObject& object);
   void CountProcess(const LiveObject& object, const LiveInstance& process, int sign);
+  // The busy-server shape's threads: what a process's are made from, and their step.
+  void SetUpThreads();
+  ProcessThreadsStart ThreadsOf(const LiveObject& object, const LiveInstance& process) const;
+  void StepThreads();
+  void WriteThreads(ObjectBuilder& out) const;
   void Move(const LiveObject& object, LiveInstance& instance, double seconds, double activity);
   void CopyLinked(const LiveObject& object, LiveInstance& instance) const;
   void ChangeTitles();
@@ -108,6 +114,13 @@ class HostSimulator {
   std::optional<size_t> system_object_;
   std::optional<uint32_t> processes_counter_, threads_counter_;
   uint64_t installs_ = 0;
+  // A Thread object made from the processes (busy_server.h; set only when there are processes),
+  // the Process counters its threads follow and System's context switches, which they share.
+  ThreadTable threads_;
+  std::optional<size_t> thread_object_, process_object_;
+  std::optional<uint32_t> user_counter_, privileged_counter_, priority_counter_, elapsed_counter_;
+  std::optional<uint32_t> switches_counter_;
+  double switches_per_thread_ = 0;  // per second, on average
 };
 
 }  // namespace perfhive::fleet

@@ -47,6 +47,9 @@ struct ObjectLayout {
   int64_t clock_offset = 0;  // PerfTime − the block clock it follows
   std::vector<CounterSpec> counters{};
   std::vector<InstanceLayout> instances{};
+  // The busy-server shape's Thread object (busy_server.h): no instances here; the host makes
+  // them from its processes (thread_table.h).
+  bool generated_threads = false;
 };
 
 struct MachineLayout {
