@@ -43,6 +43,8 @@ struct ServerConfig {
   std::string remote_write_user;
   std::string remote_write_password_file;
   std::string remote_write_ca;
+  // How far back a host the receivers never had is exported from (PrometheusExporterOptions).
+  int64_t remote_write_backfill_seconds = 3600;
   std::vector<std::string> export_include;  // PDH path patterns
   std::vector<std::string> export_exclude;
   std::string metrics_listen;  // HOST:PORT of /metrics; empty: not served

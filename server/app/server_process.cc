@@ -167,6 +167,7 @@ Status ServerProcess::StartExport() {
     exporter.writer.url = url;
     exporter.writer.http = *http;
     exporter.host_labels = host_labels_->Lookup();
+    exporter.new_host_lookback = std::chrono::seconds(options_.remote_write_backfill_seconds);
     exporters_.push_back(
         std::make_unique<PrometheusExporter>(*store_, *loader_, *selection_, exporter, log_));
     log_.Info("remote-write", {{"receiver", exporters_.back()->receiver()}});

@@ -109,6 +109,15 @@ const ServerSetting kSettings[] = {
      .default_text = "the system's",
      .help = "CA bundle (PEM) to verify https receivers with.",
      .field = &ServerConfig::remote_write_ca},
+    {.key = "remote_write_backfill",
+     .value_name = "AGE",
+     .default_text = "1h",
+     .help = "How far back a host the receivers never had is sent from: a default Prometheus "
+             "refuses samples older than an hour; one with an out-of-order window (or "
+             "VictoriaMetrics) can be filled with the store's history, e.g. 30d.",
+     .field = &ServerConfig::remote_write_backfill_seconds,
+     .syntax = QuantitySyntax::kAge,
+     .min = 1},
     {.key = "export_include",
      .value_name = "PATTERN",
      .default_text = "every counter: \\*(*)\\* and \\*\\*",

@@ -8,12 +8,6 @@
 #include "port/env.h"
 
 namespace perfhive {
-namespace {
-
-constexpr int64_t kNewHostLookbackNs = int64_t{3600} * 1'000'000'000;
-
-}  // namespace
-
 std::string ReceiverName(const std::string& url) {
   size_t scheme = url.find("://");
   size_t start = scheme == std::string::npos ? 0 : scheme + 3;
@@ -97,9 +91,9 @@ bool PrometheusExporter::ExportHost(const std::string& host) {
     ++offers_refused_;
     return false;
   }
-  // A host never exported starts an hour back: a default receiver refuses anything older
-  // (docs/prometheus.md), and a store of months would otherwise be resent on the first start.
-  auto [at, added] = offered_.try_emplace(host, UnixNanosNow() - kNewHostLookbackNs);
+  // A host never exported starts options_.new_host_lookback back.
+  auto [at, added] = offered_.try_emplace(
+      host, UnixNanosNow() - std::chrono::nanoseconds(options_.new_host_lookback).count());
   int64_t after = at->second;
   Result<query::HostSamples> samples =
       loader_.LoadAfter(host, after, options_.max_samples_per_round);

@@ -39,6 +39,10 @@ struct PrometheusExporterOptions {
   std::chrono::milliseconds persist_every{1000};
   // Each host's labels, put on its series (export/series_labels.h); null: none.
   query::HostLabelsLookup host_labels = nullptr;
+  // A host never exported to this receiver starts this far back: a default Prometheus refuses
+  // anything older than an hour (docs/prometheus.md), and a store of months would otherwise be
+  // resent on the first start; a receiver that takes older samples can be backfilled.
+  std::chrono::seconds new_host_lookback{3600};
 };
 
 // What the exporter did since it started, for /metrics.

@@ -41,6 +41,7 @@ remote_write_bearer_token_file = "/etc/perfhive/bearer"
 remote_write_basic_auth_user = "ph"
 remote_write_basic_auth_password_file = "/etc/perfhive/password"
 remote_write_ca = "/etc/perfhive/rw-ca.pem"
+remote_write_backfill = "30d"
 export_include = ['\Processor(*)\*']
 export_exclude = ['\Thread(*)\*', '\Process(*)\IO*']
 metrics_listen = "127.0.0.1:9470"
@@ -68,6 +69,7 @@ compact_groups = false
   EXPECT_EQ(config.remote_write_user, "ph");
   EXPECT_EQ(config.remote_write_password_file, "/etc/perfhive/password");
   EXPECT_EQ(config.remote_write_ca, "/etc/perfhive/rw-ca.pem");
+  EXPECT_EQ(config.remote_write_backfill_seconds, 30 * 86400);
   EXPECT_EQ(config.export_include, (std::vector<std::string>{"\\Processor(*)\\*"}));
   EXPECT_EQ(config.export_exclude,
             (std::vector<std::string>{"\\Thread(*)\\*", "\\Process(*)\\IO*"}));
