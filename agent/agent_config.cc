@@ -153,14 +153,8 @@ Status LoadSetting(std::string_view origin, const AgentSetting& setting, const t
   const std::string_view key = setting.key;
   auto load = [&](auto field) -> Status {
     using Field = std::remove_reference_t<decltype(config.*field)>;
-    if constexpr (std::is_same_v<Field, std::string>) {
-      Result<std::string> text = TomlString(origin, value, key);
-      if (!text.ok()) return text.status();
-      config.*field = std::move(text).value();
-    } else if constexpr (std::is_same_v<Field, bool>) {
-      Result<bool> on = TomlBool(origin, value, key);
-      if (!on.ok()) return on.status();
-      config.*field = *on;
+    if constexpr (kPlainTomlField<Field>) {
+      return TomlFieldInto(origin, value, key, config.*field);
     } else if constexpr (std::is_same_v<Field, std::chrono::milliseconds> ||
                          std::is_same_v<Field, std::optional<std::chrono::milliseconds>>) {
       Result<std::chrono::milliseconds> duration = DurationValue(origin, value, key);

@@ -11,6 +11,8 @@
 #include <map>
 #include <string>
 #include <string_view>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "base/status.h"
@@ -45,6 +47,31 @@ Result<std::vector<std::string>> TomlStringList(std::string_view origin, const t
 Result<std::map<std::string, std::string>> TomlStringTable(
     std::string_view origin, const toml::node& node, std::string_view key,
     const std::function<Status(std::string_view key, std::string_view value)>& check);
+
+// The field types every settings table reads alike: a string, a list of strings, a boolean.
+template <typename Field>
+inline constexpr bool kPlainTomlField =
+    std::is_same_v<Field, std::string> || std::is_same_v<Field, std::vector<std::string>> ||
+    std::is_same_v<Field, bool>;
+
+// `node` into `out`, by `out`'s type (TomlString, TomlStringList or TomlBool); `out` is left as it
+// is on an error.
+template <typename Field>
+requires kPlainTomlField<Field> Status TomlFieldInto(std::string_view origin,
+                                                     const toml::node& node, std::string_view key,
+                                                     Field& out) {
+  Result<Field> read = Status::Error("not read");
+  if constexpr (std::is_same_v<Field, std::string>) {
+    read = TomlString(origin, node, key);
+  } else if constexpr (std::is_same_v<Field, bool>) {
+    read = TomlBool(origin, node, key);
+  } else {
+    read = TomlStringList(origin, node, key);
+  }
+  if (!read.ok()) return read.status();
+  out = std::move(read).value();
+  return Status();
+}
 
 // Hands each key of `root` with the setting `find` names for it to `load(setting, value)`, in
 // the file's order; the first error ends the reading. A key `find` does not know is

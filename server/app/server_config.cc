@@ -79,18 +79,8 @@ Status LoadSetting(std::string_view origin, const ServerSetting& setting, const 
   const std::string_view key = setting.key;
   auto load = [&](auto field) -> Status {
     using Field = std::remove_reference_t<decltype(config.*field)>;
-    if constexpr (std::is_same_v<Field, std::string>) {
-      Result<std::string> text = TomlString(origin, value, key);
-      if (!text.ok()) return text.status();
-      config.*field = std::move(text).value();
-    } else if constexpr (std::is_same_v<Field, std::vector<std::string>>) {
-      Result<std::vector<std::string>> items = TomlStringList(origin, value, key);
-      if (!items.ok()) return items.status();
-      config.*field = std::move(items).value();
-    } else if constexpr (std::is_same_v<Field, bool>) {
-      Result<bool> on = TomlBool(origin, value, key);
-      if (!on.ok()) return on.status();
-      config.*field = *on;
+    if constexpr (kPlainTomlField<Field>) {
+      return TomlFieldInto(origin, value, key, config.*field);
     } else if constexpr (std::is_same_v<Field, double>) {
       std::optional<double> number = value.is_boolean() ? std::nullopt : value.value<double>();
       if (!number || !(*number > 0)) {
