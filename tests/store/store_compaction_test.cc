@@ -92,6 +92,23 @@ void ExpectListedReadExactly(Store& store, const std::vector<SnapshotInfo>& list
   }
 }
 
+// Each group of the listing by its keyframe, with its members' places in its block.
+std::map<int64_t, std::vector<int64_t>> GroupsOf(const std::vector<SnapshotInfo>& listed) {
+  std::map<int64_t, std::vector<int64_t>> groups;
+  for (const SnapshotInfo& info : listed) {
+    groups[info.keyframe_id != 0 ? info.keyframe_id : info.id].push_back(info.block_index);
+  }
+  return groups;
+}
+
+// The stored bytes the listing's rows add up to are the host's and the store's count.
+void ExpectStoredBytesAddUp(Store& store, const std::vector<SnapshotInfo>& listed) {
+  int64_t stored = 0;
+  for (const SnapshotInfo& info : listed) stored += info.stored_size;
+  EXPECT_EQ((*store.catalog().FindHost("web01"))->stored_bytes, stored);
+  EXPECT_EQ(store.Totals()->stored_bytes, stored);
+}
+
 TEST(StoreCompactionTest, ClosedGroupsBecomeBlocksThatReadBackExactly) {
   TempDir dir;
   auto store = OpenTenSnapshotGroupStore(dir.path());
@@ -100,10 +117,7 @@ TEST(StoreCompactionTest, ClosedGroupsBecomeBlocksThatReadBackExactly) {
   const CompactionResult compacted_groups = CompactClosed(*store);
   std::vector<SnapshotInfo> listed = ExpectEveryReadExact(*store, 35);
   // Every closed group is a block, its members in order; the open one (the last) is frames.
-  std::map<int64_t, std::vector<int64_t>> groups;  // keyframe → its members' block indexes
-  for (const SnapshotInfo& info : listed) {
-    groups[info.keyframe_id != 0 ? info.keyframe_id : info.id].push_back(info.block_index);
-  }
+  const std::map<int64_t, std::vector<int64_t>> groups = GroupsOf(listed);
   ASSERT_GE(groups.size(), 4u);  // of 10 at most; a delta too large starts one early
   EXPECT_EQ(compacted_groups.groups, static_cast<int64_t>(groups.size()) - 1);
   EXPECT_EQ(compacted_groups.snapshots, 35 - static_cast<int64_t>(groups.rbegin()->second.size()));
@@ -325,11 +339,7 @@ TEST(StoreCompactionTest, PassesRacingAppendsLoseNothing) {
   compaction.join();
   total.groups += store->CompactClosedGroups(INT64_MAX)->groups;
   EXPECT_GT(total.groups, 0);
-  std::vector<SnapshotInfo> listed = ExpectEveryReadExact(*store, 59);
-  int64_t stored = 0;
-  for (const SnapshotInfo& info : listed) stored += info.stored_size;
-  EXPECT_EQ((*store->catalog().FindHost("web01"))->stored_bytes, stored);
-  EXPECT_EQ(store->Totals()->stored_bytes, stored);
+  ExpectStoredBytesAddUp(*store, ExpectEveryReadExact(*store, 59));
 }
 
 // A store whose groups close after 10 snapshots and whose compacted groups merge by 20 (the
@@ -339,23 +349,6 @@ std::unique_ptr<Store> OpenMergingStore(const std::string& dir) {
   options.group_size = 10;
   options.merged_block_snapshots = 20;
   return testing::OpenStore(dir, options);
-}
-
-// Each group of the listing by its keyframe, with its members' places in its block.
-std::map<int64_t, std::vector<int64_t>> GroupsOf(const std::vector<SnapshotInfo>& listed) {
-  std::map<int64_t, std::vector<int64_t>> groups;
-  for (const SnapshotInfo& info : listed) {
-    groups[info.keyframe_id != 0 ? info.keyframe_id : info.id].push_back(info.block_index);
-  }
-  return groups;
-}
-
-// The stored bytes the listing's rows add up to are the host's and the store's count.
-void ExpectStoredBytesAddUp(Store& store, const std::vector<SnapshotInfo>& listed) {
-  int64_t stored = 0;
-  for (const SnapshotInfo& info : listed) stored += info.stored_size;
-  EXPECT_EQ((*store.catalog().FindHost("web01"))->stored_bytes, stored);
-  EXPECT_EQ(store.Totals()->stored_bytes, stored);
 }
 
 TEST(StoreCompactionTest, AStreamsCompactedGroupsMergeIntoOneBlockOnceTheyAddUpToIt) {
