@@ -110,6 +110,38 @@ Result<std::vector<Member>> ReadMembers(SqliteDb& db, int64_t keyframe_id) {
   return members;
 }
 
+// Restores `member` through `group` into `raws`, adding its size to `raw_total`: false when it
+// does not restore to the bytes of `sha256`, or would take `raws` past a block's limits.
+bool RestoreForBlock(GroupDecoder& group, const GroupMember& member, const Sha256Digest& sha256,
+                     std::vector<std::vector<uint8_t>>& raws, uint64_t& raw_total) {
+  if (raws.size() >= kMaxBlockSnapshots) return false;
+  Result<std::vector<uint8_t>> raw = group.Restore(member, nullptr);
+  if (!raw.ok() || Sha256(*raw) != sha256) return false;
+  raw_total += raw->size();
+  if (raw_total > kMaxBlockRawBytes) return false;
+  raws.push_back(std::move(raw).value());
+  return true;
+}
+
+// `raws` as one block under `keyframe_id`, once it is found smaller than the `stored_size` bytes
+// they take now and checked to give every one back exactly; nothing otherwise.
+std::optional<std::vector<uint8_t>> CheckedBlock(int64_t keyframe_id,
+                                                 const std::vector<std::vector<uint8_t>>& raws,
+                                                 int64_t stored_size, int level) {
+  std::vector<std::span<const uint8_t>> spans(raws.begin(), raws.end());
+  std::vector<uint8_t> block = EncodeGroupColumns(spans, level);
+  if (static_cast<int64_t>(block.size()) >= stored_size) return std::nullopt;
+  // What it replaces goes only once the block gives every member back exactly.
+  Result<std::unique_ptr<GroupDecoder>> columns = OpenGroup(keyframe_id, block);
+  if (!columns.ok()) return std::nullopt;
+  for (size_t i = 0; i < raws.size(); ++i) {
+    Result<std::vector<uint8_t>> back =
+        (*columns)->Restore({.block_index = static_cast<int64_t>(i)}, nullptr);
+    if (!back.ok() || *back != raws[i]) return std::nullopt;
+  }
+  return block;
+}
+
 // The block of a group, once it is checked to give every member back exactly and found smaller
 // than the frames; nothing for a group that does not restore (left for ReadSnapshot to report),
 // exceeds a block's limits, or would not get smaller.
@@ -121,29 +153,16 @@ std::optional<std::vector<uint8_t>> BuildBlock(int64_t keyframe_id,
   uint64_t raw_total = 0;
   Result<std::unique_ptr<GroupDecoder>> frames = OpenGroup(keyframe_id, members[0].frame);
   if (!frames.ok()) return std::nullopt;
+  int64_t frames_size = 0;
   for (size_t i = 0; i < members.size(); ++i) {
     const GroupMember member{.is_keyframe = i == 0,
                              .frame = i == 0 ? std::span<const uint8_t>() : members[i].frame};
-    Result<std::vector<uint8_t>> raw = (*frames)->Restore(member, nullptr);
-    if (!raw.ok() || Sha256(*raw) != members[i].sha256) return std::nullopt;
-    raw_total += raw->size();
-    if (raw_total > kMaxBlockRawBytes) return std::nullopt;
-    raws.push_back(std::move(raw).value());
+    if (!RestoreForBlock(**frames, member, members[i].sha256, raws, raw_total)) {
+      return std::nullopt;
+    }
+    frames_size += members[i].stored_size;
   }
-  std::vector<std::span<const uint8_t>> spans(raws.begin(), raws.end());
-  std::vector<uint8_t> block = EncodeGroupColumns(spans, level);
-  // The frames go only once the block gives every member back exactly.
-  Result<std::unique_ptr<GroupDecoder>> columns = OpenGroup(keyframe_id, block);
-  if (!columns.ok()) return std::nullopt;
-  for (size_t i = 0; i < raws.size(); ++i) {
-    Result<std::vector<uint8_t>> back =
-        (*columns)->Restore({.block_index = static_cast<int64_t>(i)}, nullptr);
-    if (!back.ok() || *back != raws[i]) return std::nullopt;
-  }
-  int64_t frames_size = 0;
-  for (const Member& member : members) frames_size += member.stored_size;
-  if (static_cast<int64_t>(block.size()) >= frames_size) return std::nullopt;
-  return block;
+  return CheckedBlock(keyframe_id, raws, frames_size, level);
 }
 
 // The compacted groups of the stream (host id, query) not merged yet, oldest first, each as
@@ -396,43 +415,29 @@ Status Store::MergeStreamBlocks(int64_t host_id, const std::string& query,
         StoredBlock& block = **stored;
         // Each member restored and checked against its digest before the block goes.
         Result<std::unique_ptr<GroupDecoder>> decoder = OpenGroup(keyframe_id, block.block);
-        if (!decoder.ok()) return Status();
-        for (size_t i = 0; i < block.ids.size(); ++i) {
-          Result<std::vector<uint8_t>> raw =
-              (*decoder)->Restore({.block_index = static_cast<int64_t>(i)}, nullptr);
-          if (!raw.ok() || Sha256(*raw) != block.sha256s[i]) {
-            left_unmerged_[first] = snapshots;
-            return Status();
-          }
-          raw_total += raw->size();
-          raws.push_back(std::move(raw).value());
+        bool restored = decoder.ok();
+        for (size_t i = 0; restored && i < block.ids.size(); ++i) {
+          restored = RestoreForBlock(**decoder, {.block_index = static_cast<int64_t>(i)},
+                                     block.sha256s[i], raws, raw_total);
+        }
+        if (!restored) {
+          left_unmerged_[first] = snapshots;
+          return Status();
         }
         merged.groups.push_back(
             {keyframe_id, std::move(block.ids), static_cast<int64_t>(block.block.size())});
       }
-      if (raws.size() > kMaxBlockSnapshots || raw_total > kMaxBlockRawBytes) {
-        left_unmerged_[first] = snapshots;
-        return Status();
-      }
     }
     // Encoded and checked without a connection or the write lock.
-    std::vector<std::span<const uint8_t>> spans(raws.begin(), raws.end());
-    merged.block = EncodeGroupColumns(spans, options_.level);
     int64_t blocks_size = 0;
     for (const MergedBlock::Group& group : merged.groups) blocks_size += group.block_size;
-    bool exact = static_cast<int64_t>(merged.block.size()) < blocks_size;
-    Result<std::unique_ptr<GroupDecoder>> check =
-        OpenGroup(merged.groups[0].keyframe_id, merged.block);
-    exact = exact && check.ok();
-    for (size_t i = 0; exact && i < raws.size(); ++i) {
-      Result<std::vector<uint8_t>> back =
-          (*check)->Restore({.block_index = static_cast<int64_t>(i)}, nullptr);
-      exact = back.ok() && *back == raws[i];
-    }
-    if (!exact) {
+    std::optional<std::vector<uint8_t>> block =
+        CheckedBlock(merged.groups[0].keyframe_id, raws, blocks_size, options_.level);
+    if (!block) {
       left_unmerged_[merged.groups[0].keyframe_id] = raws.size();
       return Status();
     }
+    merged.block = std::move(*block);
     const int64_t merged_before = result.groups_merged;
     if (Status s = ReplaceBlocksWithMerged(merged, result); !s.ok()) return s;
     if (result.groups_merged == merged_before) return Status();  // changed meanwhile
