@@ -51,7 +51,7 @@ Result<std::span<const uint8_t>> FramedGroup::WholeKeyframe() {
 Result<std::optional<std::pair<std::vector<uint8_t>, std::vector<SnapshotSection>>>>
 FramedGroup::SectionedKeyframe() {
   using Keyframe = std::pair<std::vector<uint8_t>, std::vector<SnapshotSection>>;
-  Result<FrameEncoding> encoding = FrameEncodingOf(keyframe_frame_);
+  Result<FrameEncoding> encoding = KeyframeEncoding();
   if (!encoding.ok()) return encoding.status();
   if (*encoding != FrameEncoding::kSectioned) return std::optional<Keyframe>();
   Result<const SectionedFrame*> table = KeyframeTable();
