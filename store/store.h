@@ -29,7 +29,6 @@
 #ifndef PERFHIVE_STORE_STORE_H_
 #define PERFHIVE_STORE_STORE_H_
 
-#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
