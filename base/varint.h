@@ -21,6 +21,14 @@ void PutVarint64(std::vector<uint8_t>& out, uint64_t value);
 // The bytes PutVarint64 writes for `value`.
 size_t VarintSize(uint64_t value);
 
+// Signed numbers as varints: small magnitudes of either sign take few bytes (0, -1, 1, -2, ...).
+inline uint64_t ZigZag(int64_t v) {
+  return (static_cast<uint64_t>(v) << 1) ^ static_cast<uint64_t>(v >> 63);
+}
+inline int64_t UnZigZag(uint64_t v) {
+  return static_cast<int64_t>(v >> 1) ^ -static_cast<int64_t>(v & 1);
+}
+
 enum class VarintRead {
   kOk,
   kTruncated,  // the bytes end before the number does

@@ -44,12 +44,6 @@ constexpr int kTitleDatabaseLevel = 9;
 // The largest half (names or helps) of a stored title database that a read restores.
 constexpr size_t kMaxTitleDatabaseBytes = 256 * 1024 * 1024;
 
-Sha256Digest DigestFromBlob(std::span<const uint8_t> blob) {
-  Sha256Digest digest{};
-  std::copy_n(blob.begin(), std::min(blob.size(), digest.size()), digest.begin());
-  return digest;
-}
-
 }  // namespace
 
 Status Catalog::UpsertHost(const HostInfo& host, int64_t now_ns) {
@@ -302,7 +296,7 @@ Status Catalog::PutTitlesInForce(int64_t host_id, const std::string& language,
   Result<bool> row = (*current)->Step();
   if (!row.ok()) return row.status();
   if (*row) {
-    bool same = DigestFromBlob((*current)->Blob(0)) == digest;
+    bool same = (*current)->Digest(0) == digest;
     (*current)->Reset();
     if (same) return Status();
   }
@@ -332,7 +326,7 @@ Result<std::optional<TitleDatabaseRecord>> Catalog::TitlesInForce(const std::str
     Result<bool> row = (*select)->Step();
     if (!row.ok()) return row.status();
     if (!*row) return std::optional<TitleDatabaseRecord>();
-    digest = DigestFromBlob((*select)->Blob(0));
+    digest = (*select)->Digest(0);
     since = (*select)->Int(1);
     (*select)->Reset();
   }
@@ -356,7 +350,7 @@ Result<std::vector<TitleVersion>> Catalog::TitleHistory(const std::string& host,
     Result<bool> row = (*select)->Step();
     if (!row.ok()) return row.status();
     if (!*row) break;
-    history.push_back({(*select)->Int(0), DigestFromBlob((*select)->Blob(1))});
+    history.push_back({(*select)->Int(0), (*select)->Digest(1)});
   }
   return history;
 }

@@ -1,10 +1,12 @@
 // Catalog: the inventories of hosts' snapshots (docs/store_format.md, "Inventories"): recorded by
 // the writer as snapshots are appended, read for the fleet's counter health.
 
+#include <algorithm>
 #include <functional>
 #include <optional>
 #include <string_view>
 
+#include "store/block_rows.h"
 #include "store/catalog.h"
 #include "store/reader_pool.h"
 #include "store/sqlite.h"
@@ -65,8 +67,12 @@ Status Catalog::RecordInventory(int64_t host_id, const std::string& query, int64
       (*select)->Bind(1, host_id).Bind(2, query).Bind(3, sample_time_ns);
       Result<bool> row = (*select)->Step();
       if (!row.ok()) return row.status();
-      const int64_t newest_sample_ns = (*select)->IsNull(0) ? 0 : (*select)->Int(0);
+      int64_t newest_sample_ns = (*select)->IsNull(0) ? 0 : (*select)->Int(0);
       (*select)->Reset();
+      Result<std::optional<int64_t>> in_blocks =
+          NearestMemberTime(db(), host_id, query, INT64_MIN, INT64_MAX, true, sample_time_ns);
+      if (!in_blocks.ok()) return in_blocks.status();
+      if (*in_blocks) newest_sample_ns = std::max(newest_sample_ns, **in_blocks);
       latest = latest_inventories_
                    .emplace(stream, LatestInventory{InventoryHash::Of((*newest)->inventory),
                                                     newest_sample_ns})
@@ -150,12 +156,15 @@ Status Catalog::RecordInventory(int64_t host_id, const std::string& query, int64
   (*following)->Bind(1, host_id).Bind(2, query).Bind(3, sample_time_ns);
   Result<bool> row = (*following)->Step();
   if (!row.ok()) return row.status();
-  const std::optional<int64_t> following_ns = *row && !(*following)->IsNull(0)
-                                                  ? std::optional<int64_t>((*following)->Int(0))
-                                                  : std::nullopt;
+  // INT64_MAX: no snapshot follows.
+  int64_t following_ns = *row && !(*following)->IsNull(0) ? (*following)->Int(0) : INT64_MAX;
   if (*row) (*following)->Reset();
-  if (following_ns && (!*next || *following_ns < (*next)->since_ns)) {
-    return record(*following_ns, (*in_force)->inventory);
+  Result<std::optional<int64_t>> in_blocks =
+      NearestMemberTime(db(), host_id, query, sample_time_ns + 1, INT64_MAX, false, INT64_MIN);
+  if (!in_blocks.ok()) return in_blocks.status();
+  if (*in_blocks) following_ns = std::min(following_ns, **in_blocks);
+  if (following_ns != INT64_MAX && (!*next || following_ns < (*next)->since_ns)) {
+    return record(following_ns, (*in_force)->inventory);
   }
   return Status();
 }

@@ -52,7 +52,7 @@ std::shared_ptr<const TitleDatabase> SampleLoader::ParsedTitles(const TitleVersi
 }
 
 Result<query::HostSample> SampleLoader::Load(const std::string& host, const SnapshotInfo& info) {
-  Result<std::vector<uint8_t>> raw = store_.ReadSnapshot(info.id);
+  Result<std::vector<uint8_t>> raw = store_.ReadSnapshot(info);
   if (!raw.ok()) return raw.status();
   Result<TitleHistories> histories = Histories(host);
   if (!histories.ok()) return histories.status();

@@ -2,6 +2,8 @@
 
 #include <sqlite3.h>
 
+#include <algorithm>
+
 namespace perfhive {
 
 SqliteStatement::~SqliteStatement() { sqlite3_finalize(statement_); }
@@ -82,6 +84,13 @@ std::span<const uint8_t> SqliteStatement::Blob(int column) const {
           static_cast<size_t>(sqlite3_column_bytes(statement_, column))};
 }
 
+Sha256Digest SqliteStatement::Digest(int column) const {
+  Sha256Digest digest{};
+  std::span<const uint8_t> bytes = Blob(column);
+  std::copy_n(bytes.begin(), std::min(bytes.size(), digest.size()), digest.begin());
+  return digest;
+}
+
 Result<std::unique_ptr<SqliteDb>> SqliteDb::Open(const std::string& path) {
   sqlite3* db = nullptr;
   int code = sqlite3_open_v2(
@@ -160,7 +169,8 @@ Status SqliteTransaction::Commit() {
   return status;
 }
 
-Status UpgradeSchema(SqliteDb& db, std::span<const char* const> upgrades, std::string_view what) {
+Status UpgradeSchema(SqliteDb& db, std::span<const char* const> upgrades, std::string_view what,
+                     const std::function<Status(int64_t from_version)>& finish) {
   const auto latest = static_cast<int64_t>(upgrades.size());
   auto too_new = [&](int64_t version) {
     return Status::Error(std::string(what) + ": schema version " + std::to_string(version) +
@@ -177,6 +187,9 @@ Status UpgradeSchema(SqliteDb& db, std::span<const char* const> upgrades, std::s
   if (*version > latest || *version < 0) return too_new(*version);
   for (int64_t v = *version; v < latest; ++v) {
     if (Status s = db.Exec(upgrades[static_cast<size_t>(v)]); !s.ok()) return s;
+  }
+  if (finish) {
+    if (Status s = finish(*version); !s.ok()) return s;
   }
   const std::string pragma = "PRAGMA user_version=" + std::to_string(latest);
   if (Status s = db.Exec(pragma.c_str()); !s.ok()) return s;

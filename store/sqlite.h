@@ -14,6 +14,7 @@
 #include <string_view>
 
 #include "base/status.h"
+#include "port/sha256.h"
 
 struct sqlite3;
 struct sqlite3_stmt;
@@ -52,6 +53,8 @@ class SqliteStatement {
   std::string Text(int column) const;
   // Valid until the next Step() or Reset().
   std::span<const uint8_t> Blob(int column) const;
+  // A SHA-256 stored as a blob (zeros past a shorter one).
+  Sha256Digest Digest(int column) const;
 
  private:
   SqliteDb* db_;
@@ -109,7 +112,10 @@ class SqliteTransaction {
 // after the database's version runs in order, all in one transaction. The version is read again
 // under the write lock, so that two processes opening a new file make its tables once. A newer
 // version than this build knows is refused, naming `what` ("store /data/perfhive.db").
-Status UpgradeSchema(SqliteDb& db, std::span<const char* const> upgrades, std::string_view what);
+// `finish`, given the version the database had, runs in the same transaction after the
+// statements: the part of an upgrade that SQL alone cannot do.
+Status UpgradeSchema(SqliteDb& db, std::span<const char* const> upgrades, std::string_view what,
+                     const std::function<Status(int64_t from_version)>& finish = {});
 
 }  // namespace perfhive
 

@@ -11,6 +11,7 @@
 #include "perfdata/snapshot_reader.h"
 #include "perfdata/time_text.h"
 #include "store/awaited.h"
+#include "store/block_rows.h"
 #include "store/framed_group.h"
 #include "store/host_key.h"
 #include "store/keyframe_cache.h"
@@ -85,9 +86,16 @@ Result<std::unique_ptr<Store>> Store::Open(const std::string& directory,
                                   kSchemaInventories,
                                   kSchemaCollectionReports,
                                   kSchemaCollectionChecks,
-                                  kSchemaInstanceGaps};
+                                  kSchemaInstanceGaps,
+                                  kSchemaBlockRows};
   static_assert(std::size(upgrades) == kSchemaVersion);
-  if (Status s = UpgradeSchema(**writer, upgrades, "store " + path); !s.ok()) return s;
+  // The groups compacted before version 14 move into block rows.
+  auto move_blocks = [&writer](int64_t from_version) {
+    return from_version > 0 && from_version < 14 ? MoveOldCompactedGroups(**writer) : Status();
+  };
+  if (Status s = UpgradeSchema(**writer, upgrades, "store " + path, move_blocks); !s.ok()) {
+    return s;
+  }
   Result<std::unique_ptr<ReaderPool>> readers =
       ReaderPool::Open(path, options.readers, [&options](SqliteDb& db) {
         // Readers map the database rather than copy its pages through pread: on the side-by-side
@@ -99,15 +107,21 @@ Result<std::unique_ptr<Store>> Store::Open(const std::string& directory,
   if (!readers.ok()) return readers.status();
   Result<int64_t> auto_vacuum = (*writer)->QueryInt("PRAGMA auto_vacuum");
   if (!auto_vacuum.ok()) return auto_vacuum.status();
-  auto store = std::unique_ptr<Store>(new Store(options, std::move(*writer), std::move(*readers)));
+  Result<int64_t> last_id = (*writer)->QueryInt(
+      "SELECT MAX(COALESCE((SELECT MAX(id) FROM snapshots), 0),"
+      " COALESCE((SELECT MAX(last_id) FROM blocks), 0))");
+  if (!last_id.ok()) return last_id.status();
+  auto store = std::unique_ptr<Store>(
+      new Store(options, std::move(*writer), std::move(*readers), *last_id + 1));
   store->gives_pages_back_ = *auto_vacuum == 2;  // INCREMENTAL
   return store;
 }
 
 Store::Store(const StoreOptions& options, std::unique_ptr<SqliteDb> writer,
-             std::unique_ptr<ReaderPool> readers)
+             std::unique_ptr<ReaderPool> readers, int64_t next_id)
     : options_(options),
       writer_(std::move(writer)),
+      next_id_(next_id),
       keyframes_(std::make_unique<KeyframeCache>(options.keyframe_cache_bytes)),
       readers_(std::move(readers)),
       catalog_(std::make_unique<Catalog>(
@@ -264,6 +278,16 @@ std::vector<Result<AppendResult>> Store::CommitBatch(std::vector<Pending>& batch
   return results;
 }
 
+Status Store::SameSampleOtherBytes(const SnapshotToAppend& snapshot, const Pending& pending) {
+  return Status(StatusCode::kAlreadyExists,
+                "host " + snapshot.host + " already has a \"" + snapshot.query +
+                    "\" sample taken at " + FormatRfc3339(pending.sample_time_ns) + " (PerfTime " +
+                    std::to_string(pending.perf_time) + ", PerfTime100nSec " +
+                    std::to_string(pending.perf_time_100ns) +
+                    ") with other bytes; this one (instance " + snapshot.instance_id +
+                    ", sequence " + std::to_string(snapshot.sequence) + ") is not stored");
+}
+
 Status Store::InsertOne(Pending& pending, std::optional<Result<AppendResult>>& result) {
   const SnapshotToAppend& snapshot = pending.snapshot;
   Result<int64_t> host_id = catalog_->HostId(snapshot.host, true, snapshot.receive_time_ns);
@@ -311,36 +335,56 @@ Status Store::InsertOne(Pending& pending, std::optional<Result<AppendResult>>& r
     if (same_bytes) {
       result = AppendResult{(*existing)->Int(0), true, pending.sample_time_ns};
     } else {
-      result = Status(StatusCode::kAlreadyExists,
-                      "host " + snapshot.host + " already has a \"" + snapshot.query +
-                          "\" sample taken at " + FormatRfc3339(pending.sample_time_ns) +
-                          " (PerfTime " + std::to_string(pending.perf_time) + ", PerfTime100nSec " +
-                          std::to_string(pending.perf_time_100ns) +
-                          ") with other bytes; this one (instance " + snapshot.instance_id +
-                          ", sequence " + std::to_string(snapshot.sequence) + ") is not stored");
+      result = SameSampleOtherBytes(snapshot, pending);
     }
     (*existing)->Reset();
     return Status();
   }
   (*existing)->Reset();
+  // A compacted group keeps its members' identities in its block row.
+  std::optional<BlockMember> in_block;
+  Status blocks =
+      ForEachBlockBetween(*writer_, *host_id, pending.sample_time_ns, pending.sample_time_ns + 1,
+                          snapshot.query, false, [&](const BlockRow& block) {
+                            for (const BlockMember& member : block.members) {
+                              if (member.sample_time_ns != pending.sample_time_ns) continue;
+                              if (member.sha256 == pending.sha256 ||
+                                  (member.perf_time == pending.perf_time &&
+                                   member.perf_time_100ns == pending.perf_time_100ns)) {
+                                in_block = member;
+                                return false;
+                              }
+                            }
+                            return true;
+                          });
+  if (!blocks.ok()) return blocks;
+  if (in_block) {
+    if (in_block->sha256 == pending.sha256) {
+      result = AppendResult{in_block->id, true, pending.sample_time_ns};
+    } else {
+      result = SameSampleOtherBytes(snapshot, pending);
+    }
+    return Status();
+  }
 
   // Delta against the stream's keyframe, or a new keyframe.
   Keyframe* group = keyframes_->Find(*host_id, snapshot.query);
   if (group == nullptr) {
+    // The stream's newest group, unless it is compacted: a compacted group takes no more
+    // members (its frame is its block), and a new one starts.
     Result<SqliteStatement*> latest = writer_->Prepare(
         "SELECT k.id, f.frame, k.stored_size,"
-        " (SELECT COUNT(*) FROM snapshots d WHERE d.keyframe_id = k.id), k.block_index"
+        " (SELECT COUNT(*) FROM snapshots d WHERE d.keyframe_id = k.id)"
         " FROM snapshots k JOIN frames f ON f.id = k.id"
         " WHERE k.host_id = ?1 AND k.query = ?2 AND k.keyframe_id IS NULL"
+        " AND NOT EXISTS (SELECT 1 FROM blocks b WHERE b.host_id = ?1 AND b.query = ?2"
+        "                 AND b.id > k.id)"
         " ORDER BY k.id DESC LIMIT 1");
     if (!latest.ok()) return latest.status();
     (*latest)->Bind(1, *host_id).Bind(2, snapshot.query);
     Result<bool> row = (*latest)->Step();
     if (!row.ok()) return row.status();
-    if (*row && !(*latest)->IsNull(4)) {
-      // A compacted group takes no more members (its frame is its block): a new one starts.
-      (*latest)->Reset();
-    } else if (*row) {
+    if (*row) {
       FramedGroup restorer((*latest)->Int(0), std::vector<uint8_t>((*latest)->Blob(1).begin(),
                                                                    (*latest)->Blob(1).end()));
       Keyframe keyframe{
@@ -372,12 +416,14 @@ Status Store::InsertOne(Pending& pending, std::optional<Result<AppendResult>>& r
   }
 
   Result<SqliteStatement*> insert = writer_->Prepare(
-      "INSERT INTO snapshots (host_id, query, sample_time, perf_time, perf_time_100ns,"
+      "INSERT INTO snapshots (id, host_id, query, sample_time, perf_time, perf_time_100ns,"
       " receive_time, instance_id, sequence, sha256, raw_size, stored_size, keyframe_id)"
-      " VALUES (?1, ?2, ?3, ?11, ?12, ?4, ?5, ?6, ?7, ?8, ?9, ?10)");
+      " VALUES (?13, ?1, ?2, ?3, ?11, ?12, ?4, ?5, ?6, ?7, ?8, ?9, ?10)");
   if (!insert.ok()) return insert.status();
+  const int64_t id = next_id_++;
   (*insert)
-      ->Bind(1, *host_id)
+      ->Bind(13, id)
+      .Bind(1, *host_id)
       .Bind(2, snapshot.query)
       .Bind(3, pending.sample_time_ns)
       .Bind(4, snapshot.receive_time_ns)
@@ -394,7 +440,6 @@ Status Store::InsertOne(Pending& pending, std::optional<Result<AppendResult>>& r
     (*insert)->BindNull(10);
   }
   if (Status s = (*insert)->Run(); !s.ok()) return s;
-  int64_t id = writer_->LastInsertId();
   Result<SqliteStatement*> insert_frame =
       writer_->Prepare("INSERT INTO frames (id, frame) VALUES (?1, ?2)");
   if (!insert_frame.ok()) return insert_frame.status();

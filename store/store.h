@@ -120,6 +120,7 @@ struct AppendResult {
 
 struct SnapshotInfo {
   int64_t id = 0;
+  int64_t host_id = 0;  // the store's number for `host`
   std::string host;
   std::string query;
   int64_t sample_time_ns = 0;  // the snapshot's own SystemTime, Unix nanoseconds UTC
@@ -128,8 +129,11 @@ struct SnapshotInfo {
   uint64_t sequence = 0;
   Sha256Digest sha256{};  // of the raw bytes
   int64_t raw_size = 0;
-  int64_t stored_size = 0;  // its frame in the database
-  int64_t keyframe_id = 0;  // the keyframe it is a delta against; 0: it is a keyframe
+  // Its frame in the database; in a compacted group, its share of the group's block.
+  int64_t stored_size = 0;
+  // The keyframe it is a delta against, or the block of its compacted group; 0: it is that
+  // keyframe.
+  int64_t keyframe_id = 0;
   // Its place in its group's columnar block, stored under the group's keyframe; -1: it has a
   // frame of its own.
   int64_t block_index = -1;
@@ -205,9 +209,8 @@ class Store {
                                                   const std::optional<std::string>& query = {},
                                                   std::optional<size_t> limit = {},
                                                   bool newest = false);
-  Result<SnapshotInfo> GetSnapshotInfo(int64_t id);
-  // The exact raw bytes, checked against their SHA-256.
-  Result<std::vector<uint8_t>> ReadSnapshot(int64_t id);
+  // The exact raw bytes of a snapshot as ListSnapshots gives it, checked against its SHA-256.
+  Result<std::vector<uint8_t>> ReadSnapshot(const SnapshotInfo& info);
   // The raw bytes of many snapshots (as ListSnapshots gives them), for queries: a keyframe is
   // restored once for the run of its group's members that follow one another. Integrity rests
   // on each frame's zstd checksum; the SHA-256 check of the whole restored snapshot, a third of
@@ -272,7 +275,7 @@ class Store {
   };
 
   Store(const StoreOptions& options, std::unique_ptr<SqliteDb> writer,
-        std::unique_ptr<ReaderPool> readers);
+        std::unique_ptr<ReaderPool> readers, int64_t next_id);
   void WriterLoop();
   // Runs a catalog write in the writer's next transaction, so that a fleet's Hellos and health
   // reports share the appends' commits instead of each paying a commit (and an fsync) under the
@@ -286,6 +289,8 @@ class Store {
   // A database error is returned and ends the batch; the outcome for this one snapshot (stored,
   // duplicate, or refused as a conflict) goes to `result`.
   Status InsertOne(Pending& pending, std::optional<Result<AppendResult>>& result);
+  // ALREADY_EXISTS: the store holds the sample `pending` is, with other bytes.
+  static Status SameSampleOtherBytes(const SnapshotToAppend& snapshot, const Pending& pending);
   // Replaces each group's frames with its block, in one transaction, skipping (and counting in
   // `result`) those changed since their members were read.
   struct CompactedGroup;
@@ -300,8 +305,11 @@ class Store {
   const StoreOptions options_;
   bool gives_pages_back_ = true;
 
-  std::mutex write_mutex_;  // the writer connection and the keyframe cache
+  std::mutex write_mutex_;  // the writer connection, the keyframe cache and next_id_
   std::unique_ptr<SqliteDb> writer_;
+  // The id of the next snapshot appended: above every id given before, also those of snapshots
+  // now in a compacted group's row, whose ids SQLite would give again.
+  int64_t next_id_;
   std::unique_ptr<KeyframeCache> keyframes_;
   std::unique_ptr<ReaderPool> readers_;
   std::unique_ptr<Catalog> catalog_;

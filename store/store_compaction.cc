@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "port/sha256.h"
+#include "store/block_rows.h"
 #include "store/group_columns.h"
 #include "store/group_decoder.h"
 #include "store/keyframe_cache.h"
@@ -27,13 +28,8 @@ struct Store::CompactedGroup {
 
 // A run of one stream's compacted groups encoded as one block, ready to replace theirs.
 struct Store::MergedBlock {
-  struct Group {
-    int64_t keyframe_id = 0;
-    std::vector<int64_t> member_ids;  // in the order of its block
-    int64_t block_size = 0;
-  };
   int64_t host_id = 0;
-  std::vector<Group> groups;  // the first's keyframe keeps the merged block
+  std::vector<BlockRow> groups;  // as read; the first's keyframe keeps the merged block
   std::vector<uint8_t> block;
 };
 
@@ -71,6 +67,8 @@ Result<std::vector<Candidate>> ClosedGroupsAfter(SqliteDb& db, int64_t after_id,
       " AND EXISTS (SELECT 1 FROM snapshots d WHERE d.keyframe_id = k.id)"
       " AND (EXISTS (SELECT 1 FROM snapshots n WHERE n.host_id = k.host_id"
       "              AND n.query = k.query AND n.keyframe_id IS NULL AND n.id > k.id)"
+      "      OR EXISTS (SELECT 1 FROM blocks b WHERE b.host_id = k.host_id"
+      "                 AND b.query = k.query AND b.id > k.id)"
       "      OR (SELECT d.receive_time FROM snapshots d WHERE d.keyframe_id = k.id"
       "          ORDER BY d.id DESC LIMIT 1) < ?2)"
       " ORDER BY k.id LIMIT ?3");
@@ -89,24 +87,21 @@ Result<std::vector<Candidate>> ClosedGroupsAfter(SqliteDb& db, int64_t after_id,
 // frames any more (compacted, or deleted by retention, since it was found).
 Result<std::vector<Member>> ReadMembers(SqliteDb& db, int64_t keyframe_id) {
   Result<SqliteStatement*> select = db.Prepare(
-      "SELECT s.id, s.stored_size, s.sha256, s.block_index, f.frame"
+      "SELECT s.id, s.stored_size, s.sha256, f.frame"
       " FROM snapshots s JOIN frames f ON f.id = s.id"
       " WHERE s.id = ?1 OR s.keyframe_id = ?1 ORDER BY s.id");
   if (!select.ok()) return select.status();
   (*select)->Bind(1, keyframe_id);
   std::vector<Member> members;
-  bool compacted = false;
   Status read = (*select)->ForEachRow([&](const SqliteStatement& row) {
     Member& member = members.emplace_back();
     member.id = row.Int(0);
     member.stored_size = row.Int(1);
-    std::span<const uint8_t> sha = row.Blob(2);
-    std::copy_n(sha.begin(), std::min(sha.size(), member.sha256.size()), member.sha256.begin());
-    compacted = compacted || !row.IsNull(3);
-    member.frame.assign(row.Blob(4).begin(), row.Blob(4).end());
+    member.sha256 = row.Digest(2);
+    member.frame.assign(row.Blob(3).begin(), row.Blob(3).end());
   });
   if (!read.ok()) return read;
-  if (compacted || members.empty() || members[0].id != keyframe_id) members.clear();
+  if (members.empty() || members[0].id != keyframe_id) members.clear();
   return members;
 }
 
@@ -171,10 +166,8 @@ Result<std::vector<std::pair<int64_t, size_t>>> UnmergedBlocks(SqliteDb& db, int
                                                                const std::string& query,
                                                                size_t merged_at_least) {
   Result<SqliteStatement*> select = db.Prepare(
-      "SELECT k.id, 1 + (SELECT COUNT(*) FROM snapshots d WHERE d.keyframe_id = k.id)"
-      " FROM snapshots k INDEXED BY keyframes_by_stream"
-      " WHERE k.host_id = ?1 AND k.query = ?2 AND k.keyframe_id IS NULL"
-      " AND k.block_index IS NOT NULL ORDER BY k.id DESC");
+      "SELECT id, snapshots FROM blocks INDEXED BY blocks_by_stream"
+      " WHERE host_id = ?1 AND query = ?2 ORDER BY id DESC");
   if (!select.ok()) return select.status();
   (*select)->Bind(1, host_id).Bind(2, query);
   std::vector<std::pair<int64_t, size_t>> groups;
@@ -191,40 +184,25 @@ Result<std::vector<std::pair<int64_t, size_t>>> UnmergedBlocks(SqliteDb& db, int
   return groups;
 }
 
-// The snapshots of the compacted group of `keyframe_id` in the order of its block, and the
-// block; nothing when it is not such a group any more.
+// The compacted group of `keyframe_id` (its row) and its block; nothing when it is not such a
+// group any more.
 struct StoredBlock {
-  std::vector<int64_t> ids;
-  std::vector<Sha256Digest> sha256s;
+  BlockRow row;
   std::vector<uint8_t> block;
 };
 Result<std::optional<StoredBlock>> ReadBlock(SqliteDb& db, int64_t keyframe_id) {
-  Result<SqliteStatement*> select = db.Prepare(
-      "SELECT id, sha256, block_index FROM snapshots WHERE id = ?1 OR keyframe_id = ?1"
-      " ORDER BY block_index");
-  if (!select.ok()) return select.status();
-  (*select)->Bind(1, keyframe_id);
-  StoredBlock stored;
-  bool whole = true;
-  Status read = (*select)->ForEachRow([&](const SqliteStatement& row) {
-    whole = whole && !row.IsNull(2) && row.Int(2) == static_cast<int64_t>(stored.ids.size());
-    stored.ids.push_back(row.Int(0));
-    Sha256Digest& digest = stored.sha256s.emplace_back();
-    std::span<const uint8_t> sha = row.Blob(1);
-    std::copy_n(sha.begin(), std::min(sha.size(), digest.size()), digest.begin());
-  });
-  if (!read.ok()) return read;
-  if (!whole || stored.ids.empty() || stored.ids[0] != keyframe_id) {
-    return std::optional<StoredBlock>();
-  }
+  Result<std::optional<BlockRow>> row = ReadBlockRow(db, keyframe_id);
+  if (!row.ok()) return row.status();
+  if (!row->has_value()) return std::optional<StoredBlock>();
   Result<SqliteStatement*> frame = db.Prepare("SELECT frame FROM frames WHERE id = ?1");
   if (!frame.ok()) return frame.status();
   (*frame)->Bind(1, keyframe_id);
-  Result<bool> row = (*frame)->Step();
-  if (!row.ok()) return row.status();
-  if (*row) stored.block.assign((*frame)->Blob(0).begin(), (*frame)->Blob(0).end());
+  Result<bool> found = (*frame)->Step();
+  if (!found.ok()) return found.status();
+  if (!*found) return std::optional<StoredBlock>();
+  StoredBlock stored{std::move(**row),
+                     std::vector<uint8_t>((*frame)->Blob(0).begin(), (*frame)->Blob(0).end())};
   (*frame)->Reset();
-  if (!*row) return std::optional<StoredBlock>();
   return std::optional<StoredBlock>(std::move(stored));
 }
 
@@ -311,16 +289,14 @@ Status Store::ReplaceFramesWithBlocks(const std::vector<CompactedGroup>& groups,
   std::lock_guard lock(write_mutex_);
   SqliteTransaction transaction(writer_.get());
   if (Status s = transaction.Begin(); !s.ok()) return s;
-  Result<SqliteStatement*> members = writer_->Prepare(
-      "SELECT id, block_index FROM snapshots WHERE id = ?1 OR keyframe_id = ?1 ORDER BY id");
+  Result<SqliteStatement*> members =
+      writer_->Prepare("SELECT id FROM snapshots WHERE id = ?1 OR keyframe_id = ?1 ORDER BY id");
   Result<SqliteStatement*> put_block =
       writer_->Prepare("UPDATE frames SET frame = ?2 WHERE id = ?1");
   Result<SqliteStatement*> drop_frame = writer_->Prepare("DELETE FROM frames WHERE id = ?1");
-  Result<SqliteStatement*> mark =
-      writer_->Prepare("UPDATE snapshots SET block_index = ?2, stored_size = ?3 WHERE id = ?1");
   Result<SqliteStatement*> count_host =
       writer_->Prepare("UPDATE hosts SET stored_bytes = stored_bytes - ?2 WHERE id = ?1");
-  for (const auto* statement : {&members, &put_block, &drop_frame, &mark, &count_host}) {
+  for (const auto* statement : {&members, &put_block, &drop_frame, &count_host}) {
     if (!statement->ok()) return statement->status();
   }
   CompactionResult done;
@@ -328,14 +304,11 @@ Status Store::ReplaceFramesWithBlocks(const std::vector<CompactedGroup>& groups,
     // The group as it is now: the block replaces it only if it still is what was encoded (no
     // member appended to an idle group, none deleted by retention).
     std::vector<int64_t> now;
-    bool compacted = false;
     (*members)->Bind(1, group.keyframe_id);
-    Status read = (*members)->ForEachRow([&](const SqliteStatement& row) {
-      now.push_back(row.Int(0));
-      compacted = compacted || !row.IsNull(1);
-    });
+    Status read =
+        (*members)->ForEachRow([&](const SqliteStatement& row) { now.push_back(row.Int(0)); });
     if (!read.ok()) return read;
-    if (compacted || now != group.member_ids) {
+    if (now != group.member_ids) {
       ++done.groups_changed;
       continue;
     }
@@ -343,18 +316,15 @@ Status Store::ReplaceFramesWithBlocks(const std::vector<CompactedGroup>& groups,
         !s.ok()) {
       return s;
     }
-    // The block's bytes are shared out among its members, the remainder to the keyframe, so that
-    // sums of stored_size stay what the database holds.
     const int64_t count = static_cast<int64_t>(group.member_ids.size());
     const int64_t block_size = static_cast<int64_t>(group.block.size());
-    const int64_t share = block_size / count;
-    for (int64_t i = 0; i < count; ++i) {
-      const int64_t id = group.member_ids[static_cast<size_t>(i)];
-      if (i > 0) {
-        if (Status s = (*drop_frame)->Bind(1, id).Run(); !s.ok()) return s;
-      }
-      const int64_t size = i == 0 ? block_size - share * (count - 1) : share;
-      if (Status s = (*mark)->Bind(1, id).Bind(2, i).Bind(3, size).Run(); !s.ok()) return s;
+    for (size_t i = 1; i < group.member_ids.size(); ++i) {
+      if (Status s = (*drop_frame)->Bind(1, group.member_ids[i]).Run(); !s.ok()) return s;
+    }
+    // The members' rows become the group's one row.
+    if (Status s = MoveRowsIntoBlockRow(*writer_, group.keyframe_id, group.member_ids, block_size);
+        !s.ok()) {
+      return s;
     }
     const int64_t saved = group.frames_size - block_size;
     if (Status s = (*count_host)->Bind(1, group.host_id).Bind(2, saved).Run(); !s.ok()) return s;
@@ -416,25 +386,24 @@ Status Store::MergeStreamBlocks(int64_t host_id, const std::string& query,
         // Each member restored and checked against its digest before the block goes.
         Result<std::unique_ptr<GroupDecoder>> decoder = OpenGroup(keyframe_id, block.block);
         bool restored = decoder.ok();
-        for (size_t i = 0; restored && i < block.ids.size(); ++i) {
+        for (size_t i = 0; restored && i < block.row.members.size(); ++i) {
           restored = RestoreForBlock(**decoder, {.block_index = static_cast<int64_t>(i)},
-                                     block.sha256s[i], raws, raw_total);
+                                     block.row.members[i].sha256, raws, raw_total);
         }
         if (!restored) {
           left_unmerged_[first] = snapshots;
           return Status();
         }
-        merged.groups.push_back(
-            {keyframe_id, std::move(block.ids), static_cast<int64_t>(block.block.size())});
+        merged.groups.push_back(std::move(block.row));
       }
     }
     // Encoded and checked without a connection or the write lock.
     int64_t blocks_size = 0;
-    for (const MergedBlock::Group& group : merged.groups) blocks_size += group.block_size;
+    for (const BlockRow& group : merged.groups) blocks_size += group.stored_size;
     std::optional<std::vector<uint8_t>> block =
-        CheckedBlock(merged.groups[0].keyframe_id, raws, blocks_size, options_.level);
+        CheckedBlock(merged.groups[0].id, raws, blocks_size, options_.level);
     if (!block) {
-      left_unmerged_[merged.groups[0].keyframe_id] = raws.size();
+      left_unmerged_[merged.groups[0].id] = raws.size();
       return Status();
     }
     merged.block = std::move(*block);
@@ -448,62 +417,39 @@ Status Store::ReplaceBlocksWithMerged(const MergedBlock& merged, CompactionResul
   std::lock_guard lock(write_mutex_);
   SqliteTransaction transaction(writer_.get());
   if (Status s = transaction.Begin(); !s.ok()) return s;
-  Result<SqliteStatement*> members = writer_->Prepare(
-      "SELECT id, keyframe_id, block_index FROM snapshots WHERE id = ?1 OR keyframe_id = ?1"
-      " ORDER BY block_index");
   Result<SqliteStatement*> put_block =
       writer_->Prepare("UPDATE frames SET frame = ?2 WHERE id = ?1");
   Result<SqliteStatement*> drop_frame = writer_->Prepare("DELETE FROM frames WHERE id = ?1");
-  Result<SqliteStatement*> move = writer_->Prepare(
-      "UPDATE snapshots SET keyframe_id = ?2, block_index = ?3, stored_size = ?4 WHERE id = ?1");
+  Result<SqliteStatement*> drop_row = writer_->Prepare("DELETE FROM blocks WHERE id = ?1");
   Result<SqliteStatement*> count_host =
       writer_->Prepare("UPDATE hosts SET stored_bytes = stored_bytes - ?2 WHERE id = ?1");
-  for (const auto* statement : {&members, &put_block, &drop_frame, &move, &count_host}) {
+  for (const auto* statement : {&put_block, &drop_frame, &drop_row, &count_host}) {
     if (!statement->ok()) return statement->status();
   }
   // Every group as it was read, or none is merged (retention may have deleted one meanwhile).
-  int64_t snapshots = 0, blocks_size = 0;
-  for (const MergedBlock::Group& group : merged.groups) {
-    std::vector<int64_t> now;
-    bool as_read = true;
-    (*members)->Bind(1, group.keyframe_id);
-    Status read = (*members)->ForEachRow([&](const SqliteStatement& row) {
-      const bool keyframe = row.Int(0) == group.keyframe_id;
-      as_read = as_read && keyframe == row.IsNull(1) && !row.IsNull(2) &&
-                row.Int(2) == static_cast<int64_t>(now.size());
-      now.push_back(row.Int(0));
-    });
-    if (!read.ok()) return read;
-    if (!as_read || now != group.member_ids) {
+  BlockRow merged_row = merged.groups[0];
+  merged_row.members.clear();
+  int64_t blocks_size = 0;
+  for (const BlockRow& group : merged.groups) {
+    Result<std::optional<BlockRow>> now = ReadBlockRow(*writer_, group.id);
+    if (!now.ok()) return now.status();
+    if (!now->has_value() || (*now)->members != group.members ||
+        (*now)->stored_size != group.stored_size) {
       ++result.groups_changed;
       return Status();
     }
-    snapshots += static_cast<int64_t>(now.size());
-    blocks_size += group.block_size;
+    merged_row.members.insert(merged_row.members.end(), group.members.begin(), group.members.end());
+    blocks_size += group.stored_size;
   }
-  const int64_t first = merged.groups[0].keyframe_id;
+  const int64_t first = merged_row.id;
   if (Status s = (*put_block)->Bind(1, first).BindBlob(2, merged.block).Run(); !s.ok()) return s;
-  // The block's bytes shared out among its members as compaction shares them.
-  const int64_t block_size = static_cast<int64_t>(merged.block.size());
-  const int64_t share = block_size / snapshots;
-  int64_t index = 0;
-  for (const MergedBlock::Group& group : merged.groups) {
-    if (group.keyframe_id != first) {
-      if (Status s = (*drop_frame)->Bind(1, group.keyframe_id).Run(); !s.ok()) return s;
-    }
-    for (int64_t id : group.member_ids) {
-      const int64_t size = index == 0 ? block_size - share * (snapshots - 1) : share;
-      (*move)->Bind(1, id);
-      if (id == first) {
-        (*move)->BindNull(2);
-      } else {
-        (*move)->Bind(2, first);
-      }
-      if (Status s = (*move)->Bind(3, index).Bind(4, size).Run(); !s.ok()) return s;
-      ++index;
-    }
+  for (size_t g = 1; g < merged.groups.size(); ++g) {
+    if (Status s = (*drop_frame)->Bind(1, merged.groups[g].id).Run(); !s.ok()) return s;
+    if (Status s = (*drop_row)->Bind(1, merged.groups[g].id).Run(); !s.ok()) return s;
   }
-  const int64_t saved = blocks_size - block_size;
+  merged_row.stored_size = static_cast<int64_t>(merged.block.size());
+  if (Status s = PutBlockRow(*writer_, merged_row); !s.ok()) return s;
+  const int64_t saved = blocks_size - merged_row.stored_size;
   if (Status s = (*count_host)->Bind(1, merged.host_id).Bind(2, saved).Run(); !s.ok()) return s;
   if (Status s = transaction.Commit(); !s.ok()) return s;
   result.groups_merged += static_cast<int64_t>(merged.groups.size()) - 1;

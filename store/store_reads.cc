@@ -6,6 +6,7 @@
 #include <optional>
 #include <utility>
 
+#include "store/block_rows.h"
 #include "store/group_decoder.h"
 #include "store/host_key.h"
 #include "store/reader_pool.h"
@@ -17,60 +18,131 @@ namespace perfhive {
 namespace {
 
 constexpr const char* kSnapshotColumns =
-    "SELECT s.id, h.name, s.query, s.sample_time, s.receive_time, s.instance_id, s.sequence,"
-    " s.sha256, s.raw_size, s.stored_size, s.keyframe_id, s.block_index"
-    " FROM snapshots s JOIN hosts h ON h.id = s.host_id";
+    "SELECT id, query, sample_time, receive_time, instance_id, sequence, sha256, raw_size,"
+    " stored_size, keyframe_id FROM snapshots";
 
-SnapshotInfo SnapshotFromRow(const SqliteStatement& row) {
+SnapshotInfo SnapshotFromRow(const SqliteStatement& row, int64_t host_id, const std::string& host) {
   SnapshotInfo info;
   info.id = row.Int(0);
-  info.host = row.Text(1);
-  info.query = row.Text(2);
-  info.sample_time_ns = row.Int(3);
-  info.receive_time_ns = row.Int(4);
-  info.instance_id = row.Text(5);
-  info.sequence = static_cast<uint64_t>(row.Int(6));
-  std::span<const uint8_t> sha = row.Blob(7);
-  std::copy_n(sha.begin(), std::min(sha.size(), info.sha256.size()), info.sha256.begin());
-  info.raw_size = row.Int(8);
-  info.stored_size = row.Int(9);
-  info.keyframe_id = row.IsNull(10) ? 0 : row.Int(10);
-  info.block_index = row.IsNull(11) ? -1 : row.Int(11);
+  info.host_id = host_id;
+  info.host = host;
+  info.query = row.Text(1);
+  info.sample_time_ns = row.Int(2);
+  info.receive_time_ns = row.Int(3);
+  info.instance_id = row.Text(4);
+  info.sequence = static_cast<uint64_t>(row.Int(5));
+  info.sha256 = row.Digest(6);
+  info.raw_size = row.Int(7);
+  info.stored_size = row.Int(8);
+  info.keyframe_id = row.IsNull(9) ? 0 : row.Int(9);
   return info;
 }
 
-Result<SnapshotInfo> SelectSnapshot(SqliteDb& db, int64_t id) {
-  static const std::string sql = std::string(kSnapshotColumns) + " WHERE s.id = ?1";
-  Result<SqliteStatement*> select = db.Prepare(sql.c_str());
-  if (!select.ok()) return select.status();
-  (*select)->Bind(1, id);
-  Result<bool> row = (*select)->Step();
-  if (!row.ok()) return row.status();
-  if (!*row) return Status::Error("no snapshot " + std::to_string(id));
-  SnapshotInfo info = SnapshotFromRow(**select);
-  (*select)->Reset();
+// Member `index` of a compacted group, as a snapshot's row would say it: the block's bytes are
+// shared out among its members, the remainder to the first, so that sums of stored_size are
+// what the database holds.
+SnapshotInfo SnapshotFromBlock(const BlockRow& block, size_t index, const std::string& host) {
+  const BlockMember& member = block.members[index];
+  const auto count = static_cast<int64_t>(block.members.size());
+  const int64_t share = block.stored_size / count;
+  SnapshotInfo info;
+  info.id = member.id;
+  info.host_id = block.host_id;
+  info.host = host;
+  info.query = block.query;
+  info.sample_time_ns = member.sample_time_ns;
+  info.receive_time_ns = member.receive_time_ns;
+  info.instance_id = member.instance_id;
+  info.sequence = member.sequence;
+  info.sha256 = member.sha256;
+  info.raw_size = member.raw_size;
+  info.stored_size = index == 0 ? block.stored_size - share * (count - 1) : share;
+  info.keyframe_id = member.id == block.id ? 0 : block.id;
+  info.block_index = static_cast<int64_t>(index);
   return info;
 }
 
-// Where snapshot `id` is kept as the database holds it now: its group's keyframe (0: it is one)
-// and its place in the group's block (-1: it has a frame).
+// Where a snapshot is kept as the database holds it now: its group's keyframe and its place in
+// the group's block (-1: it has a frame).
 struct Place {
   int64_t keyframe_id = 0;
   int64_t block_index = -1;
 };
-Result<Place> PlaceNow(SqliteDb& db, int64_t id) {
-  Result<SqliteStatement*> select =
-      db.Prepare("SELECT keyframe_id, block_index FROM snapshots WHERE id = ?1");
-  if (!select.ok()) return select.status();
-  (*select)->Bind(1, id);
-  Result<bool> row = (*select)->Step();
-  if (!row.ok()) return row.status();
-  if (!*row) return Status::Error("no snapshot " + std::to_string(id));
-  Place place{(*select)->IsNull(0) ? 0 : (*select)->Int(0),
-              (*select)->IsNull(1) ? -1 : (*select)->Int(1)};
-  (*select)->Reset();
-  return place;
-}
+
+// Finds where listed snapshots are now, within one read transaction: compaction may have moved
+// a group's members into a block since they were listed, and merging a block into an earlier
+// one. Each group listed is checked once; a moved member is looked for in the blocks found
+// already before the database.
+class Placer {
+ public:
+  explicit Placer(SqliteDb& db) : db_(db) {}
+
+  Result<Place> Find(const SnapshotInfo& info) {
+    const int64_t listed = info.keyframe_id != 0 ? info.keyframe_id : info.id;
+    if (info.block_index < 0) {
+      auto [unchanged, first] = frames_unchanged_.try_emplace(listed, false);
+      if (first) {
+        Result<std::optional<int64_t>> keyframe = KeyframeOfRow(listed);
+        if (!keyframe.ok()) return keyframe.status();
+        unchanged->second = keyframe->has_value() && **keyframe == 0;
+      }
+      if (unchanged->second) return Place{listed, -1};
+      Result<std::optional<int64_t>> keyframe = KeyframeOfRow(info.id);
+      if (!keyframe.ok()) return keyframe.status();
+      if (keyframe->has_value()) return Place{**keyframe != 0 ? **keyframe : info.id, -1};
+    } else {
+      auto [block, first] = blocks_.try_emplace(listed);
+      if (first) {
+        Result<std::optional<BlockRow>> row = ReadBlockRow(db_, listed);
+        if (!row.ok()) return row.status();
+        block->second = std::move(*row);
+      }
+      const auto index = static_cast<size_t>(info.block_index);
+      if (block->second && index < block->second->members.size() &&
+          block->second->members[index].id == info.id) {
+        return Place{listed, info.block_index};
+      }
+    }
+    for (const auto& [id, block] : blocks_) {
+      if (std::optional<Place> place = InBlock(block, info); place) return *place;
+    }
+    Result<std::optional<BlockRow>> holding =
+        BlockHolding(db_, info.host_id, info.query, info.sample_time_ns, info.id);
+    if (!holding.ok()) return holding.status();
+    if (!holding->has_value()) return Status::Error("no snapshot " + std::to_string(info.id));
+    const int64_t id = (*holding)->id;
+    auto [block, first] = blocks_.insert_or_assign(id, std::move(*holding));
+    return *InBlock(block->second, info);
+  }
+
+ private:
+  // The keyframe of row `id` (0: it is one); nothing when it has no row.
+  Result<std::optional<int64_t>> KeyframeOfRow(int64_t id) {
+    Result<SqliteStatement*> select =
+        db_.Prepare("SELECT keyframe_id FROM snapshots WHERE id = ?1");
+    if (!select.ok()) return select.status();
+    (*select)->Bind(1, id);
+    Result<bool> row = (*select)->Step();
+    if (!row.ok()) return row.status();
+    std::optional<int64_t> keyframe;
+    if (*row) keyframe = (*select)->IsNull(0) ? 0 : (*select)->Int(0);
+    (*select)->Reset();
+    return keyframe;
+  }
+
+  static std::optional<Place> InBlock(const std::optional<BlockRow>& block,
+                                      const SnapshotInfo& info) {
+    if (!block || block->host_id != info.host_id || block->query != info.query) return {};
+    for (size_t i = 0; i < block->members.size(); ++i) {
+      if (block->members[i].id == info.id) return Place{block->id, static_cast<int64_t>(i)};
+    }
+    return {};
+  }
+
+  SqliteDb& db_;
+  std::map<int64_t, bool> frames_unchanged_;           // by keyframe listed
+  std::map<int64_t, std::optional<BlockRow>> blocks_;  // by id: those listed, and found since
+};
 
 // The frame of snapshot `id`.
 Result<std::vector<uint8_t>> ReadFrame(SqliteDb& db, int64_t id) {
@@ -94,6 +166,12 @@ Status RestoreError(const std::string& store, int64_t id, const Status& error) {
                           error.message());
 }
 
+// Whether `a` comes before `b` in a listing by sample time (then id), or after with `newest`.
+bool ListedBefore(const SnapshotInfo& a, const SnapshotInfo& b, bool newest) {
+  const auto key = [](const SnapshotInfo& info) { return std::pair(info.sample_time_ns, info.id); };
+  return newest ? key(b) < key(a) : key(a) < key(b);
+}
+
 }  // namespace
 
 Result<std::vector<SnapshotInfo>> Store::ListSnapshots(const std::string& host, int64_t from_ns,
@@ -101,18 +179,32 @@ Result<std::vector<SnapshotInfo>> Store::ListSnapshots(const std::string& host, 
                                                        const std::optional<std::string>& query,
                                                        std::optional<size_t> limit, bool newest) {
   ReaderPool::Lease reader = readers_->Acquire();
+  SqliteTransaction read(reader.get());
+  if (Status s = read.BeginRead(); !s.ok()) return s;
+  Result<SqliteStatement*> find_host =
+      reader->Prepare("SELECT id, name FROM hosts WHERE name_key = ?1");
+  if (!find_host.ok()) return find_host.status();
+  std::string key = HostKey(host);
+  (*find_host)->Bind(1, key);
+  Result<bool> found = (*find_host)->Step();
+  if (!found.ok()) return found.status();
+  if (!*found) return std::vector<SnapshotInfo>();
+  const int64_t host_id = (*find_host)->Int(0);
+  const std::string name = (*find_host)->Text(1);
+  (*find_host)->Reset();
+
+  // The snapshots kept as frames (open groups, and those not compacted yet)...
   static const std::string where = std::string(kSnapshotColumns) +
-                                   " WHERE h.name_key = ?1 AND s.sample_time >= ?2 AND"
-                                   " s.sample_time < ?3 AND (?4 IS NULL OR s.query = ?4)";
-  static const std::string oldest_sql = where + " ORDER BY s.sample_time, s.id LIMIT ?5";
-  static const std::string newest_sql = where + " ORDER BY s.sample_time DESC, s.id DESC LIMIT ?5";
+                                   " WHERE host_id = ?1 AND sample_time >= ?2 AND"
+                                   " sample_time < ?3 AND (?4 IS NULL OR query = ?4)";
+  static const std::string oldest_sql = where + " ORDER BY sample_time, id LIMIT ?5";
+  static const std::string newest_sql = where + " ORDER BY sample_time DESC, id DESC LIMIT ?5";
   Result<SqliteStatement*> select =
       reader->Prepare(newest ? newest_sql.c_str() : oldest_sql.c_str());
   if (!select.ok()) return select.status();
-  std::string key = HostKey(host);
   // SQLite reads a negative LIMIT as none.
   (*select)
-      ->Bind(1, key)
+      ->Bind(1, host_id)
       .Bind(2, from_ns)
       .Bind(3, to_ns)
       .Bind(5, limit ? static_cast<int64_t>(*limit) : -1);
@@ -122,38 +214,63 @@ Result<std::vector<SnapshotInfo>> Store::ListSnapshots(const std::string& host, 
     (*select)->BindNull(4);
   }
   std::vector<SnapshotInfo> snapshots;
-  Status read = (*select)->ForEachRow(
-      [&](const SqliteStatement& row) { snapshots.push_back(SnapshotFromRow(row)); });
-  if (!read.ok()) return read;
+  Status rows = (*select)->ForEachRow([&](const SqliteStatement& row) {
+    snapshots.push_back(SnapshotFromRow(row, host_id, name));
+  });
+  if (!rows.ok()) return rows;
+  // ...and the members of compacted groups, block by block in the listing's order, until no
+  // later block can hold one of the first `limit`.
+  auto before = [newest](const SnapshotInfo& a, const SnapshotInfo& b) {
+    return ListedBefore(a, b, newest);
+  };
+  Status blocks = ForEachBlockBetween(
+      *reader, host_id, from_ns, to_ns, query, newest, [&](const BlockRow& block) {
+        if (limit && snapshots.size() >= *limit) {
+          std::nth_element(snapshots.begin(), snapshots.begin() + (*limit - 1), snapshots.end(),
+                           before);
+          const int64_t bound = snapshots[*limit - 1].sample_time_ns;
+          // Later blocks begin no earlier (end no later, with `newest`) than this one.
+          int64_t block_nearest = newest ? INT64_MIN : INT64_MAX;
+          for (const BlockMember& member : block.members) {
+            block_nearest = newest ? std::max(block_nearest, member.sample_time_ns)
+                                   : std::min(block_nearest, member.sample_time_ns);
+          }
+          if (newest ? block_nearest < bound : block_nearest > bound) return false;
+        }
+        for (size_t i = 0; i < block.members.size(); ++i) {
+          const int64_t t = block.members[i].sample_time_ns;
+          if (t >= from_ns && t < to_ns) snapshots.push_back(SnapshotFromBlock(block, i, name));
+        }
+        return true;
+      });
+  if (!blocks.ok()) return blocks;
+  std::sort(snapshots.begin(), snapshots.end(), before);
+  if (limit && snapshots.size() > *limit) snapshots.resize(*limit);
   if (newest) std::reverse(snapshots.begin(), snapshots.end());
   return snapshots;
 }
 
-Result<SnapshotInfo> Store::GetSnapshotInfo(int64_t id) {
+Result<std::vector<uint8_t>> Store::ReadSnapshot(const SnapshotInfo& info) {
   ReaderPool::Lease reader = readers_->Acquire();
-  return SelectSnapshot(*reader, id);
-}
-
-Result<std::vector<uint8_t>> Store::ReadSnapshot(int64_t id) {
-  ReaderPool::Lease reader = readers_->Acquire();
-  // One state of the database for the row and its frames: compaction may replace them.
+  // One state of the database for the place and the frames: compaction may replace them.
   std::optional<SqliteTransaction> read(reader.get());
   if (Status s = read->BeginRead(); !s.ok()) return s;
-  Result<SnapshotInfo> info = SelectSnapshot(*reader, id);
-  if (!info.ok()) return info.status();
-  const GroupMember member{.is_keyframe = info->keyframe_id == 0, .block_index = info->block_index};
-  const int64_t keyframe_id = member.is_keyframe ? id : info->keyframe_id;
-  Result<std::vector<uint8_t>> stored = ReadFrame(*reader, keyframe_id);
+  Placer placer(*reader);
+  Result<Place> place = placer.Find(info);
+  if (!place.ok()) return place.status();
+  const GroupMember member{.is_keyframe = place->keyframe_id == info.id,
+                           .block_index = place->block_index};
+  Result<std::vector<uint8_t>> stored = ReadFrame(*reader, place->keyframe_id);
   if (!stored.ok()) return stored.status();
   std::vector<uint8_t> own_frame;
   if (!member.is_keyframe && member.block_index < 0) {
-    Result<std::vector<uint8_t>> frame = ReadFrame(*reader, id);
+    Result<std::vector<uint8_t>> frame = ReadFrame(*reader, info.id);
     if (!frame.ok()) return frame.status();
     own_frame = std::move(*frame);
   }
   read.reset();
   reader.Release();
-  Result<std::unique_ptr<GroupDecoder>> group = OpenGroup(keyframe_id, std::move(*stored));
+  Result<std::unique_ptr<GroupDecoder>> group = OpenGroup(place->keyframe_id, std::move(*stored));
   Result<std::vector<uint8_t>> raw = Status::Error("not restored");
   if (group.ok()) {
     GroupMember restored = member;
@@ -162,9 +279,9 @@ Result<std::vector<uint8_t>> Store::ReadSnapshot(int64_t id) {
   } else {
     raw = group.status();
   }
-  if (!raw.ok()) return RestoreError(path(), id, raw.status());
-  if (Sha256(*raw) != info->sha256) {
-    return Status::DataLoss("store " + path() + ": snapshot " + std::to_string(id) +
+  if (!raw.ok()) return RestoreError(path(), info.id, raw.status());
+  if (Sha256(*raw) != info.sha256) {
+    return Status::DataLoss("store " + path() + ": snapshot " + std::to_string(info.id) +
                             " restores to bytes whose SHA-256 is not the one stored");
   }
   return raw;
@@ -191,30 +308,16 @@ Result<std::vector<std::vector<uint8_t>>> Store::ReadSnapshots(
     ReaderPool::Lease reader = readers_->Acquire();
     SqliteTransaction read(reader.get());
     if (Status status = read.BeginRead(); !status.ok()) return status;
-    // By the keyframe a group was listed under: whether it is kept as it was listed (as frames,
-    // or as the block under that keyframe), checked once per group.
-    std::map<int64_t, bool> unchanged;
+    Placer placer(*reader);
     std::map<std::string, int64_t, std::less<>> open;  // each query's group, as restored below
     for (size_t i = 0; i < infos.size(); ++i) {
       const SnapshotInfo& info = infos[i];
-      const int64_t listed_keyframe = info.keyframe_id != 0 ? info.keyframe_id : info.id;
       GroupMember& member = members[i];
-      member.block_index = info.block_index;
       if (i < wanted_runs.size()) member.wanted_run = wanted_runs[i];
-      auto [checked, first] = unchanged.try_emplace(listed_keyframe, true);
-      if (first) {
-        Result<Place> keyframe = PlaceNow(*reader, listed_keyframe);
-        if (!keyframe.ok()) return keyframe.status();
-        checked->second =
-            keyframe->keyframe_id == 0 && (keyframe->block_index >= 0) == (info.block_index >= 0);
-      }
-      int64_t keyframe_id = listed_keyframe;
-      if (!checked->second) {
-        Result<Place> now = PlaceNow(*reader, info.id);
-        if (!now.ok()) return now.status();
-        keyframe_id = now->keyframe_id != 0 ? now->keyframe_id : info.id;
-        member.block_index = now->block_index;
-      }
+      Result<Place> place = placer.Find(info);
+      if (!place.ok()) return place.status();
+      const int64_t keyframe_id = place->keyframe_id;
+      member.block_index = place->block_index;
       keyframes[i] = keyframe_id;
       member.is_keyframe = keyframe_id == info.id;
       bool needs_group_bytes = member.block_index >= 0;
@@ -298,7 +401,8 @@ Result<StoreTotals> Store::Totals() {
   // at every scrape.
   Result<SqliteStatement*> select = reader->Prepare(
       "SELECT COALESCE(SUM(snapshots_stored), 0),"
-      " (SELECT COUNT(*) FROM snapshots WHERE keyframe_id IS NULL),"
+      " (SELECT COUNT(*) FROM snapshots WHERE keyframe_id IS NULL)"
+      " + (SELECT COUNT(*) FROM blocks),"
       " COALESCE(SUM(raw_bytes_stored), 0), COALESCE(SUM(stored_bytes), 0) FROM hosts");
   if (!select.ok()) return select.status();
   Result<bool> row = (*select)->Step();

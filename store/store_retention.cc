@@ -17,36 +17,14 @@ struct Removed {
   int64_t stored_bytes = 0;
 };
 
-// Snapshots deleted in one transaction at most (compacted groups: a 64th as many groups), then
+// Snapshots deleted in one transaction at most (compacted groups: 64 groups), then
 // the write lock is let go for a moment; and oldest groups deleted by size.
 constexpr int64_t kRetentionChunk = 4096;
 constexpr int kRetentionGroupsPerChunk = 64;
 
-// Deletes the snapshots `select` (bound to `value` and `limit`) returns as (id, host_id,
-// raw_size, stored_size), with their frames, and takes them off their hosts' counts.
-Status DeleteSelected(SqliteDb& db, const char* select_sql, int64_t value, int64_t limit,
-                      RetentionResult& result) {
-  Result<SqliteStatement*> select = db.Prepare(select_sql);
-  if (!select.ok()) return select.status();
-  (*select)->Bind(1, value).Bind(2, limit);
-  std::vector<int64_t> ids;
-  std::map<int64_t, Removed> by_host;
-  Status read = (*select)->ForEachRow([&](const SqliteStatement& row) {
-    ids.push_back(row.Int(0));
-    Removed& removed = by_host[row.Int(1)];
-    ++removed.snapshots;
-    removed.raw_bytes += row.Int(2);
-    removed.stored_bytes += row.Int(3);
-  });
-  if (!read.ok()) return read;
-  Result<SqliteStatement*> delete_snapshot = db.Prepare("DELETE FROM snapshots WHERE id = ?1");
-  if (!delete_snapshot.ok()) return delete_snapshot.status();
-  Result<SqliteStatement*> delete_frame = db.Prepare("DELETE FROM frames WHERE id = ?1");
-  if (!delete_frame.ok()) return delete_frame.status();
-  for (int64_t id : ids) {
-    if (Status s = (*delete_snapshot)->Bind(1, id).Run(); !s.ok()) return s;
-    if (Status s = (*delete_frame)->Bind(1, id).Run(); !s.ok()) return s;
-  }
+// Takes what was deleted off its hosts' counts, and adds it to `result`.
+Status TakeOffHosts(SqliteDb& db, const std::map<int64_t, Removed>& by_host,
+                    RetentionResult& result) {
   Result<SqliteStatement*> update = db.Prepare(
       "UPDATE hosts SET snapshots_stored = snapshots_stored - ?2,"
       " raw_bytes_stored = raw_bytes_stored - ?3, stored_bytes = stored_bytes - ?4"
@@ -64,6 +42,36 @@ Status DeleteSelected(SqliteDb& db, const char* select_sql, int64_t value, int64
     result.bytes_deleted += removed.stored_bytes;
   }
   return Status();
+}
+
+// Deletes what `select` (bound to `value` and `limit`) returns from `table` (`snapshots`, or
+// `blocks`: compacted groups) as (id, host_id, snapshots, raw_size, stored_size), with the
+// frames under those ids, and takes them off their hosts' counts.
+Status DeleteSelected(SqliteDb& db, const char* table, const char* select_sql, int64_t value,
+                      int64_t limit, RetentionResult& result) {
+  Result<SqliteStatement*> select = db.Prepare(select_sql);
+  if (!select.ok()) return select.status();
+  (*select)->Bind(1, value).Bind(2, limit);
+  std::vector<int64_t> ids;
+  std::map<int64_t, Removed> by_host;
+  Status read = (*select)->ForEachRow([&](const SqliteStatement& row) {
+    ids.push_back(row.Int(0));
+    Removed& removed = by_host[row.Int(1)];
+    removed.snapshots += row.Int(2);
+    removed.raw_bytes += row.Int(3);
+    removed.stored_bytes += row.Int(4);
+  });
+  if (!read.ok()) return read;
+  const std::string delete_sql = std::string("DELETE FROM ") + table + " WHERE id = ?1";
+  Result<SqliteStatement*> delete_row = db.Prepare(delete_sql.c_str());
+  if (!delete_row.ok()) return delete_row.status();
+  Result<SqliteStatement*> delete_frame = db.Prepare("DELETE FROM frames WHERE id = ?1");
+  if (!delete_frame.ok()) return delete_frame.status();
+  for (int64_t id : ids) {
+    if (Status s = (*delete_row)->Bind(1, id).Run(); !s.ok()) return s;
+    if (Status s = (*delete_frame)->Bind(1, id).Run(); !s.ok()) return s;
+  }
+  return TakeOffHosts(db, by_host, result);
 }
 
 }  // namespace
@@ -91,11 +99,10 @@ Result<RetentionResult> Store::ApplyRetention(const RetentionPolicy& policy, int
   };
   // A chunk of `select` (bound to the cutoff, then the chunk's size); whether it deleted any,
   // and so whether another may.
-  auto chunk_of = [&](const char* select_sql, int64_t cutoff) {
-    return [&, select_sql, cutoff]() -> Result<bool> {
+  auto chunk_of = [&](const char* table, const char* select_sql, int64_t cutoff, int64_t limit) {
+    return [&, table, select_sql, cutoff, limit]() -> Result<bool> {
       int64_t before = result.snapshots_deleted;
-      if (Status s = DeleteSelected(*writer_, select_sql, cutoff, kRetentionChunk, result);
-          !s.ok()) {
+      if (Status s = DeleteSelected(*writer_, table, select_sql, cutoff, limit, result); !s.ok()) {
         return s;
       }
       return result.snapshots_deleted > before;
@@ -108,18 +115,22 @@ Result<RetentionResult> Store::ApplyRetention(const RetentionPolicy& policy, int
     // block.
     int64_t cutoff = now_ns - policy.max_age_ns;
     for (const char* select_sql :
-         {"SELECT id, host_id, raw_size, stored_size FROM snapshots"
-          " WHERE receive_time < ?1 AND keyframe_id IS NOT NULL AND block_index IS NULL"
-          " LIMIT ?2",
-          "SELECT m.id, m.host_id, m.raw_size, m.stored_size FROM"
-          " (SELECT id FROM snapshots k WHERE k.receive_time < ?1 AND k.keyframe_id IS NULL"
-          "  AND k.block_index IS NOT NULL AND NOT EXISTS (SELECT 1 FROM snapshots n"
-          "  WHERE n.keyframe_id = k.id AND n.receive_time >= ?1) LIMIT ?2 / 64) k"
-          " JOIN snapshots m ON m.id = k.id OR m.keyframe_id = k.id",
-          "SELECT id, host_id, raw_size, stored_size FROM snapshots k"
+         {"SELECT id, host_id, 1, raw_size, stored_size FROM snapshots"
+          " WHERE receive_time < ?1 AND keyframe_id IS NOT NULL LIMIT ?2",
+          "SELECT id, host_id, 1, raw_size, stored_size FROM snapshots k"
           " WHERE receive_time < ?1 AND keyframe_id IS NULL AND NOT EXISTS"
           " (SELECT 1 FROM snapshots d WHERE d.keyframe_id = k.id) LIMIT ?2"}) {
-      if (Status s = in_chunks(chunk_of(select_sql, cutoff)); !s.ok()) return s;
+      if (Status s = in_chunks(chunk_of("snapshots", select_sql, cutoff, kRetentionChunk));
+          !s.ok()) {
+        return s;
+      }
+    }
+    if (Status s = in_chunks(chunk_of("blocks",
+                                      "SELECT id, host_id, snapshots, raw_size, stored_size"
+                                      " FROM blocks WHERE last_receive_time < ?1 LIMIT ?2",
+                                      cutoff, kRetentionGroupsPerChunk));
+        !s.ok()) {
+      return s;
     }
   }
   if (policy.max_bytes > 0) {
@@ -134,12 +145,20 @@ Result<RetentionResult> Store::ApplyRetention(const RetentionPolicy& policy, int
         Result<int64_t> oldest = writer_->QueryInt(
             "SELECT COALESCE(MIN(id), 0) FROM snapshots WHERE keyframe_id IS NULL");
         if (!oldest.ok()) return oldest.status();
-        if (*oldest == 0) break;
+        Result<int64_t> oldest_block = writer_->QueryInt("SELECT COALESCE(MIN(id), 0) FROM blocks");
+        if (!oldest_block.ok()) return oldest_block.status();
+        if (*oldest == 0 && *oldest_block == 0) break;
         int64_t before = result.bytes_deleted;
-        Status deleted = DeleteSelected(*writer_,
-                                        "SELECT id, host_id, raw_size, stored_size FROM snapshots"
-                                        " WHERE id = ?1 OR keyframe_id = ?1 LIMIT ?2",
-                                        *oldest, INT64_MAX, result);
+        const bool block = *oldest_block != 0 && (*oldest == 0 || *oldest_block < *oldest);
+        Status deleted =
+            block ? DeleteSelected(*writer_, "blocks",
+                                   "SELECT id, host_id, snapshots, raw_size, stored_size"
+                                   " FROM blocks WHERE id = ?1 LIMIT ?2",
+                                   *oldest_block, 1, result)
+                  : DeleteSelected(*writer_, "snapshots",
+                                   "SELECT id, host_id, 1, raw_size, stored_size FROM snapshots"
+                                   " WHERE id = ?1 OR keyframe_id = ?1 LIMIT ?2",
+                                   *oldest, INT64_MAX, result);
         if (!deleted.ok()) return deleted;
         remaining -= result.bytes_deleted - before;
       }
@@ -151,8 +170,10 @@ Result<RetentionResult> Store::ApplyRetention(const RetentionPolicy& policy, int
     std::lock_guard lock(write_mutex_);
     // A gap goes once the host's stored history no longer reaches back to it.
     if (Status s = writer_->Exec(
-            "DELETE FROM instance_gaps WHERE back < COALESCE((SELECT MIN(sample_time) FROM"
-            " snapshots s WHERE s.host_id = instance_gaps.host_id), 9223372036854775807)");
+            "DELETE FROM instance_gaps WHERE back < MIN(COALESCE((SELECT MIN(sample_time) FROM"
+            " snapshots s WHERE s.host_id = instance_gaps.host_id), 9223372036854775807),"
+            " COALESCE((SELECT MIN(first_time) FROM blocks b WHERE b.host_id ="
+            " instance_gaps.host_id), 9223372036854775807))");
         !s.ok()) {
       return s;
     }

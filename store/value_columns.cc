@@ -237,11 +237,6 @@ int64_t Difference(uint64_t a, uint64_t b, uint32_t width) {
   return static_cast<int32_t>(static_cast<uint32_t>(b - a));
 }
 
-uint64_t ZigZag(int64_t v) {
-  return (static_cast<uint64_t>(v) << 1) ^ static_cast<uint64_t>(v >> 63);
-}
-int64_t UnZigZag(uint64_t v) { return static_cast<int64_t>(v >> 1) ^ -static_cast<int64_t>(v & 1); }
-
 // The greatest common divisor of the numbers' magnitudes (1 when it is larger than INT64_MAX:
 // the quotients must stay signed).
 uint64_t Divisor(std::span<const int64_t> numbers) {

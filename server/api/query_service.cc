@@ -615,7 +615,7 @@ grpc::ServerUnaryReactor* QueryService::GetRawSnapshot(grpc::CallbackServerConte
                                   "lists the times"));
   }
   const SnapshotInfo& info = found->front();
-  Result<std::vector<uint8_t>> raw = store_.ReadSnapshot(info.id);
+  Result<std::vector<uint8_t>> raw = store_.ReadSnapshot(info);
   if (!raw.ok()) return FinishUnary(context, raw.status());
   ToProto(info, response->mutable_info());
   response->set_raw(raw->data(), raw->size());

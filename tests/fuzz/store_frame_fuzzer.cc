@@ -10,7 +10,7 @@
 // valid snapshot) partially. Bytes whose tag says columnar block (store/group_columns.h) go to its
 // parser and restorer, directly and through OpenGroup, instead: refused with DATA_LOSS, or
 // restoring snapshots of the sizes the table says that restore the same once encoded again. Every
-// input is also read as an inventory row.
+// input is also read as an inventory row and as a block row's members.
 
 #include <algorithm>
 #include <cstddef>
@@ -28,6 +28,7 @@
 #include "perfdata/snapshot_reader.h"
 #include "perfdata/well_known_indexes.h"
 #include "perfdata/winperf.h"
+#include "store/block_members.h"
 #include "store/frame_encoding.h"
 #include "store/framed_group.h"
 #include "store/group_columns.h"
@@ -262,8 +263,21 @@ void FuzzInventory(std::span<const uint8_t> bytes) {
   Check(again.ok() && *again == *inventory);
 }
 
+// The same bytes as a block row's members (store/block_members.h): refused with DATA_LOSS, or
+// members that come back the same through the encoder.
+void FuzzBlockMembers(std::span<const uint8_t> bytes) {
+  Result<std::vector<BlockMember>> members = DecodeBlockMembers(bytes);
+  if (!members.ok()) {
+    Check(members.status().code() == StatusCode::kDataLoss && !members.error().empty());
+    return;
+  }
+  Result<std::vector<BlockMember>> again = DecodeBlockMembers(EncodeBlockMembers(*members));
+  Check(again.ok() && *again == *members);
+}
+
 void FuzzOne(std::span<const uint8_t> frame) {
   FuzzInventory(frame);
+  FuzzBlockMembers(frame);
   Result<FrameEncoding> encoding = FrameEncodingOf(frame);
   Result<std::unique_ptr<GroupDecoder>> opened =
       OpenGroup(5, std::vector<uint8_t>(frame.begin(), frame.end()));

@@ -1,7 +1,7 @@
 // Writes the seed corpus for store_frame_fuzzer: the fixed group's sectioned keyframe, members
 // made against it (same layout, grown, with an object the keyframe lacks, with bytes after the
 // objects, one section, unchanged), frames stored whole before sections, and a few hand-made
-// tables; and columnar blocks of a few snapshots of the fixed group's host.
+// tables; columnar blocks of a few snapshots of the fixed group's host; and a block row's members.
 
 #include <cstdint>
 #include <initializer_list>
@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "codec/snapshot_delta.h"
+#include "store/block_members.h"
 #include "store/group_columns.h"
 #include "tests/fuzz/seed_corpus.h"
 #include "tests/fuzz/store_frame_base.h"
@@ -71,5 +72,18 @@ int main(int argc, char** argv) {
            HostSnapshot(4, {.processes = kFuzzProcesses, .tail = 3})};
   spans.assign(group.begin(), group.end());
   corpus.Write("columns_changing", perfhive::EncodeGroupColumns(spans, 1));
+  // A block row's members: two runs, one snapshot stored before its clocks were kept.
+  std::vector<perfhive::BlockMember> members(3);
+  for (size_t i = 0; i < members.size(); ++i) {
+    members[i].id = 40 + static_cast<int64_t>(i);
+    members[i].sample_time_ns = 1'740'823'200'000'000'000 + static_cast<int64_t>(i) * 10'000;
+    if (i > 0) members[i].perf_time = members[i].perf_time_100ns = 9'000 + static_cast<int64_t>(i);
+    members[i].receive_time_ns = members[i].sample_time_ns + 5;
+    members[i].instance_id = i < 2 ? "run-a" : "run-b";
+    members[i].sequence = 7 + i;
+    members[i].raw_size = 4096;
+    members[i].sha256[0] = static_cast<uint8_t>(i);
+  }
+  corpus.Write("block_members", perfhive::EncodeBlockMembers(members));
   return 0;
 }

@@ -64,7 +64,7 @@ TEST(IngestSessionTest, StoresKeyframesAndDeltasBitIdenticalAndAcknowledgesEach)
   ASSERT_EQ(stored->size(), 5u);
   for (int i = 0; i < 5; ++i) {
     EXPECT_EQ((*stored)[i].sample_time_ns, SampleNs(i));
-    Result<std::vector<uint8_t>> raw = server.store().ReadSnapshot((*stored)[i].id);
+    Result<std::vector<uint8_t>> raw = server.store().ReadSnapshot((*stored)[i]);
     ASSERT_TRUE(raw.ok()) << raw.error();
     EXPECT_EQ(*raw, sent[i]) << "snapshot " << i;
   }

@@ -6,6 +6,7 @@
 // compacted groups merge into one block once they add up to it.
 
 #include <gtest/gtest.h>
+#include <sqlite3.h>
 
 #include <algorithm>
 #include <atomic>
@@ -14,6 +15,7 @@
 #include <memory>
 #include <string>
 #include <thread>
+#include <tuple>
 #include <vector>
 
 #include "perfdata/snapshot_reader.h"
@@ -65,7 +67,7 @@ std::vector<SnapshotInfo> ExpectEveryReadExact(Store& store, size_t count) {
   EXPECT_TRUE(all.ok()) << all.error();
   for (size_t i = 0; i < listed->size(); ++i) {
     const SnapshotInfo& info = (*listed)[i];
-    Result<std::vector<uint8_t>> raw = store.ReadSnapshot(info.id);
+    Result<std::vector<uint8_t>> raw = store.ReadSnapshot(info);
     EXPECT_TRUE(raw.ok()) << raw.error();
     if (!raw.ok()) continue;
     EXPECT_EQ(Sha256(*raw), Sha256(Sample(info.sequence))) << "sequence " << info.sequence;
@@ -426,6 +428,158 @@ TEST(StoreCompactionTest, RetentionDeletesAMergedBlockWhole) {
   const std::vector<SnapshotInfo> left = ExpectEveryReadExact(*store, 43 - oldest);
   EXPECT_EQ(left.front().sequence, oldest);
   ExpectStoredBytesAddUp(*store, left);
+}
+
+// How many rows `table` of the closed or open store in `dir` holds.
+int64_t RowsIn(const std::string& dir, const std::string& table) {
+  sqlite3* db = nullptr;
+  int64_t rows = -1;
+  sqlite3_stmt* count = nullptr;
+  const std::string sql = "SELECT COUNT(*) FROM " + table;
+  if (sqlite3_open((dir + "/perfhive.db").c_str(), &db) == SQLITE_OK &&
+      sqlite3_prepare_v2(db, sql.c_str(), -1, &count, nullptr) == SQLITE_OK &&
+      sqlite3_step(count) == SQLITE_ROW) {
+    rows = sqlite3_column_int64(count, 0);
+  }
+  sqlite3_finalize(count);
+  sqlite3_close(db);
+  return rows;
+}
+
+// Everything a listing says of each snapshot but where it is kept.
+std::vector<std::tuple<int64_t, int64_t, int64_t, std::string, uint64_t, Sha256Digest, int64_t>>
+IdentitiesOf(const std::vector<SnapshotInfo>& listed) {
+  std::vector<std::tuple<int64_t, int64_t, int64_t, std::string, uint64_t, Sha256Digest, int64_t>>
+      identities;
+  for (const SnapshotInfo& info : listed) {
+    identities.emplace_back(info.id, info.sample_time_ns, info.receive_time_ns, info.instance_id,
+                            info.sequence, info.sha256, info.raw_size);
+  }
+  return identities;
+}
+
+// A compacted group is one row of `blocks`, not a row per snapshot, and its snapshots list as
+// they did before: the same ids, clocks, runs, sequences and digests, whole ranges, ranges inside
+// a block, and the first or last few across blocks and frames.
+TEST(StoreCompactionTest, ACompactedGroupIsOneRowAndListsAsItsSnapshotsDid) {
+  TempDir dir;
+  auto store = OpenTenSnapshotGroupStore(dir.path());
+  ASSERT_NE(store, nullptr);
+  AppendSamples(*store, 0, 25);
+  Result<std::vector<SnapshotInfo>> before = store->ListSnapshots("web01", 0, INT64_MAX);
+  ASSERT_TRUE(before.ok());
+  const int64_t groups = CompactClosed(*store).groups;
+  ASSERT_GE(groups, 2);
+  const std::vector<SnapshotInfo> after = ExpectEveryReadExact(*store, 25);
+  EXPECT_EQ(IdentitiesOf(after), IdentitiesOf(*before));
+  EXPECT_EQ(RowsIn(dir.path(), "blocks"), groups);
+  EXPECT_EQ(RowsIn(dir.path(), "snapshots"),
+            std::ranges::count_if(after, [](const SnapshotInfo& i) { return i.block_index < 0; }));
+  EXPECT_GT(after[0].block_index, -1);
+  EXPECT_EQ(after[24].block_index, -1);  // the open group
+  for (const auto& [keyframe, places] : GroupsOf(after)) {
+    if (places[0] < 0) continue;
+    for (size_t i = 0; i < places.size(); ++i) {
+      EXPECT_EQ(places[i], static_cast<int64_t>(i)) << "group " << keyframe;
+    }
+  }
+  ExpectStoredBytesAddUp(*store, after);
+
+  const auto sequences = [](const Result<std::vector<SnapshotInfo>>& listed) {
+    std::vector<uint64_t> out;
+    if (listed.ok()) {
+      for (const SnapshotInfo& info : *listed) out.push_back(info.sequence);
+    }
+    return out;
+  };
+  EXPECT_EQ(
+      sequences(store->ListSnapshots("web01", after[12].sample_time_ns, after[15].sample_time_ns)),
+      (std::vector<uint64_t>{12, 13, 14}));
+  EXPECT_EQ(sequences(store->ListSnapshots("web01", 0, INT64_MAX, std::nullopt, 3)),
+            (std::vector<uint64_t>{0, 1, 2}));
+  EXPECT_EQ(sequences(store->ListSnapshots("web01", 0, after[22].sample_time_ns, std::nullopt, 4,
+                                           /*newest=*/true)),
+            (std::vector<uint64_t>{18, 19, 20, 21}));
+  EXPECT_EQ(sequences(store->ListSnapshots("web01", 0, INT64_MAX, "Costly")),
+            std::vector<uint64_t>());
+}
+
+// Regression: SQLite gives a new row the id after the greatest row left, so once a compacted
+// group's rows were gone the next append took the id of a snapshot in its block (and failed on
+// its frame's id). New ids stay above every id given, also after a restart.
+TEST(StoreCompactionTest, IdsOfCompactedSnapshotsAreNotGivenAgain) {
+  TempDir dir;
+  int64_t last_id = 0;
+  {
+    auto store = OpenTenSnapshotGroupStore(dir.path());
+    ASSERT_NE(store, nullptr);
+    AppendSamples(*store, 0, 20);
+    // Every group closed as idle, the newest included.
+    Result<CompactionResult> compacted = store->CompactClosedGroups(INT64_MAX);
+    ASSERT_TRUE(compacted.ok()) << compacted.error();
+    ASSERT_GE(compacted->groups, 2);
+    ASSERT_EQ(RowsIn(dir.path(), "snapshots"), 0);
+    last_id = ExpectEveryReadExact(*store, 20).back().id;
+    Result<AppendResult> next = store->Append(MakeAppend("web01", "boot", 20, Sample(20)));
+    ASSERT_TRUE(next.ok()) << next.error();
+    EXPECT_GT(next->id, last_id);
+    last_id = next->id;
+    ASSERT_TRUE(store->CompactClosedGroups(INT64_MAX).ok());
+  }
+  auto store = OpenTenSnapshotGroupStore(dir.path());
+  ASSERT_NE(store, nullptr);
+  Result<AppendResult> next = store->Append(MakeAppend("web01", "boot", 21, Sample(21)));
+  ASSERT_TRUE(next.ok()) << next.error();
+  EXPECT_GT(next->id, last_id);
+  ExpectEveryReadExact(*store, 22);
+}
+
+// A sample sent again once its group is compacted is still known by its identity: the same bytes
+// are a duplicate of the stored snapshot, other bytes a conflict.
+TEST(StoreCompactionTest, ASampleSentAgainAfterItsGroupWasCompactedIsKnown) {
+  TempDir dir;
+  auto store = OpenTenSnapshotGroupStore(dir.path());
+  ASSERT_NE(store, nullptr);
+  AppendSamples(*store, 0, 25);
+  ASSERT_GE(CompactClosed(*store).groups, 2);
+  const std::vector<SnapshotInfo> listed = ExpectEveryReadExact(*store, 25);
+  ASSERT_GE(listed[13].block_index, 0);
+  Result<AppendResult> again = store->Append(MakeAppend("web01", "boot-2", 99, Sample(13)));
+  ASSERT_TRUE(again.ok()) << again.error();
+  EXPECT_TRUE(again->duplicate);
+  EXPECT_EQ(again->id, listed[13].id);
+  Result<AppendResult> conflict = store->Append(
+      MakeAppend("web01", "boot-2", 100, testing::HostSnapshot(13, {.processes = 40})));
+  ASSERT_FALSE(conflict.ok());
+  EXPECT_EQ(conflict.status().code(), StatusCode::kAlreadyExists) << conflict.error();
+  ExpectEveryReadExact(*store, 25);
+}
+
+// A store of schema version 13 kept a compacted group's members in rows of their own: on open
+// they move into block rows, and every snapshot lists and reads as before.
+TEST(StoreCompactionTest, AVersionThirteenStoresCompactedGroupsMoveIntoBlockRowsOnOpen) {
+  TempDir dir;
+  std::vector<SnapshotInfo> before;
+  {
+    auto store = OpenMergingStore(dir.path());
+    ASSERT_NE(store, nullptr);
+    AppendSamples(*store, 0, 43);
+    ASSERT_EQ(CompactClosed(*store).groups_merged, 2);
+    before = ExpectEveryReadExact(*store, 43);
+  }
+  ASSERT_TRUE(testing::RewindSchema(dir.path(), 13));
+  ASSERT_EQ(RowsIn(dir.path(), "snapshots"), 43);
+  auto store = OpenMergingStore(dir.path());
+  ASSERT_NE(store, nullptr);
+  EXPECT_EQ(RowsIn(dir.path(), "snapshots"),
+            43 - static_cast<int64_t>(std::ranges::count_if(
+                     before, [](const SnapshotInfo& info) { return info.block_index >= 0; })));
+  const std::vector<SnapshotInfo> after = ExpectEveryReadExact(*store, 43);
+  EXPECT_EQ(IdentitiesOf(after), IdentitiesOf(before));
+  EXPECT_EQ(GroupsOf(after), GroupsOf(before));
+  ExpectStoredBytesAddUp(*store, after);
+  AppendSamples(*store, 43, 45);
+  ExpectEveryReadExact(*store, 45);
 }
 
 }  // namespace

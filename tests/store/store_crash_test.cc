@@ -124,11 +124,11 @@ TEST(StoreCrashTest, KilledWriterLosesNothingAcknowledged) {
 
   Result<std::unique_ptr<Store>> store = Store::Open(dir.path());
   ASSERT_TRUE(store.ok()) << store.error();
-  std::map<uint64_t, int64_t> stored;  // sequence -> id
+  std::map<uint64_t, SnapshotInfo> stored;  // by sequence
   for (const char* host : {"even", "odd"}) {
     Result<std::vector<SnapshotInfo>> list = (*store)->ListSnapshots(host, 0, INT64_MAX);
     ASSERT_TRUE(list.ok()) << list.error();
-    for (const SnapshotInfo& info : *list) stored[info.sequence] = info.id;
+    for (const SnapshotInfo& info : *list) stored[info.sequence] = info;
   }
   for (uint64_t acked : acknowledged) {
     auto found = stored.find(acked);
@@ -144,7 +144,7 @@ TEST(StoreCrashTest, KilledWriterLosesNothingAcknowledged) {
   Result<AppendResult> more =
       (*store)->Append(MakeAppend("even", "boot", next, ChildSnapshot(next)));
   ASSERT_TRUE(more.ok()) << more.error();
-  EXPECT_EQ(*(*store)->ReadSnapshot(more->id), ChildSnapshot(next));
+  EXPECT_EQ(*testing::ReadBack(**store, "even", more->id), ChildSnapshot(next));
 }
 
 }  // namespace

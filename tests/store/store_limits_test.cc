@@ -15,6 +15,7 @@ namespace {
 
 using ::testing::HasSubstr;
 using testing::MakeAppend;
+using testing::ReadBack;
 using testing::SmallSnapshot;
 using testing::TempDir;
 
@@ -48,7 +49,7 @@ void ExpectEveryReadBack(Store& store) {
   Result<std::vector<SnapshotInfo>> list = store.ListSnapshots("web01", 0, INT64_MAX);
   ASSERT_TRUE(list.ok()) << list.error();
   for (const SnapshotInfo& info : *list) {
-    Result<std::vector<uint8_t>> raw = store.ReadSnapshot(info.id);
+    Result<std::vector<uint8_t>> raw = store.ReadSnapshot(info);
     ASSERT_TRUE(raw.ok()) << raw.error();
     EXPECT_EQ(*raw, NthSnapshot(static_cast<int>(info.sequence)));
   }
@@ -270,7 +271,7 @@ TEST(StoreFailureTest, FullDatabaseIsAnErrorNamingTheFile) {
   EXPECT_THAT(failure.message(), HasSubstr("full"));
   // What was acknowledged before stays readable, and the store keeps answering.
   ASSERT_FALSE(stored.empty());
-  for (int64_t id : stored) EXPECT_TRUE((*store)->ReadSnapshot(id).ok());
+  for (int64_t id : stored) EXPECT_TRUE(ReadBack(**store, "web01", id).ok());
   EXPECT_FALSE((*store)->Append(MakeAppend("web01", "boot", 999, SmallSnapshot(1, 1, 900))).ok());
 }
 

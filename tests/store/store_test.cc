@@ -23,8 +23,10 @@ namespace perfhive {
 namespace {
 
 using ::testing::HasSubstr;
+using testing::InfoOf;
 using testing::MakeAppend;
 using testing::OpenStore;
+using testing::ReadBack;
 using testing::SampleNs;
 using testing::SmallSnapshot;
 using testing::TempDir;
@@ -38,11 +40,11 @@ TEST(StoreTest, AppendThenReadBackExactly) {
   EXPECT_FALSE(appended->duplicate);
   EXPECT_EQ(appended->sample_time_ns, SampleNs(7));
 
-  Result<std::vector<uint8_t>> back = store->ReadSnapshot(appended->id);
+  Result<std::vector<uint8_t>> back = ReadBack(*store, "web01", appended->id);
   ASSERT_TRUE(back.ok()) << back.error();
   EXPECT_EQ(*back, raw);
 
-  Result<SnapshotInfo> info = store->GetSnapshotInfo(appended->id);
+  Result<SnapshotInfo> info = InfoOf(*store, "web01", appended->id);
   ASSERT_TRUE(info.ok()) << info.error();
   EXPECT_EQ(info->host, "web01");
   EXPECT_EQ(info->query, "Global");
@@ -67,9 +69,9 @@ TEST(StoreTest, GroupsAreAKeyframeAndDeltasAgainstIt) {
     ids.push_back(r->id);
   }
   std::vector<int64_t> keyframes;
-  for (int64_t id : ids) keyframes.push_back(store->GetSnapshotInfo(id)->keyframe_id);
+  for (int64_t id : ids) keyframes.push_back(InfoOf(*store, "web01", id)->keyframe_id);
   EXPECT_EQ(keyframes, (std::vector<int64_t>{0, ids[0], ids[0], 0, ids[3], ids[3], 0}));
-  for (size_t i = 0; i < ids.size(); ++i) EXPECT_EQ(*store->ReadSnapshot(ids[i]), raws[i]);
+  for (size_t i = 0; i < ids.size(); ++i) EXPECT_EQ(*ReadBack(*store, "web01", ids[i]), raws[i]);
 }
 
 TEST(StoreTest, ManySnapshotsReadBackExactlyFromAnywhereInTheirGroups) {
@@ -109,7 +111,7 @@ TEST(StoreTest, ManySnapshotsReadBackExactlyWhenGroupsInterleaveBySampleTime) {
     ids.push_back(r->id);
   }
   std::vector<int64_t> keyframes;
-  for (int64_t id : ids) keyframes.push_back(store->GetSnapshotInfo(id)->keyframe_id);
+  for (int64_t id : ids) keyframes.push_back(InfoOf(*store, "web01", id)->keyframe_id);
   ASSERT_EQ(keyframes, (std::vector<int64_t>{0, ids[0], ids[0], 0, ids[3]}));
 
   Result<std::vector<SnapshotInfo>> listed = store->ListSnapshots("web01", 0, INT64_MAX);
@@ -624,9 +626,9 @@ TEST(StoreTest, SurvivesReopenAndContinuesTheGroup) {
     }
   }
   auto store = OpenStore(dir.path(), options);
-  for (size_t i = 0; i < ids.size(); ++i) EXPECT_EQ(*store->ReadSnapshot(ids[i]), raws[i]);
+  for (size_t i = 0; i < ids.size(); ++i) EXPECT_EQ(*ReadBack(*store, "web01", ids[i]), raws[i]);
   // After the reopen the writer went on with the same keyframe.
-  EXPECT_EQ(store->GetSnapshotInfo(ids[4])->keyframe_id, ids[0]);
+  EXPECT_EQ(InfoOf(*store, "web01", ids[4])->keyframe_id, ids[0]);
 }
 
 TEST(StoreTest, ConcurrentAppendsAreAllStored) {
@@ -654,7 +656,7 @@ TEST(StoreTest, ConcurrentAppendsAreAllStored) {
         store->ListSnapshots("host" + std::to_string(t), 0, INT64_MAX);
     ASSERT_EQ(list->size(), static_cast<size_t>(kEach));
     for (const SnapshotInfo& info : *list) {
-      EXPECT_EQ(*store->ReadSnapshot(info.id),
+      EXPECT_EQ(*store->ReadSnapshot(info),
                 SmallSnapshot(static_cast<int>(info.sequence % 60), info.sequence));
     }
   }
@@ -1036,7 +1038,7 @@ TEST(StoreTest, FramesWrittenBeforeSectionsStillReadBack) {
                     raws[i]));
   }
   auto store = OpenStore(dir.path(), options);
-  for (size_t i = 0; i < ids.size(); ++i) EXPECT_EQ(*store->ReadSnapshot(ids[i]), raws[i]);
+  for (size_t i = 0; i < ids.size(); ++i) EXPECT_EQ(*ReadBack(*store, "web01", ids[i]), raws[i]);
   Result<std::vector<SnapshotInfo>> listed = store->ListSnapshots("web01", 0, INT64_MAX);
   ASSERT_TRUE(listed.ok()) << listed.error();
   // A partial read of a whole frame gives the whole snapshot.
@@ -1052,8 +1054,8 @@ TEST(StoreTest, FramesWrittenBeforeSectionsStillReadBack) {
     ASSERT_TRUE(r.ok()) << r.error();
     ids.push_back(r->id);
   }
-  EXPECT_EQ(store->GetSnapshotInfo(ids[3])->keyframe_id, 0);
-  EXPECT_EQ(store->GetSnapshotInfo(ids[4])->keyframe_id, ids[3]);
+  EXPECT_EQ(InfoOf(*store, "web01", ids[3])->keyframe_id, 0);
+  EXPECT_EQ(InfoOf(*store, "web01", ids[4])->keyframe_id, ids[3]);
   listed = store->ListSnapshots("web01", 0, INT64_MAX);
   read = store->ReadSnapshots(*listed);
   ASSERT_TRUE(read.ok()) << read.error();
@@ -1077,14 +1079,14 @@ TEST(StoreTest, AfterARestartAWholeKeyframeStartsANewGroup) {
     raws.push_back(HostWithThreads(1, 1));
     Result<AppendResult> r = store->Append(MakeAppend("web01", "boot-1", 2, raws.back()));
     ASSERT_TRUE(r.ok()) << r.error();
-    EXPECT_EQ(store->GetSnapshotInfo(r->id)->keyframe_id, 0);
+    EXPECT_EQ(InfoOf(*store, "web01", r->id)->keyframe_id, 0);
   }
   // A sectioned keyframe is taken up again after a restart.
   auto store = OpenStore(dir.path());
   raws.push_back(HostWithThreads(2, 2));
   Result<AppendResult> r = store->Append(MakeAppend("web01", "boot-1", 3, raws.back()));
   ASSERT_TRUE(r.ok()) << r.error();
-  EXPECT_NE(store->GetSnapshotInfo(r->id)->keyframe_id, 0);
+  EXPECT_NE(InfoOf(*store, "web01", r->id)->keyframe_id, 0);
   Result<std::vector<SnapshotInfo>> listed = store->ListSnapshots("web01", 0, INT64_MAX);
   Result<std::vector<std::vector<uint8_t>>> read = store->ReadSnapshots(*listed);
   ASSERT_TRUE(read.ok()) << read.error();
