@@ -218,6 +218,7 @@ Result<std::vector<SnapshotInfo>> Store::ListSnapshots(const std::string& host, 
     snapshots.push_back(SnapshotFromRow(row, host_id, name));
   });
   if (!rows.ok()) return rows;
+  const size_t rows_listed = snapshots.size();
   // ...and the members of compacted groups, block by block in the listing's order, until no
   // later block can hold one of the first `limit`.
   auto before = [newest](const SnapshotInfo& a, const SnapshotInfo& b) {
@@ -244,8 +245,18 @@ Result<std::vector<SnapshotInfo>> Store::ListSnapshots(const std::string& host, 
         return true;
       });
   if (!blocks.ok()) return blocks;
-  std::sort(snapshots.begin(), snapshots.end(), before);
-  if (limit && snapshots.size() > *limit) snapshots.resize(*limit);
+  if (limit) {
+    std::sort(snapshots.begin(), snapshots.end(), before);
+    if (snapshots.size() > *limit) snapshots.resize(*limit);
+  } else {
+    // The rows came sorted, and the blocks' members nearly so (blocks by time, each member in
+    // its block's order): a merge, not a sort of the whole range.
+    const auto blocks_begin = snapshots.begin() + static_cast<std::ptrdiff_t>(rows_listed);
+    if (!std::is_sorted(blocks_begin, snapshots.end(), before)) {
+      std::sort(blocks_begin, snapshots.end(), before);
+    }
+    std::inplace_merge(snapshots.begin(), blocks_begin, snapshots.end(), before);
+  }
   if (newest) std::reverse(snapshots.begin(), snapshots.end());
   return snapshots;
 }
