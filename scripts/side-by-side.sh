@@ -35,8 +35,9 @@
 #     hosts role=web and half role=sql; PromQL needs two queries, avg by and quantile by, timed
 #     together). perfhive through its CLI and through curl on its HTTP API (/api/v1/read), the
 #     others through curl on theirs, each a new process per question as a user would run it.
-#     The fleet question is also asked once at the recording's own step, where each step holds
-#     one sample of every host, and its averages compared with Prometheus' and VictoriaMetrics'.
+#     The fleet question is also asked once at the recording's own step, its boundaries half a
+#     step after the samples so that each step holds one sample of every host, and its averages
+#     compared with Prometheus' and VictoriaMetrics'.
 # Then Prometheus' head is written as a block (admin API snapshot) and that block measured;
 # VictoriaMetrics is flushed and merged (/internal/force_flush, /internal/force_merge), stopped
 # and its data/ and indexdb/ measured (not cache/, the caches it saves when it stops).
@@ -425,8 +426,9 @@ perfhive_q2() {
   "$cli_bin" query "$q2_pdh" --from "$to" --to "$to" --server "$server_address" --insecure \
     --format json --max-points 100000000
 }
-perfhive_q3() {  # [STEP]: 60s unless given
-  "$cli_bin" query "$q3_pdh" --from "$from" --to "$to" --step "${1:-60s}" --aggregate avg,p95 \
+perfhive_q3() {  # [STEP [FROM_NS]]: 60s from the query host's first sample unless given
+  "$cli_bin" query "$q3_pdh" --from "$(rfc3339 "${2:-$query_first_ns}")" --to "$to" \
+    --step "${1:-60s}" --aggregate avg,p95 \
     --group-by role --server "$server_address" --insecure --format json
 }
 perfhive_http_q3() {
@@ -434,17 +436,18 @@ perfhive_http_q3() {
     --data-urlencode "to=$to" --data-urlencode "step=60s" --data-urlencode "aggregate=avg,p95" \
     --data-urlencode "group_by=role"
 }
-# PromQL's two queries for the one question, their answers as one JSON list. [STEP] in seconds.
+# PromQL's two queries for the one question, their answers as one JSON list. [STEP] in seconds,
+# [START_NS] the query host's first sample unless given.
 http_q3() {
-  local url=$1 step=${2:-60}
+  local url=$1 step=${2:-60} start_ns=${3:-$query_first_ns}
   echo "["
   curl -fsSG "$url/api/v1/query_range" --data-urlencode "query=avg by (role) ($q3_promql)" \
-    --data-urlencode "start=$(seconds_of "$query_first_ns")" \
+    --data-urlencode "start=$(seconds_of "$start_ns")" \
     --data-urlencode "end=$(seconds_of "$query_last_ns")" --data-urlencode "step=$step"
   echo ","
   curl -fsSG "$url/api/v1/query_range" \
     --data-urlencode "query=quantile by (role) (0.95, $q3_promql)" \
-    --data-urlencode "start=$(seconds_of "$query_first_ns")" \
+    --data-urlencode "start=$(seconds_of "$start_ns")" \
     --data-urlencode "end=$(seconds_of "$query_last_ns")" --data-urlencode "step=$step"
   echo "]"
 }
@@ -515,13 +518,17 @@ for key in "${!times[@]}"; do
   times[$key]=$(tr ' ' '\n' <<<"${times[$key]}" | grep . | median)
 done
 
-# The fleet question's values, at the recording's own step: each step holds one sample of every
-# host, so perfhive's exact step values and the receivers' last values are the same numbers.
-perfhive_q3 "${step_ms}ms" >"$work/q3-perfhive.json"
+# The fleet question's values, at the recording's own step, its boundaries half a step after the
+# query host's samples: then each step holds one sample of every host (samples come a few
+# milliseconds early or late; a boundary on them would leave some steps of a host without one,
+# and perfhive counts such a host as missing there), so perfhive's exact step values and the
+# receivers' last values are the same numbers.
+check_first_ns=$((query_first_ns + step_ms * 500000))
+perfhive_q3 "${step_ms}ms" "$check_first_ns" >"$work/q3-perfhive.json"
 for store in prometheus victoria-metrics; do
   url=$prom_url
   [[ $store == victoria-metrics ]] && url=$vm_url
-  http_q3 "$url" "$prom_step" >"$work/q3-$store.json"
+  http_q3 "$url" "$prom_step" "$check_first_ns" >"$work/q3-$store.json"
   "$py" - "$work/q3-perfhive.json" "$work/q3-$store.json" "$store" <<'PY'
 import json, sys
 ours = json.load(open(sys.argv[1]))
