@@ -245,7 +245,10 @@ query_host=$(awk -F'\t' '$1 == "host" && $4 > best { best = $4; h = $2 } END { p
   "$work/recording.tsv")
 read -r query_snapshots query_first_ns query_last_ns < <(awk -F'\t' -v h="$query_host" \
   '$1 == "host" && $2 == h { print $3, $6, $7 }' "$work/recording.tsv")
-step_ms=$(((query_last_ns - query_first_ns) / 1000000 / (query_snapshots > 1 ? query_snapshots - 1 : 1)))
+# The recording's interval, to the nearest millisecond: truncated, 999.98 ms samples became a 999
+# ms step, whose boundaries drifted across the samples by a step in 17 minutes.
+intervals=$((query_snapshots > 1 ? query_snapshots - 1 : 1))
+step_ms=$((((query_last_ns - query_first_ns) / 1000000 + intervals / 2) / intervals))
 log "recording: $hosts hosts, $snapshots snapshots, $values counter values, $raw_bytes raw bytes," \
   "$(rfc3339 "$first_ns") to $(rfc3339 "$last_ns")"
 # perfhive's exporter sends a new host from --remote-write-backfill back (an hour by default,
@@ -519,20 +522,33 @@ for key in "${!times[@]}"; do
 done
 
 # The fleet question's values, at the recording's own step, its boundaries half a step after the
-# query host's samples: then each step holds one sample of every host (samples come a few
-# milliseconds early or late; a boundary on them would leave some steps of a host without one,
-# and perfhive counts such a host as missing there), so perfhive's exact step values and the
-# receivers' last values are the same numbers.
+# query host's samples. They are compared at the steps that hold one sample of every host: there
+# perfhive's exact step values and the receivers' last values are the same numbers. (A step
+# without a sample of a host counts it as missing, where the receivers take its previous value;
+# one with two is computed over both, where they take the last one's. Samples come milliseconds
+# early or late, and on a loaded machine a procfs recorder's by more.)
 check_first_ns=$((query_first_ns + step_ms * 500000))
 perfhive_q3 "${step_ms}ms" "$check_first_ns" >"$work/q3-perfhive.json"
 for store in prometheus victoria-metrics; do
   url=$prom_url
   [[ $store == victoria-metrics ]] && url=$vm_url
   http_q3 "$url" "$prom_step" "$check_first_ns" >"$work/q3-$store.json"
-  "$py" - "$work/q3-perfhive.json" "$work/q3-$store.json" "$store" <<'PY'
-import json, sys
+  "$py" - "$work/q3-perfhive.json" "$work/q3-$store.json" "$store" "$work/recording.tsv" \
+    "$step_ms" <<'PY'
+import bisect, collections, json, sys
 ours = json.load(open(sys.argv[1]))
 theirs = json.load(open(sys.argv[2]))[0]["data"]["result"]
+step_ns = int(sys.argv[5]) * 1000000
+samples = collections.defaultdict(list)
+for line in open(sys.argv[4]):
+    fields = line.rstrip("\n").split("\t")
+    if fields[0] == "sample":
+        samples[fields[1]].append(int(fields[2]))
+for times in samples.values():
+    times.sort()
+def one_sample_each(end_ns):  # every host has one sample in (end - step, end]
+    return all(bisect.bisect_right(t, end_ns) - bisect.bisect_right(t, end_ns - step_ns) == 1
+               for t in samples.values())
 avg = {s["aggregate"]["group"]: dict(zip(s["times"], s["values"]))
        for s in ours["series"] if s["aggregate"]["function"] == "avg"}
 compared, worst = 0, 0.0
@@ -540,7 +556,7 @@ for result in theirs:
     mine = avg.get(result["metric"].get("role"), {})
     for t, value in result["values"]:
         ms = round(float(t) * 1000)
-        if ms in mine and mine[ms] is not None:
+        if ms in mine and mine[ms] is not None and one_sample_each(ms * 1000000):
             worst = max(worst, abs(mine[ms] - float(value) * 100))
             compared += 1
 print("   fleet averages by role, perfhive against %s: %d steps compared, largest difference %.3g"

@@ -7,8 +7,9 @@ Counter values are counted as perfhive's benchmarks count them (tests/bench/snap
 CounterValues): in every snapshot, for every object, its counters times its instances (one for an
 object without instances). Sample times are each PERF_DATA_BLOCK's SystemTime (UTC).
 
-Output, tab-separated: `host NAME SNAPSHOTS VALUES RAW_BYTES FIRST_NS LAST_NS` per host, then
-`total SNAPSHOTS VALUES RAW_BYTES FIRST_NS LAST_NS HOSTS`.
+Output, tab-separated: `sample NAME TIME_NS` per snapshot and `host NAME SNAPSHOTS VALUES
+RAW_BYTES FIRST_NS LAST_NS` per host, then `total SNAPSHOTS VALUES RAW_BYTES FIRST_NS LAST_NS
+HOSTS`.
 """
 
 import calendar
@@ -69,6 +70,7 @@ def main() -> int:
                 print(f"recording.py: {folder}/{name}: {error}", file=sys.stderr)
                 return 1
             t = system_time_ns(data)
+            print(f"sample\t{host}\t{t}")
             first = t if first is None else min(first, t)
             last = t if last is None else max(last, t)
             snapshots += 1
