@@ -178,6 +178,7 @@ Result<std::vector<SnapshotInfo>> Store::ListSnapshots(const std::string& host, 
                                                        int64_t to_ns,
                                                        const std::optional<std::string>& query,
                                                        std::optional<size_t> limit, bool newest) {
+  if (limit && *limit == 0) return std::vector<SnapshotInfo>();
   ReaderPool::Lease reader = readers_->Acquire();
   SqliteTransaction read(reader.get());
   if (Status s = read.BeginRead(); !s.ok()) return s;

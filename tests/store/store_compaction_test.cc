@@ -502,6 +502,8 @@ TEST(StoreCompactionTest, ACompactedGroupIsOneRowAndListsAsItsSnapshotsDid) {
             (std::vector<uint64_t>{18, 19, 20, 21}));
   EXPECT_EQ(sequences(store->ListSnapshots("web01", 0, INT64_MAX, "Costly")),
             std::vector<uint64_t>());
+  EXPECT_EQ(sequences(store->ListSnapshots("web01", 0, INT64_MAX, std::nullopt, 0)),
+            std::vector<uint64_t>());
 }
 
 // Regression: SQLite gives a new row the id after the greatest row left, so once a compacted
