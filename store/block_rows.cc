@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <map>
+#include <memory>
 
+#include "store/block_row_cache.h"
 #include "store/sqlite.h"
 
 namespace perfhive {
@@ -24,22 +26,37 @@ Result<BlockRow> RowOf(const SqliteStatement& select) {
   return row;
 }
 
-constexpr const char* kRowColumns = "SELECT id, host_id, query, stored_size, members FROM blocks";
+constexpr const char* kRowColumns =
+    "SELECT id, host_id, query, stored_size, members, last_id, snapshots FROM blocks";
 
 }  // namespace
 
-Result<std::optional<BlockRow>> ReadBlockRow(SqliteDb& db, int64_t id) {
+// The row `select` is on, from `cache` when it holds it, or decoded (and put in `cache`).
+Result<std::shared_ptr<const BlockRow>> CachedRowOf(const SqliteStatement& select,
+                                                    BlockRowCache* cache) {
+  // A cached row is taken without reading its members' bytes.
+  std::shared_ptr<const BlockRow> row =
+      cache != nullptr ? cache->Find(select.Int(0), select.Int(5), select.Int(6)) : nullptr;
+  if (row != nullptr) return row;
+  Result<BlockRow> decoded = RowOf(select);
+  if (!decoded.ok()) return decoded.status();
+  row = std::make_shared<const BlockRow>(std::move(decoded).value());
+  if (cache != nullptr) cache->Put(row);
+  return row;
+}
+
+Result<std::shared_ptr<const BlockRow>> ReadBlockRow(SqliteDb& db, int64_t id,
+                                                     BlockRowCache* cache) {
   static const std::string sql = std::string(kRowColumns) + " WHERE id = ?1";
   Result<SqliteStatement*> select = db.Prepare(sql.c_str());
   if (!select.ok()) return select.status();
   (*select)->Bind(1, id);
   Result<bool> found = (*select)->Step();
   if (!found.ok()) return found.status();
-  if (!*found) return std::optional<BlockRow>();
-  Result<BlockRow> row = RowOf(**select);
+  if (!*found) return std::shared_ptr<const BlockRow>();
+  Result<std::shared_ptr<const BlockRow>> row = CachedRowOf(**select, cache);
   (*select)->Reset();
-  if (!row.ok()) return row.status();
-  return std::optional<BlockRow>(std::move(*row));
+  return row;
 }
 
 Status PutBlockRow(SqliteDb& db, const BlockRow& row) {
@@ -105,7 +122,8 @@ Result<std::optional<BlockRow>> BlockHolding(SqliteDb& db, int64_t host_id,
 
 Status ForEachBlockBetween(SqliteDb& db, int64_t host_id, int64_t from_ns, int64_t to_ns,
                            const std::optional<std::string>& query, bool newest,
-                           const std::function<bool(const BlockRow&)>& visit) {
+                           const std::function<bool(const BlockRow&)>& visit,
+                           BlockRowCache* cache) {
   static const std::string where = std::string(kRowColumns) +
                                    " WHERE host_id = ?1 AND last_time >= ?2 AND first_time < ?3"
                                    " AND (?4 IS NULL OR query = ?4)";
@@ -123,12 +141,12 @@ Status ForEachBlockBetween(SqliteDb& db, int64_t host_id, int64_t from_ns, int64
     Result<bool> found = (*select)->Step();
     if (!found.ok()) return found.status();
     if (!*found) return Status();
-    Result<BlockRow> row = RowOf(**select);
+    Result<std::shared_ptr<const BlockRow>> row = CachedRowOf(**select, cache);
     if (!row.ok()) {
       (*select)->Reset();
       return row.status();
     }
-    if (!visit(*row)) {
+    if (!visit(**row)) {
       (*select)->Reset();
       return Status();
     }

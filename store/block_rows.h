@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -17,6 +18,7 @@
 
 namespace perfhive {
 
+class BlockRowCache;
 class SqliteDb;
 
 struct BlockRow {
@@ -28,8 +30,9 @@ struct BlockRow {
 };
 
 // The block row `id`; nothing when there is none (never compacted, merged into an earlier block,
-// or deleted by retention).
-Result<std::optional<BlockRow>> ReadBlockRow(SqliteDb& db, int64_t id);
+// or deleted by retention). With `cache`, as ForEachBlockBetween.
+Result<std::shared_ptr<const BlockRow>> ReadBlockRow(SqliteDb& db, int64_t id,
+                                                     BlockRowCache* cache = nullptr);
 
 // Writes `row` (replacing the row of its id), with the times and sizes its members add up to.
 Status PutBlockRow(SqliteDb& db, const BlockRow& row);
@@ -41,10 +44,12 @@ Result<std::optional<BlockRow>> BlockHolding(SqliteDb& db, int64_t host_id,
 
 // Calls `visit` on the blocks of `host_id` with a member taken in [from_ns, to_ns) (and of
 // `query`, when given): by their first sample time, or their last one descending with `newest`,
-// until it returns false.
+// until it returns false. With `cache`, rows decoded before are taken from it, and those decoded
+// now are put in it.
 Status ForEachBlockBetween(SqliteDb& db, int64_t host_id, int64_t from_ns, int64_t to_ns,
                            const std::optional<std::string>& query, bool newest,
-                           const std::function<bool(const BlockRow&)>& visit);
+                           const std::function<bool(const BlockRow&)>& visit,
+                           BlockRowCache* cache = nullptr);
 
 // The earliest sample time (the latest, with `newest`) of a member of the host's compacted groups
 // of `query` taken in [from_ns, to_ns), other than `except_ns`.

@@ -52,6 +52,7 @@
 
 namespace perfhive {
 
+class BlockRowCache;
 class SqliteDb;
 class SqliteStatement;
 class KeyframeCache;
@@ -313,6 +314,8 @@ class Store {
   std::unique_ptr<KeyframeCache> keyframes_;
   std::unique_ptr<ReaderPool> readers_;
   std::unique_ptr<Catalog> catalog_;
+  // Compacted groups' rows as listings decoded them (store/block_row_cache.h).
+  std::unique_ptr<BlockRowCache> block_rows_;
 
   std::mutex compaction_mutex_;  // one compaction pass at a time, and the set below
   // Groups whose block would not be smaller, or that do not restore (ReadSnapshot reports

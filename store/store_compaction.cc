@@ -191,9 +191,9 @@ struct StoredBlock {
   std::vector<uint8_t> block;
 };
 Result<std::optional<StoredBlock>> ReadBlock(SqliteDb& db, int64_t keyframe_id) {
-  Result<std::optional<BlockRow>> row = ReadBlockRow(db, keyframe_id);
+  Result<std::shared_ptr<const BlockRow>> row = ReadBlockRow(db, keyframe_id);
   if (!row.ok()) return row.status();
-  if (!row->has_value()) return std::optional<StoredBlock>();
+  if (*row == nullptr) return std::optional<StoredBlock>();
   Result<SqliteStatement*> frame = db.Prepare("SELECT frame FROM frames WHERE id = ?1");
   if (!frame.ok()) return frame.status();
   (*frame)->Bind(1, keyframe_id);
@@ -431,9 +431,9 @@ Status Store::ReplaceBlocksWithMerged(const MergedBlock& merged, CompactionResul
   merged_row.members.clear();
   int64_t blocks_size = 0;
   for (const BlockRow& group : merged.groups) {
-    Result<std::optional<BlockRow>> now = ReadBlockRow(*writer_, group.id);
+    Result<std::shared_ptr<const BlockRow>> now = ReadBlockRow(*writer_, group.id);
     if (!now.ok()) return now.status();
-    if (!now->has_value() || (*now)->members != group.members ||
+    if (*now == nullptr || (*now)->members != group.members ||
         (*now)->stored_size != group.stored_size) {
       ++result.groups_changed;
       return Status();

@@ -6,6 +6,7 @@
 #include <optional>
 #include <utility>
 
+#include "store/block_row_cache.h"
 #include "store/block_rows.h"
 #include "store/group_decoder.h"
 #include "store/host_key.h"
@@ -75,7 +76,8 @@ struct Place {
 // already before the database.
 class Placer {
  public:
-  explicit Placer(SqliteDb& db) : db_(db) {}
+  // `cache` holds rows decoded before (store/block_row_cache.h).
+  Placer(SqliteDb& db, BlockRowCache* cache) : db_(db), cache_(cache) {}
 
   Result<Place> Find(const SnapshotInfo& info) {
     const int64_t listed = info.keyframe_id != 0 ? info.keyframe_id : info.id;
@@ -93,7 +95,7 @@ class Placer {
     } else {
       auto [block, first] = blocks_.try_emplace(listed);
       if (first) {
-        Result<std::optional<BlockRow>> row = ReadBlockRow(db_, listed);
+        Result<std::shared_ptr<const BlockRow>> row = ReadBlockRow(db_, listed, cache_);
         if (!row.ok()) return row.status();
         block->second = std::move(*row);
       }
@@ -111,7 +113,8 @@ class Placer {
     if (!holding.ok()) return holding.status();
     if (!holding->has_value()) return Status::Error("no snapshot " + std::to_string(info.id));
     const int64_t id = (*holding)->id;
-    auto [block, first] = blocks_.insert_or_assign(id, std::move(*holding));
+    auto [block, first] =
+        blocks_.insert_or_assign(id, std::make_shared<const BlockRow>(std::move(**holding)));
     return *InBlock(block->second, info);
   }
 
@@ -130,7 +133,7 @@ class Placer {
     return keyframe;
   }
 
-  static std::optional<Place> InBlock(const std::optional<BlockRow>& block,
+  static std::optional<Place> InBlock(const std::shared_ptr<const BlockRow>& block,
                                       const SnapshotInfo& info) {
     if (!block || block->host_id != info.host_id || block->query != info.query) return {};
     for (size_t i = 0; i < block->members.size(); ++i) {
@@ -140,8 +143,10 @@ class Placer {
   }
 
   SqliteDb& db_;
-  std::map<int64_t, bool> frames_unchanged_;           // by keyframe listed
-  std::map<int64_t, std::optional<BlockRow>> blocks_;  // by id: those listed, and found since
+  BlockRowCache* cache_;
+  std::map<int64_t, bool> frames_unchanged_;  // by keyframe listed
+  // By id: those listed (null: no such block now), and those found since.
+  std::map<int64_t, std::shared_ptr<const BlockRow>> blocks_;
 };
 
 // The frame of snapshot `id`.
@@ -226,7 +231,8 @@ Result<std::vector<SnapshotInfo>> Store::ListSnapshots(const std::string& host, 
     return ListedBefore(a, b, newest);
   };
   Status blocks = ForEachBlockBetween(
-      *reader, host_id, from_ns, to_ns, query, newest, [&](const BlockRow& block) {
+      *reader, host_id, from_ns, to_ns, query, newest,
+      [&](const BlockRow& block) {
         if (limit && snapshots.size() >= *limit) {
           std::nth_element(snapshots.begin(), snapshots.begin() + (*limit - 1), snapshots.end(),
                            before);
@@ -244,7 +250,8 @@ Result<std::vector<SnapshotInfo>> Store::ListSnapshots(const std::string& host, 
           if (t >= from_ns && t < to_ns) snapshots.push_back(SnapshotFromBlock(block, i, name));
         }
         return true;
-      });
+      },
+      block_rows_.get());
   if (!blocks.ok()) return blocks;
   if (limit) {
     std::sort(snapshots.begin(), snapshots.end(), before);
@@ -267,7 +274,7 @@ Result<std::vector<uint8_t>> Store::ReadSnapshot(const SnapshotInfo& info) {
   // One state of the database for the place and the frames: compaction may replace them.
   std::optional<SqliteTransaction> read(reader.get());
   if (Status s = read->BeginRead(); !s.ok()) return s;
-  Placer placer(*reader);
+  Placer placer(*reader, block_rows_.get());
   Result<Place> place = placer.Find(info);
   if (!place.ok()) return place.status();
   const GroupMember member{.is_keyframe = place->keyframe_id == info.id,
@@ -320,7 +327,7 @@ Result<std::vector<std::vector<uint8_t>>> Store::ReadSnapshots(
     ReaderPool::Lease reader = readers_->Acquire();
     SqliteTransaction read(reader.get());
     if (Status status = read.BeginRead(); !status.ok()) return status;
-    Placer placer(*reader);
+    Placer placer(*reader, block_rows_.get());
     std::map<std::string, int64_t, std::less<>> open;  // each query's group, as restored below
     for (size_t i = 0; i < infos.size(); ++i) {
       const SnapshotInfo& info = infos[i];
