@@ -29,8 +29,6 @@ Result<BlockRow> RowOf(const SqliteStatement& select) {
 constexpr const char* kRowColumns =
     "SELECT id, host_id, query, stored_size, members, last_id, snapshots FROM blocks";
 
-}  // namespace
-
 // The row `select` is on, from `cache` when it holds it, or decoded (and put in `cache`).
 Result<std::shared_ptr<const BlockRow>> CachedRowOf(const SqliteStatement& select,
                                                     BlockRowCache* cache) {
@@ -44,6 +42,8 @@ Result<std::shared_ptr<const BlockRow>> CachedRowOf(const SqliteStatement& selec
   if (cache != nullptr) cache->Put(row);
   return row;
 }
+
+}  // namespace
 
 Result<std::shared_ptr<const BlockRow>> ReadBlockRow(SqliteDb& db, int64_t id,
                                                      BlockRowCache* cache) {
@@ -88,36 +88,6 @@ Status PutBlockRow(SqliteDb& db, const BlockRow& row) {
       .Bind(10, last_id)
       .BindBlob(11, EncodeBlockMembers(row.members))
       .Run();
-}
-
-Result<std::optional<BlockRow>> BlockHolding(SqliteDb& db, int64_t host_id,
-                                             const std::string& query, int64_t sample_time_ns,
-                                             int64_t id) {
-  static const std::string sql = std::string(kRowColumns) +
-                                 " WHERE host_id = ?1 AND last_time >= ?2 AND first_time <= ?2"
-                                 " AND query = ?3";
-  Result<SqliteStatement*> select = db.Prepare(sql.c_str());
-  if (!select.ok()) return select.status();
-  (*select)->Bind(1, host_id).Bind(2, sample_time_ns).Bind(3, query);
-  std::optional<BlockRow> holding;
-  Status decoded;
-  Status read = (*select)->ForEachRow([&](const SqliteStatement& row) {
-    if (holding || !decoded.ok()) return;
-    Result<BlockRow> block = RowOf(row);
-    if (!block.ok()) {
-      decoded = block.status();
-      return;
-    }
-    for (const BlockMember& member : block->members) {
-      if (member.id == id) {
-        holding = std::move(*block);
-        return;
-      }
-    }
-  });
-  if (!read.ok()) return read;
-  if (!decoded.ok()) return decoded;
-  return holding;
 }
 
 Status ForEachBlockBetween(SqliteDb& db, int64_t host_id, int64_t from_ns, int64_t to_ns,

@@ -37,11 +37,6 @@ Result<std::shared_ptr<const BlockRow>> ReadBlockRow(SqliteDb& db, int64_t id,
 // Writes `row` (replacing the row of its id), with the times and sizes its members add up to.
 Status PutBlockRow(SqliteDb& db, const BlockRow& row);
 
-// The compacted group of the host and query holding snapshot `id`, taken at `sample_time_ns`.
-Result<std::optional<BlockRow>> BlockHolding(SqliteDb& db, int64_t host_id,
-                                             const std::string& query, int64_t sample_time_ns,
-                                             int64_t id);
-
 // Calls `visit` on the blocks of `host_id` with a member taken in [from_ns, to_ns) (and of
 // `query`, when given): by their first sample time, or their last one descending with `newest`,
 // until it returns false. With `cache`, rows decoded before are taken from it, and those decoded

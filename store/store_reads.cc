@@ -106,16 +106,22 @@ class Placer {
       }
     }
     for (const auto& [id, block] : blocks_) {
-      if (std::optional<Place> place = InBlock(block, info); place) return *place;
+      if (!block) continue;
+      if (std::optional<Place> place = InBlock(*block, info); place) return *place;
     }
-    Result<std::optional<BlockRow>> holding =
-        BlockHolding(db_, info.host_id, info.query, info.sample_time_ns, info.id);
-    if (!holding.ok()) return holding.status();
-    if (!holding->has_value()) return Status::Error("no snapshot " + std::to_string(info.id));
-    const int64_t id = (*holding)->id;
-    auto [block, first] =
-        blocks_.insert_or_assign(id, std::make_shared<const BlockRow>(std::move(**holding)));
-    return *InBlock(block->second, info);
+    // A block of the host and query holding the member's sample time, not found before.
+    std::optional<Place> found;
+    Status read = ForEachBlockBetween(
+        db_, info.host_id, info.sample_time_ns, info.sample_time_ns + 1, info.query, false,
+        [&](const BlockRow& row) {
+          found = InBlock(row, info);
+          if (found) blocks_.insert_or_assign(row.id, std::make_shared<const BlockRow>(row));
+          return !found;
+        },
+        cache_);
+    if (!read.ok()) return read;
+    if (!found) return Status::Error("no snapshot " + std::to_string(info.id));
+    return *found;
   }
 
  private:
@@ -133,11 +139,10 @@ class Placer {
     return keyframe;
   }
 
-  static std::optional<Place> InBlock(const std::shared_ptr<const BlockRow>& block,
-                                      const SnapshotInfo& info) {
-    if (!block || block->host_id != info.host_id || block->query != info.query) return {};
-    for (size_t i = 0; i < block->members.size(); ++i) {
-      if (block->members[i].id == info.id) return Place{block->id, static_cast<int64_t>(i)};
+  static std::optional<Place> InBlock(const BlockRow& block, const SnapshotInfo& info) {
+    if (block.host_id != info.host_id || block.query != info.query) return {};
+    for (size_t i = 0; i < block.members.size(); ++i) {
+      if (block.members[i].id == info.id) return Place{block.id, static_cast<int64_t>(i)};
     }
     return {};
   }
