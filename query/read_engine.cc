@@ -174,9 +174,22 @@ Result<QueryAnswer> ReadEngine::ReadWindow(const ReadRequest& request, const Sel
   const QueryOptions options = OptionsOf(request, statistics, max_bytes_);
   // Only the objects the paths name are restored.
   const ObjectNameFilter objects(paths);
-  std::vector<std::unique_ptr<SampleReader::Listing>> listings(matched.size());
+  // Hosts whose series a LiveSeries holds for the range are answered from it; the others, and
+  // every host of a read it does not follow, from the samples.
+  std::vector<std::optional<std::vector<Series>>> live(matched.size());
+  std::vector<std::string> stored;
+  std::vector<size_t> stored_at(matched.size(), SIZE_MAX);
+  for (size_t i = 0; i < matched.size(); ++i) {
+    if (live_ != nullptr && !request.latest_only && request.paths.size() == 1) {
+      live[i] = live_->Find(matched[i], request.paths[0], request.format, from, to);
+    }
+    if (live[i]) continue;
+    stored_at[i] = stored.size();
+    stored.push_back(matched[i]);
+  }
+  std::vector<std::unique_ptr<SampleReader::Listing>> listings(stored.size());
   if (!request.latest_only) {
-    Status within = ListWithinLimits(matched, request, objects, paths, options, listings);
+    Status within = ListWithinLimits(stored, request, objects, paths, options, listings);
     if (!within.ok()) return within;
   }
   // Each host is read and computed apart, in parallel, then joined in order.
@@ -188,26 +201,16 @@ Result<QueryAnswer> ReadEngine::ReadWindow(const ReadRequest& request, const Sel
   RunBounded(matched.size(), kReadThreads, [&](size_t i) {
     const std::string& name = matched[i];
     HostAnswer& host = per_host[i];
-    Result<HostSamples> samples = request.latest_only ? reader_.LoadLatest(name, &objects)
-                                  : listings[i]       ? reader_.Load(name, *listings[i], &objects)
-                                                      : reader_.LoadRange(name, from, to, &objects);
-    if (!samples.ok()) {
-      host.status = samples.status().Prefixed(name + ": ");
+    if (live[i]) {
+      host.answer.series = std::move(*live[i]);
+      for (Series& series : host.answer.series) {
+        FinishSeries(series, options, series.raw.front().time_ns);
+      }
+    } else if (Status s = ReadHost(name, request, paths, objects, options, listings[stored_at[i]],
+                                   matched.size(), host.answer);
+               !s.ok()) {
+      host.status = s;
       return;
-    }
-    std::span<const HostSample> in_range = request.latest_only
-                                               ? std::span<const HostSample>(samples->samples)
-                                               : InRange(samples->samples, from, to);
-    if (in_range.empty()) {
-      host.answer.warnings.push_back(
-          NoSampleInRange(name, from, to, reader_.NearestSampleTime(name, from, to)));
-      return;
-    }
-    std::vector<bool> selected;
-    host.status = AddHostSeries(*samples, paths, options, host.answer, &selected);
-    if (host.status.ok()) {
-      ExplainUnselected(name, matched.size() <= kMostHostsSuggestedFor, in_range, paths, request,
-                        selected, host.answer.warnings);
     }
     if (aggregator) {
       // Folded in as each host is computed: the read never holds every host's series.
@@ -231,6 +234,32 @@ Result<QueryAnswer> ReadEngine::ReadWindow(const ReadRequest& request, const Sel
     }
   }
   return answer;
+}
+
+Status ReadEngine::ReadHost(const std::string& name, const ReadRequest& request,
+                            std::span<const CounterPath> paths, const ObjectNameFilter& objects,
+                            const QueryOptions& options,
+                            const std::unique_ptr<SampleReader::Listing>& listing,
+                            size_t hosts_read, QueryAnswer& answer) {
+  const int64_t from = request.from_ns;
+  const int64_t to = request.to_ns;
+  Result<HostSamples> samples = request.latest_only ? reader_.LoadLatest(name, &objects)
+                                : listing           ? reader_.Load(name, *listing, &objects)
+                                                    : reader_.LoadRange(name, from, to, &objects);
+  if (!samples.ok()) return samples.status().Prefixed(name + ": ");
+  std::span<const HostSample> in_range = request.latest_only
+                                             ? std::span<const HostSample>(samples->samples)
+                                             : InRange(samples->samples, from, to);
+  if (in_range.empty()) {
+    answer.warnings.push_back(
+        NoSampleInRange(name, from, to, reader_.NearestSampleTime(name, from, to)));
+    return Status();
+  }
+  std::vector<bool> selected;
+  if (Status s = AddHostSeries(*samples, paths, options, answer, &selected); !s.ok()) return s;
+  ExplainUnselected(name, hosts_read <= kMostHostsSuggestedFor, in_range, paths, request, selected,
+                    answer.warnings);
+  return Status();
 }
 
 Status ReadEngine::ListWithinLimits(const std::vector<std::string>& hosts,

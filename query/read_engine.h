@@ -24,6 +24,7 @@
 #include "query/aggregation.h"
 #include "query/held_condition.h"
 #include "query/host_selector.h"
+#include "query/live_series.h"
 #include "query/ranking.h"
 #include "query/sample_reader.h"
 #include "query/series.h"
@@ -74,6 +75,10 @@ class ReadEngine {
   // Where hosts' labels come from, for requests that select hosts by label; without it every
   // host has none.
   void set_host_labels(HostLabelsLookup labels) { labels_ = std::move(labels); }
+  // Series followed as samples arrive (query/live_series.h): a read of one path it follows
+  // takes each host's series from it where it holds the range, and reads the samples of the
+  // others. Null: every read reads the samples.
+  void set_live_series(const LiveSeries* live) { live_ = live; }
 
   // The series of every host the paths select (or their groups' aggregates), points in
   // [from_ns, to_ns], with their baselines and ranked when asked, and the warnings.
@@ -96,6 +101,14 @@ class ReadEngine {
   // compare by).
   Result<QueryAnswer> ReadWindow(const ReadRequest& request, const SelectedHosts& hosts,
                                  bool statistics);
+  // The series of host `name` computed from its samples (listed in `listing` when not null),
+  // with the reasons the paths that selected nothing there did so, into `answer`; `hosts_read`:
+  // how many hosts the read is of.
+  Status ReadHost(const std::string& name, const ReadRequest& request,
+                  std::span<const CounterPath> paths, const ObjectNameFilter& objects,
+                  const QueryOptions& options,
+                  const std::unique_ptr<SampleReader::Listing>& listing, size_t hosts_read,
+                  QueryAnswer& answer);
   // Lists the range of each of `hosts` and refuses a read over a limit of `options` by the
   // estimate (CheckEstimate), before any of their samples but one per query is loaded.
   // `listings` gets the listings while they stay few (kKeptListings), null for a host to list
@@ -114,6 +127,7 @@ class ReadEngine {
 
   SampleReader& reader_;
   HostLabelsLookup labels_;
+  const LiveSeries* live_ = nullptr;
   uint64_t max_bytes_ = QueryOptions{}.max_bytes;
 };
 

@@ -20,13 +20,6 @@
 namespace perfhive::query {
 namespace {
 
-// What tells series apart within a host: the counter (object, counter, type) and the instance.
-std::string SeriesKey(uint32_t object_index, uint32_t counter_index, uint32_t counter_type,
-                      const std::string& identity_key) {
-  return std::to_string(object_index) + "|" + std::to_string(counter_index) + "|" +
-         std::to_string(counter_type) + "|" + identity_key;
-}
-
 const TitleDatabase& NoTitles() {
   static const TitleDatabase* empty = new TitleDatabase();
   return *empty;
@@ -149,12 +142,7 @@ class HostWalk {
 
   void Finish() {
     for (size_t s = first_series_; s < answer_.series.size(); ++s) {
-      Series& series = answer_.series[s];
-      if (options_.step_ns) {
-        ResampleSeries(series, options_.first_boundary_ns.value_or(host_.samples[0].time_ns),
-                       *options_.step_ns, options_.format);
-      }
-      if (options_.statistics) series.stats = ComputeSeriesStatistics(series, options_.format);
+      FinishSeries(answer_.series[s], options_, host_.samples[0].time_ns);
     }
   }
 
@@ -298,6 +286,20 @@ class HostWalk {
 };
 
 }  // namespace
+
+std::string SeriesKey(uint32_t object_index, uint32_t counter_index, uint32_t counter_type,
+                      const std::string& identity_key) {
+  return std::to_string(object_index) + "|" + std::to_string(counter_index) + "|" +
+         std::to_string(counter_type) + "|" + identity_key;
+}
+
+void FinishSeries(Series& series, const QueryOptions& options, int64_t first_sample_ns) {
+  if (options.step_ns) {
+    ResampleSeries(series, options.first_boundary_ns.value_or(first_sample_ns), *options.step_ns,
+                   options.format);
+  }
+  if (options.statistics) series.stats = ComputeSeriesStatistics(series, options.format);
+}
 
 size_t QueryAnswer::num_points() const {
   size_t points = 0;

@@ -54,6 +54,15 @@ Status AddHostSeries(const HostSamples& host, std::span<const CounterPath> paths
                      const QueryOptions& options, QueryAnswer& answer,
                      std::vector<bool>* selected = nullptr);
 
+// What tells series apart within a host: the counter (object, counter, type) and the instance.
+std::string SeriesKey(uint32_t object_index, uint32_t counter_index, uint32_t counter_type,
+                      const std::string& identity_key);
+
+// What AddHostSeries does with each series once the host's samples are walked: resampled to
+// `options`' step (from `first_sample_ns`, the host's first sample, unless the options name the
+// first boundary), with statistics when asked.
+void FinishSeries(Series& series, const QueryOptions& options, int64_t first_sample_ns);
+
 // Moves `part` (hosts' series computed apart, in parallel) to the end of `answer`, with the
 // limit counted over the whole, as AddHostSeries counts it.
 Status AppendAnswer(QueryAnswer&& part, const QueryOptions& options, QueryAnswer& answer);

@@ -34,21 +34,22 @@ const SnapshotInfo& NewestGlobal(const std::vector<SnapshotInfo>& listed) {
 }
 
 std::shared_ptr<const TitleDatabase> SampleLoader::ParsedTitles(const TitleVersion* version) {
-  if (version == nullptr) return nullptr;
+  return version == nullptr ? nullptr : Titles(version->digest);
+}
+
+std::shared_ptr<const TitleDatabase> SampleLoader::Titles(const Sha256Digest& digest) {
   {
     std::lock_guard lock(titles_mutex_);
-    if (auto it = parsed_titles_.find(version->digest); it != parsed_titles_.end()) {
-      return it->second;
-    }
+    if (auto it = parsed_titles_.find(digest); it != parsed_titles_.end()) return it->second;
   }
-  Result<TitleDatabaseRecord> record = store_.catalog().GetTitleDatabase(version->digest);
+  Result<TitleDatabaseRecord> record = store_.catalog().GetTitleDatabase(digest);
   if (!record.ok()) return nullptr;  // names stay indexes, as for a host without titles
   auto parsed = std::make_shared<TitleDatabase>();
   // A list that does not parse leaves names as indexes; the bytes stay stored as they came.
   (void)ParseTitleList(record->counters, /*is_help=*/false, *parsed);
   if (!record->helps.empty()) (void)ParseTitleList(record->helps, /*is_help=*/true, *parsed);
   std::lock_guard lock(titles_mutex_);
-  return parsed_titles_.emplace(version->digest, std::move(parsed)).first->second;
+  return parsed_titles_.emplace(digest, std::move(parsed)).first->second;
 }
 
 Result<query::HostSample> SampleLoader::Load(const std::string& host, const SnapshotInfo& info) {

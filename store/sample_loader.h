@@ -78,6 +78,10 @@ class SampleLoader final : public query::SampleReader {
   std::optional<int64_t> NearestSampleTime(const std::string& host, int64_t from_ns,
                                            int64_t to_ns) override;
 
+  // The parsed title database of `digest`, shared with every reader (null: the store has none
+  // by that digest, or it cannot be read).
+  std::shared_ptr<const TitleDatabase> Titles(const Sha256Digest& digest);
+
   // What the fleet's counter health report (query/counter_health.h) reads as of `at_ns`: every
   // host with an inventory recorded by then, its title databases in force then and when each
   // later version came, its OS and last error, and its labels from `labels` (null: none).

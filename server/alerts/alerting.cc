@@ -49,6 +49,12 @@ Alerting::Alerting(std::unique_ptr<RuleFile> rules, std::unique_ptr<AlertStore> 
   }
 }
 
+void Alerting::set_live_series(query::LiveSeries* live) {
+  live_ = live;
+  followed_ = rules_->book();
+  if (live_ != nullptr) live_->Follow(RuleEvaluator::LiveWindows(*followed_));
+}
+
 void Alerting::ReloadRules(bool forced) {
   const std::string& file = rules_->path();
   Result<bool> changed = rules_->Reload();
@@ -63,6 +69,11 @@ void Alerting::ReloadRules(bool forced) {
 
 void Alerting::Evaluate(int64_t now_ns) {
   std::shared_ptr<const RuleBook> book = rules_->book();
+  if (live_ != nullptr && book != followed_) {
+    // New rules: their paths are followed from now on, and read from the store until then.
+    live_->Follow(RuleEvaluator::LiveWindows(*book));
+    followed_ = book;
+  }
   const auto started = std::chrono::steady_clock::now();
   evaluator_.Evaluate(*book, now_ns);
   last_evaluation_seconds_ =

@@ -44,6 +44,10 @@ class Alerting {
                                                 query::HostLabelsLookup labels,
                                                 AlertNotifier* notifier, ServerLog& log);
 
+  // Series to follow the rules' paths in as samples arrive (the evaluator's reads take them
+  // from there, query/live_series.h); followed from now on and after every change of the rules.
+  void set_live_series(query::LiveSeries* live);
+
   // Reads the rules file again when it changed, or `forced` (SIGHUP: says so in the log); a file
   // that no longer parses keeps the rules in force and logs why once per burst.
   void ReloadRules(bool forced);
@@ -63,6 +67,8 @@ class Alerting {
   AlertNotifier* const notifier_;
   ServerLog& log_;
   std::vector<Alert> last_saved_;  // Evaluate's thread only
+  query::LiveSeries* live_ = nullptr;
+  std::shared_ptr<const RuleBook> followed_;  // the book live_ follows; Evaluate's thread only
   std::atomic<double> last_evaluation_seconds_{0};
 };
 

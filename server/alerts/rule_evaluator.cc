@@ -90,6 +90,22 @@ int StateOrder(Alert::State state) {
 RuleEvaluator::RuleEvaluator(ReadFunction read, query::HostLabelsLookup labels)
     : read_(std::move(read)), labels_(std::move(labels)) {}
 
+std::vector<query::LiveSeries::Followed> RuleEvaluator::LiveWindows(const RuleBook& book) {
+  // Beyond the window: samples further apart than an interval, and evaluations that run late.
+  constexpr int64_t kMarginNs = 120'000'000'000;
+  std::vector<query::LiveSeries::Followed> windows;
+  for (const AlertRule& rule : book.rules()) {
+    const int64_t step = rule.aggregate.empty() ? 0 : rule.step_ns;
+    const int64_t longest = std::max(book.interval_ns(), step);
+    query::LiveSeries::Followed followed;
+    followed.path = rule.read.paths.empty() ? rule.path : rule.read.paths.front();
+    followed.format = rule.read.format;
+    followed.keep_ns = (kIntervalsRead + 2) * longest + kMarginNs;
+    windows.push_back(std::move(followed));
+  }
+  return windows;
+}
+
 void RuleEvaluator::Restore(std::vector<Alert> alerts) {
   std::lock_guard lock(mutex_);
   alerts_ = std::move(alerts);

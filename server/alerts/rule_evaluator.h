@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "base/status.h"
+#include "query/live_series.h"
 #include "query/read_engine.h"
 #include "server/alerts/alert.h"
 #include "server/alerts/rule_book.h"
@@ -47,6 +48,11 @@ class RuleEvaluator {
   static constexpr int64_t kLongestCatchUpNs = 60 * 60'000'000'000LL;
   // Resolved alerts are listed this long after they resolved, and longer until delivered.
   static constexpr int64_t kResolvedKeptNs = 60 * 60'000'000'000LL;
+
+  // What a steady evaluation of `book` reads, for LiveSeries to follow: each rule's path and
+  // format, kept a little longer than the window an evaluation reads (kIntervalsRead intervals
+  // or steps, the step's alignment and the sample before).
+  static std::vector<query::LiveSeries::Followed> LiveWindows(const RuleBook& book);
 
   // `labels`: each host's labels, added to its alerts (may be empty).
   RuleEvaluator(ReadFunction read, query::HostLabelsLookup labels);

@@ -141,12 +141,18 @@ Status ServerProcess::OpenAlerting() {
   alert_reads_ = std::make_unique<query::ReadEngine>(*loader_);
   alert_reads_->set_max_bytes(options_.max_query_bytes);
   alert_reads_->set_host_labels(host_labels_->Lookup());
+  // The rules' paths are followed as the ingest stores samples, so that their evaluations read
+  // the last minutes from memory rather than from the store.
+  live_series_ = std::make_unique<query::LiveSeries>();
+  alert_reads_->set_live_series(live_series_.get());
+  ingest_->set_live_series(live_series_.get(), loader_.get());
   Result<std::unique_ptr<Alerting>> opened = Alerting::Open(
       Env::Default(), options_.rules, options_.data,
       [this](const query::ReadRequest& request) { return alert_reads_->Read(request); },
       host_labels_->Lookup(), alertmanager_.get(), log_);
   if (!opened.ok()) return opened.status().Prefixed("--rules: ");
   alerting_ = std::move(opened).value();
+  alerting_->set_live_series(live_series_.get());
   query_->set_alerting(alerting_.get());
   log_.Info("rules",
             {{"file", options_.rules},

@@ -18,6 +18,7 @@
 #include "base/status.h"
 #include "export/http_server.h"
 #include "export/metrics_http_server.h"
+#include "query/live_series.h"
 #include "server/alerts/alerting.h"
 #include "server/alerts/alertmanager_notifier.h"
 #include "server/api/query_service.h"
@@ -88,6 +89,9 @@ class ServerProcess {
   std::unique_ptr<Store> store_;
   ServerLog log_;
   IngestLimits limits_;
+  // The rules' paths as the ingest stores them (with --rules); before the ingest, which feeds
+  // it, and the rules' reads.
+  std::unique_ptr<query::LiveSeries> live_series_;
   std::unique_ptr<IngestService> ingest_;
   std::unique_ptr<PolicyFile> policies_;
   std::unique_ptr<HostLabelDirectory> host_labels_;  // after the store and the policies it reads

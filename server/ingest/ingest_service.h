@@ -17,11 +17,13 @@
 
 #include "perfhive/v1/ingest.grpc.pb.h"
 #include "proto/collection_plan.h"
+#include "query/live_series.h"
 #include "server/enrollment/enrolled_clients.h"
 #include "server/enrollment/enrollment_service.h"
 #include "server/enrollment/token_table.h"
 #include "server/log/server_log.h"
 #include "server/policies/policy_book.h"
+#include "store/sample_loader.h"
 #include "store/store.h"
 
 namespace perfhive {
@@ -93,6 +95,14 @@ class IngestService final : public perfhive::v1::Ingest::CallbackService {
   void set_renewals(EnrollmentService* renewals) { renewals_ = renewals; }
   // The policies that give hosts their collection plans; null: none.
   void set_policies(const PolicyFile* policies) { policies_ = policies; }
+  // Where each stored snapshot's values of the followed paths go (the alerting rules' live
+  // series), named by the title databases `titles` parses; null: nowhere.
+  void set_live_series(query::LiveSeries* live, SampleLoader* titles) {
+    live_series_ = live;
+    titles_ = titles;
+  }
+  query::LiveSeries* live_series() const { return live_series_; }
+  SampleLoader* titles() const { return titles_; }
   // The plan of `host` now; empty (no revision) without policies or a policy naming it.
   CollectionPlan PlanFor(const std::string& host) const;
   // Whether the plan of `poller` names `host` among its targets (PolicyBook::PollerMayPoll).
@@ -145,6 +155,8 @@ class IngestService final : public perfhive::v1::Ingest::CallbackService {
   std::chrono::system_clock::time_point revocations_checked_ = std::chrono::system_clock::now();
   EnrollmentService* renewals_ = nullptr;
   const PolicyFile* policies_ = nullptr;
+  query::LiveSeries* live_series_ = nullptr;
+  SampleLoader* titles_ = nullptr;
 };
 
 }  // namespace perfhive

@@ -8,6 +8,7 @@
 #include "perfdata/host_name.h"
 #include "perfdata/invalid_counters.h"
 #include "perfdata/snapshot_reader.h"
+#include "perfdata/title_bytes.h"
 #include "port/env.h"
 #include "port/sha256.h"
 #include "proto/source_kind.h"
@@ -444,15 +445,23 @@ bool IngestSession::HandleSnapshot(v1::Snapshot& snapshot) {
   // The pair this snapshot ends is at hand only here, and checking it on the session's thread
   // spreads the work over the streams (a definition or so a counter: tens of microseconds).
   std::optional<std::vector<InvalidCounter>> invalid_counters;
+  std::optional<int64_t> previous_ns;
   if (!previous.empty()) {
     if (Result<SnapshotReader> older = SnapshotReader::Open(previous); older.ok()) {
       invalid_counters = FindInvalidCounters(*older, *reader);
+      if (Result<int64_t> older_ns = UnixNanosFromSystemTime(older->system_time()); older_ns.ok()) {
+        previous_ns = *older_ns;
+      }
     }
   }
   std::vector<std::pair<std::string, Sha256Digest>> titles_changed;
   if (Status status = ApplyTitles(snapshot, titles_changed); !status.ok()) {
     Refuse(instance_id, sequence, status);
     return true;
+  }
+  if (query::LiveSeries* live = service_.live_series(); live != nullptr && live->following()) {
+    NoteLive(*live, snapshot.query(), *sample_ns, *raw, previous_ns ? &previous : nullptr,
+             previous_ns.value_or(0));
   }
   // Only a snapshot the session keeps moves the stream's instances on: one refused here would
   // have closed a gap that is then stored nowhere.
@@ -480,6 +489,29 @@ bool IngestSession::HandleSnapshot(v1::Snapshot& snapshot) {
         OnAppended(instance_id, sequence, raw_bytes, std::move(result));
       });
   return true;
+}
+
+void IngestSession::NoteLive(query::LiveSeries& live, const std::string& query, int64_t time_ns,
+                             const std::vector<uint8_t>& raw, const std::vector<uint8_t>* previous,
+                             int64_t previous_ns) {
+  auto titles = [&](const char* language) -> std::shared_ptr<const TitleDatabase> {
+    auto in_force = titles_in_force_.find(language);
+    if (in_force == titles_in_force_.end() || service_.titles() == nullptr) return nullptr;
+    return service_.titles()->Titles(in_force->second);
+  };
+  // Lent, not copied: Note reads the bytes before it returns and keeps none of them.
+  auto lent = [](const std::vector<uint8_t>& bytes) {
+    return std::shared_ptr<const std::vector<uint8_t>>(std::shared_ptr<const void>(), &bytes);
+  };
+  query::HostSample current{time_ns, lent(raw), titles("009"), titles(kDisplayLanguage), query};
+  if (previous == nullptr) {
+    live.Note(host_, nullptr, current);
+    return;
+  }
+  query::HostSample before = current;
+  before.time_ns = previous_ns;
+  before.bytes = lent(*previous);
+  live.Note(host_, &before, current);
 }
 
 void IngestSession::HandleHealth(const v1::HealthReport& health) {
@@ -703,6 +735,8 @@ void IngestSession::OnAppended(const std::string& instance_id, uint64_t sequence
   } else if (result.status().code() == StatusCode::kInvalidArgument ||
              result.status().code() == StatusCode::kFailedPrecondition ||
              result.status().code() == StatusCode::kAlreadyExists) {
+    // The live series took it before the store refused it: their newest is not the store's.
+    if (query::LiveSeries* live = service_.live_series(); live != nullptr) live->Forget(host_);
     Refuse(instance_id, sequence, result.status());
   } else {
     // Not durable, and not the snapshot's fault: the agent keeps it and sends it again later.

@@ -82,6 +82,11 @@ class IngestSession final
   // those the stream recorded last: its append records them, on the store's writer.
   Status ApplyTitles(const perfhive::v1::Snapshot& snapshot,
                      std::vector<std::pair<std::string, Sha256Digest>>& changed);
+  // Hands the snapshot stored at `time_ns` with its query's previous one on this stream (null:
+  // none) to the live series, named by the title databases in force.
+  void NoteLive(query::LiveSeries& live, const std::string& query, int64_t time_ns,
+                const std::vector<uint8_t>& raw, const std::vector<uint8_t>* previous,
+                int64_t previous_ns);
   // Takes a token when one is there (zero); else how long until one is.
   std::chrono::steady_clock::duration TakeRateToken();
 

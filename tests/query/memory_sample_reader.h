@@ -109,6 +109,10 @@ class MemorySampleReader final : public SampleReader {
     std::lock_guard lock(mutex_);
     return loaded_;
   }
+  void ClearLoaded() {
+    std::lock_guard lock(mutex_);
+    loaded_.clear();
+  }
   size_t whole_samples_read() const { return whole_samples_read_; }
   size_t probes_restored() const { return probes_restored_; }
 

@@ -36,7 +36,11 @@
 //    what evaluating the rules from what the ingest has in hand would cost with today's code.
 //
 //   rules_bench [--hosts 1000] [--fill-samples 24] [--evaluations 8] [--seed 1]
-//               [--layouts kinex01,wprepw01] [--repeats 3] [--print-rules]
+//               [--layouts kinex01,wprepw01] [--repeats 3] [--print-rules] [--no-live]
+//
+// By default the rules' paths are followed as the server follows them (query/live_series.h): each
+// snapshot's values noted at ingest, in the ingest's figure, and the evaluations' reads answered
+// from them; --no-live reads every evaluation's window from the store, as before.
 //
 // Without the shared fixtures it says so and exits 77 (CTest's skip code). Times are CPU of the
 // whole process (CLOCK_PROCESS_CPUTIME_ID) and wall; the machine's other work shows in wall.
@@ -113,6 +117,7 @@ struct Options {
   std::vector<std::string> layouts;  // empty: all six real machines, round-robin
   int repeats = 3;                   // of each read pass at the end (the median is printed)
   bool print_rules = false;
+  bool live = true;  // the rules' paths followed as samples are ingested (query/live_series.h)
 };
 
 std::filesystem::path FixturesRoot() {
@@ -245,9 +250,11 @@ std::optional<Sha256Digest> DigestOf(const std::string& bytes) {
 }
 
 // What the ingest sessions do with one round: each host's messages in turn (the server spreads
-// them over gRPC's threads; the CPU is the same), then every append made durable. False if one
-// failed.
-bool IngestRound(Store& store, std::vector<FleetHost>& hosts, const Round& round) {
+// them over gRPC's threads; the CPU is the same), each snapshot noted into `live` with the one
+// before it (named by `loader`'s title databases) when given, then every append made durable. False
+// if one failed.
+bool IngestRound(Store& store, std::vector<FleetHost>& hosts, const Round& round,
+                 query::LiveSeries* live, SampleLoader& loader) {
   Countdown countdown;
   countdown.Add(static_cast<int>(hosts.size()));
   // One host's messages; false (and its append counted as failed) if refused.
@@ -268,7 +275,8 @@ bool IngestRound(Store& store, std::vector<FleetHost>& hosts, const Round& round
     v1::AgentMessage message;  // HandleSnapshot
     if (!message.ParseFromString(round.snapshots[h])) return false;
     const v1::Snapshot& snapshot = message.snapshot();
-    Result<std::vector<uint8_t>> raw = host.restorer.Restore(snapshot);
+    std::vector<uint8_t> previous;
+    Result<std::vector<uint8_t>> raw = host.restorer.Restore(snapshot, &previous);
     if (!raw.ok()) {
       std::fprintf(stderr, "rules_bench: %s: %s\n", host.name.c_str(), raw.error().c_str());
       return false;
@@ -284,6 +292,25 @@ bool IngestRound(Store& store, std::vector<FleetHost>& hosts, const Round& round
       if (host.in_force == digest) continue;
       titles_changed.emplace_back(titles.language(), *digest);
       host.in_force = digest;
+    }
+    if (live != nullptr && live->following()) {  // IngestSession::NoteLive
+      auto lent = [](const std::vector<uint8_t>& bytes) {
+        return std::shared_ptr<const std::vector<uint8_t>>(std::shared_ptr<const void>(), &bytes);
+      };
+      query::HostSample current{*sample_ns, lent(*raw),
+                                host.in_force ? loader.Titles(*host.in_force) : nullptr, nullptr,
+                                snapshot.query()};
+      std::optional<query::HostSample> before;
+      if (Result<SnapshotReader> older = SnapshotReader::Open(previous);
+          !previous.empty() && older.ok()) {
+        if (Result<int64_t> older_ns = UnixNanosFromSystemTime(older->system_time());
+            older_ns.ok()) {
+          before = current;
+          before->time_ns = *older_ns;
+          before->bytes = lent(previous);
+        }
+      }
+      live->Note(host.name, before ? &*before : nullptr, current);
     }
     SnapshotToAppend append{.host = host.name,
                             .query = snapshot.query(),
@@ -729,6 +756,27 @@ int Run(const Options& options) {
               static_cast<long long>(interval_ns / kSecond), dir.c_str());
   std::fflush(stdout);
 
+  // The rules.
+  const std::vector<RuleSpec> specs = MakeRules();
+  std::string toml = "interval = \"15s\"\n\n";
+  for (const RuleSpec& spec : specs) toml += RuleToml(spec);
+  if (options.print_rules) std::fputs(toml.c_str(), stdout);
+  Result<RuleBook> book = RuleBook::Parse(toml, "rules.toml");
+  if (!book.ok()) {
+    std::fprintf(stderr, "rules_bench: %s\n", book.error().c_str());
+    return 1;
+  }
+  const std::string rules_file = dir + "/rules.toml";
+  std::ofstream(rules_file) << toml;
+  const size_t rule_count = book->rules().size();
+  std::set<std::string> distinct_paths;
+  for (const AlertRule& rule : book->rules()) distinct_paths.insert(rule.path);
+
+  SampleLoader loader(store);
+  // Followed from the first round, as a server started with its rules follows them.
+  query::LiveSeries live;
+  if (options.live) live.Follow(RuleEvaluator::LiveWindows(*book));
+
   // Ingest, timed per round. The rounds that begin a group (the first, with each host's first title
   // database, and every group_size-th) are keyframes, reported apart.
   const int group_size = StoreOptions().group_size;
@@ -742,7 +790,7 @@ int Run(const Options& options) {
     Round round = MakeRound(hosts);
     generation += made.Elapsed();
     Stopwatch watch;
-    if (!IngestRound(store, hosts, round)) {
+    if (!IngestRound(store, hosts, round, options.live ? &live : nullptr, loader)) {
       std::fprintf(stderr, "rules_bench: an append failed in round %d\n", rounds_ingested);
       return false;
     }
@@ -770,28 +818,12 @@ int Run(const Options& options) {
       static_cast<double>(raw_bytes) / static_cast<double>(snapshots) / 1024, generation.cpu);
   std::fflush(stdout);
 
-  // The rules.
-  const std::vector<RuleSpec> specs = MakeRules();
-  std::string toml = "interval = \"15s\"\n\n";
-  for (const RuleSpec& spec : specs) toml += RuleToml(spec);
-  if (options.print_rules) std::fputs(toml.c_str(), stdout);
-  Result<RuleBook> book = RuleBook::Parse(toml, "rules.toml");
-  if (!book.ok()) {
-    std::fprintf(stderr, "rules_bench: %s\n", book.error().c_str());
-    return 1;
-  }
-  const std::string rules_file = dir + "/rules.toml";
-  std::ofstream(rules_file) << toml;
-  const size_t rule_count = book->rules().size();
-  std::set<std::string> distinct_paths;
-  for (const AlertRule& rule : book->rules()) distinct_paths.insert(rule.path);
-
   // As the server wires it (ServerProcess::OpenAlerting).
-  SampleLoader loader(store);
   HostLabelDirectory labels(store, nullptr);
   query::ReadEngine engine(loader);
   engine.set_max_bytes(uint64_t{1} << 30);  // the server's default --max-query-bytes
   engine.set_host_labels(labels.Lookup());
+  if (options.live) engine.set_live_series(&live);
   std::vector<RuleReadStat> rule_reads(rule_count);
   size_t next_rule = 0;
   RuleEvaluator::ReadFunction read = [&](const query::ReadRequest& request) {
@@ -812,6 +844,7 @@ int Run(const Options& options) {
     std::fprintf(stderr, "rules_bench: %s\n", alerting.error().c_str());
     return 1;
   }
+  if (options.live) (*alerting)->set_live_series(&live);
 
   std::printf("rules: %zu over %zu distinct paths, evaluated every %lld s\n\n", rule_count,
               distinct_paths.size(), static_cast<long long>(book->interval_ns() / kSecond));
@@ -868,6 +901,12 @@ int Run(const Options& options) {
     }
     std::fflush(stdout);
     evaluations.push_back(std::move(evaluation));
+  }
+
+  if (options.live) {
+    const query::LiveSeries::Size held = live.size();
+    std::printf("live series held: %zu hosts, %zu series, %zu raw samples\n", held.hosts,
+                held.series, held.raw_samples);
   }
 
   // ---- The figures.
@@ -1170,10 +1209,12 @@ int main(int argc, char** argv) {
       options.repeats = std::atoi(argv[++i]);
     } else if (std::strcmp(argv[i], "--print-rules") == 0) {
       options.print_rules = true;
+    } else if (std::strcmp(argv[i], "--no-live") == 0) {
+      options.live = false;
     } else {
       std::fprintf(stderr,
                    "usage: rules_bench [--hosts N] [--fill-samples K] [--evaluations E] "
-                   "[--seed S] [--layouts a,b] [--repeats R] [--print-rules]\n");
+                   "[--seed S] [--layouts a,b] [--repeats R] [--print-rules] [--no-live]\n");
       return 2;
     }
   }
