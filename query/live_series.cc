@@ -63,19 +63,31 @@ void LiveSeries::Follow(const std::vector<Followed>& paths) {
 void LiveSeries::Note(const std::string& host, const HostSample* previous,
                       const HostSample& current) {
   std::shared_ptr<const std::vector<Path>> paths;
+  bool chained_before = false;                 // as Chained() said before computing
+  std::unordered_map<std::string, bool> held;  // the paths already held of the host
   {
     std::lock_guard lock(mutex_);
     paths = paths_;
+    if (auto found = hosts_.find(host); found != hosts_.end()) {
+      chained_before = Chained(found->second, previous, current);
+      for (const auto& [key, path] : found->second.paths) held.emplace(key, true);
+    }
   }
   if (paths->empty()) return;
   HostSamples pair{host, {}};
   if (previous != nullptr) pair.samples.push_back(*previous);
   pair.samples.push_back(current);
+  // Where the older sample's values are held already, only the newer one is walked: half the
+  // work. Not for a path that names instances, whose series may begin with a lead-in from the
+  // older sample (an instance renamed into the path, as `java#1` becoming `java`).
+  const HostSamples newer{host, {current}};
   // Computed outside the lock: the ingest's streams note their samples at once.
   struct Computed {
     std::string key;
     Status status;
     QueryAnswer answer;
+    std::vector<bool> selected;
+    int64_t walked_from_ns = 0;  // the older sample walked, or the newer alone
   };
   std::vector<Computed> computed(paths->size());
   for (size_t p = 0; p < paths->size(); ++p) {
@@ -83,34 +95,35 @@ void LiveSeries::Note(const std::string& host, const HostSample* previous,
     QueryOptions options;
     options.format = path.followed.format;
     computed[p].key = PathKey(path.followed.path, path.followed.format);
-    computed[p].status = AddHostSeries(pair, std::span<const CounterPath>(&path.parsed, 1), options,
-                                       computed[p].answer);
+    const bool every_instance =
+        !path.parsed.instance || (*path.parsed.instance == "*" && !path.parsed.index &&
+                                  (!path.parsed.parent || *path.parsed.parent == "*"));
+    const bool newer_only = chained_before && every_instance && held.contains(computed[p].key);
+    computed[p].walked_from_ns = (newer_only ? newer : pair).samples.front().time_ns;
+    computed[p].status =
+        AddHostSeries(newer_only ? newer : pair, std::span<const CounterPath>(&path.parsed, 1),
+                      options, computed[p].answer, &computed[p].selected);
   }
   const int64_t time_ns = current.time_ns;
   std::lock_guard lock(mutex_);
-  Host& held = hosts_[host];
-  if (!held.noted_ns.empty() && time_ns <= held.noted_ns.back()) {
+  Host& noted = hosts_[host];
+  if (!noted.noted_ns.empty() && time_ns <= noted.noted_ns.back()) {
     // A sample older than one noted (an agent's spool replayed): the store holds it and the
     // series here do not, so only ranges after the newest noted are answered here.
-    for (auto& [key, path] : held.paths) {
-      path.exact_from_ns = std::max(path.exact_from_ns, held.noted_ns.back());
+    for (auto& [key, path] : noted.paths) {
+      path.exact_from_ns = std::max(path.exact_from_ns, noted.noted_ns.back());
     }
     return;
   }
-  const uint64_t sample = held.samples_noted++;
-  // Chained onto what is held only when the pair's older sample is the one noted last of its
-  // query; else (a stream's first sample, one this missed) ranges before the pair are the
-  // store's.
-  auto last_of_query = held.last_of_query.find(current.query);
-  const bool chained = previous != nullptr && last_of_query != held.last_of_query.end() &&
-                       last_of_query->second == previous->time_ns;
+  const uint64_t sample = noted.samples_noted++;
+  const bool chained = Chained(noted, previous, current);
   const int64_t exact_from_ns = previous != nullptr ? previous->time_ns : time_ns;
-  held.last_of_query[current.query] = time_ns;
+  noted.last_of_query[current.query] = time_ns;
   int64_t longest_keep = 0;
   for (size_t p = 0; p < paths->size(); ++p) {
     const Path& path = (*paths)[p];
     longest_keep = std::max(longest_keep, path.followed.keep_ns);
-    auto [entry, added] = held.paths.try_emplace(computed[p].key);
+    auto [entry, added] = noted.paths.try_emplace(computed[p].key);
     HostPath& host_path = entry->second;
     if (added || !chained) {
       host_path.exact_from_ns =
@@ -121,6 +134,13 @@ void LiveSeries::Note(const std::string& host, const HostSample* previous,
       host_path.exact_from_ns = std::max(host_path.exact_from_ns, time_ns);
       continue;
     }
+    if (computed[p].selected.empty() || !computed[p].selected[0]) {
+      host_path.unselected_since_ns =
+          std::min(host_path.unselected_since_ns, computed[p].walked_from_ns);
+    } else {
+      host_path.unselected_since_ns = INT64_MAX;
+      host_path.explained.clear();
+    }
     std::map<std::string, Series>& of_query = host_path.by_query[current.query];
     for (const Series& series : computed[p].answer.series) {
       auto [found, first] = of_query.try_emplace(SeriesKey(
@@ -130,10 +150,16 @@ void LiveSeries::Note(const std::string& host, const HostSample* previous,
     }
     Trim(host_path, time_ns - path.followed.keep_ns);
   }
-  held.noted_ns.push_back(time_ns);
-  while (held.noted_ns.size() > 1 && held.noted_ns.front() < time_ns - longest_keep) {
-    held.noted_ns.pop_front();
+  noted.noted_ns.push_back(time_ns);
+  while (noted.noted_ns.size() > 1 && noted.noted_ns.front() < time_ns - longest_keep) {
+    noted.noted_ns.pop_front();
   }
+}
+
+bool LiveSeries::Chained(const Host& host, const HostSample* previous, const HostSample& current) {
+  auto last_of_query = host.last_of_query.find(current.query);
+  return previous != nullptr && last_of_query != host.last_of_query.end() &&
+         last_of_query->second == previous->time_ns;
 }
 
 void LiveSeries::Chain(const Series& computed, const FormatOptions& format, uint64_t sample,
@@ -190,21 +216,48 @@ void LiveSeries::Trim(HostPath& path, int64_t before_ns) {
   }
 }
 
-std::optional<std::vector<Series>> LiveSeries::Find(const std::string& host,
-                                                    const std::string& path,
-                                                    const FormatOptions& format, int64_t from_ns,
-                                                    int64_t to_ns) const {
+std::optional<int64_t> LiveSeries::AnchorOf(const Host& host, const HostPath& path, int64_t from_ns,
+                                            int64_t to_ns) {
+  // The read's first sample: the newest before the range (LoadRange), of any query.
+  const std::deque<int64_t>& noted = host.noted_ns;
+  auto after = std::lower_bound(noted.begin(), noted.end(), from_ns);
+  if (after == noted.begin() || after == noted.end() || *after > to_ns) return std::nullopt;
+  const int64_t anchor_ns = *std::prev(after);
+  if (anchor_ns < path.exact_from_ns) return std::nullopt;
+  return anchor_ns;
+}
+
+void LiveSeries::RememberUnselected(const std::string& host, const std::string& path,
+                                    const FormatOptions& format, int64_t from_ns, bool suggest,
+                                    std::vector<std::string> warnings) {
+  std::lock_guard lock(mutex_);
+  auto held = hosts_.find(host);
+  if (held == hosts_.end()) return;
+  auto host_path = held->second.paths.find(PathKey(path, format));
+  if (host_path == held->second.paths.end()) return;
+  std::optional<int64_t> anchor_ns = AnchorOf(held->second, host_path->second, from_ns, INT64_MAX);
+  if (!anchor_ns || host_path->second.unselected_since_ns > *anchor_ns) return;
+  host_path->second.explained[suggest] = std::move(warnings);
+}
+
+std::optional<LiveSeries::HostAnswer> LiveSeries::Find(const std::string& host,
+                                                       const std::string& path,
+                                                       const FormatOptions& format, int64_t from_ns,
+                                                       int64_t to_ns, bool suggest) const {
   std::lock_guard lock(mutex_);
   auto held = hosts_.find(host);
   if (held == hosts_.end()) return std::nullopt;
   auto host_path = held->second.paths.find(PathKey(path, format));
   if (host_path == held->second.paths.end()) return std::nullopt;
-  // The read's first sample: the newest before the range (LoadRange), of any query.
-  const std::deque<int64_t>& noted = held->second.noted_ns;
-  auto after = std::lower_bound(noted.begin(), noted.end(), from_ns);
-  if (after == noted.begin() || after == noted.end() || *after > to_ns) return std::nullopt;
-  const int64_t anchor_ns = *std::prev(after);
-  if (anchor_ns < host_path->second.exact_from_ns) return std::nullopt;
+  std::optional<int64_t> anchor = AnchorOf(held->second, host_path->second, from_ns, to_ns);
+  if (!anchor) return std::nullopt;
+  const int64_t anchor_ns = *anchor;
+  if (host_path->second.unselected_since_ns <= anchor_ns) {
+    // Nothing selected since before the range: the store's explanation, once it gave one.
+    auto explained = host_path->second.explained.find(suggest);
+    if (explained == host_path->second.explained.end()) return std::nullopt;
+    return HostAnswer{{}, explained->second};
+  }
   // Of a counter that several queries collect, the read keeps the series with the most points
   // (the newest on a tie), as AddHostSeries does.
   std::map<std::string, Series> chosen;
@@ -257,14 +310,15 @@ std::optional<std::vector<Series>> LiveSeries::Find(const std::string& host,
     }
   }
   if (chosen.empty()) return std::nullopt;
-  std::vector<Series> series;
+  HostAnswer answer;
+  std::vector<Series>& series = answer.series;
   series.reserve(chosen.size());
   for (auto& [key, one] : chosen) series.push_back(std::move(one));
   // In order of first appearance, as a read answers.
   std::stable_sort(series.begin(), series.end(), [](const Series& a, const Series& b) {
     return a.raw.front().time_ns < b.raw.front().time_ns;
   });
-  return series;
+  return answer;
 }
 
 bool LiveSeries::following() const {

@@ -56,12 +56,29 @@ class LiveSeries {
   // Forgets what is held of `host` (a sample it noted was then refused by the store).
   void Forget(const std::string& host);
 
+  // What a read of one host over a range answers: its series, or why the path selected
+  // nothing there.
+  struct HostAnswer {
+    std::vector<Series> series;
+    std::vector<std::string> warnings;
+  };
+
   // The series `path` (followed with `format`) selects on `host` with the raw samples and points
   // a read of [from_ns, to_ns] computes before resampling: from the host's newest sample before
-  // the range on. Nothing when that may differ from the store's answer (see above).
-  std::optional<std::vector<Series>> Find(const std::string& host, const std::string& path,
-                                          const FormatOptions& format, int64_t from_ns,
-                                          int64_t to_ns) const;
+  // the range on. Where it selected nothing in the range, the store's explanation remembered for
+  // this run of samples (with the object names it suggests when `suggest`). Nothing when either
+  // may differ from the store's answer (see above).
+  std::optional<HostAnswer> Find(const std::string& host, const std::string& path,
+                                 const FormatOptions& format, int64_t from_ns, int64_t to_ns,
+                                 bool suggest = false) const;
+
+  // Remembers `warnings`, the store's answer to a read of [from_ns, to_ns] of `host` in which
+  // `path` selected nothing, for the next reads of ranges within the same run of samples that
+  // select nothing: a host that lacks a rule's counter is not read again at every evaluation.
+  // Kept only when the path selected nothing in every sample noted in that range.
+  void RememberUnselected(const std::string& host, const std::string& path,
+                          const FormatOptions& format, int64_t from_ns, bool suggest,
+                          std::vector<std::string> warnings);
 
   // How many hosts, series and raw samples it holds (for /metrics and the benchmarks).
   struct Size {
@@ -83,6 +100,10 @@ class LiveSeries {
     // would: every sample from then on was noted in order, each with its predecessor, and
     // nothing since then was trimmed.
     int64_t exact_from_ns = INT64_MAX;
+    // Since when every sample noted selected nothing (INT64_MAX: the newest selected something),
+    // and the store's explanations for that run, without and with suggestions.
+    int64_t unselected_since_ns = INT64_MAX;
+    std::map<bool, std::vector<std::string>> explained;
     std::map<std::string, std::map<std::string, Series>> by_query;
   };
   // What is held of one host.
@@ -93,9 +114,16 @@ class LiveSeries {
     uint64_t samples_noted = 0;                       // numbers RawSample::sample
   };
 
+  // Whether `previous` is the sample of `current`'s query noted last of `host`: the values of a
+  // pair are chained onto what is held only then; else (a stream's first sample, one missed)
+  // ranges before the pair are the store's.
+  static bool Chained(const Host& host, const HostSample* previous, const HostSample& current);
   // Appends `computed` (its values in the pair just noted) to `held`, the host's series of it.
   static void Chain(const Series& computed, const FormatOptions& format, uint64_t sample,
                     Series& held);
+  // The newest sample noted before `from_ns`, if ranges from it are answered here.
+  static std::optional<int64_t> AnchorOf(const Host& host, const HostPath& path, int64_t from_ns,
+                                         int64_t to_ns);
   // Drops what `path` holds from before `before_ns`.
   static void Trim(HostPath& path, int64_t before_ns);
 

@@ -176,12 +176,14 @@ Result<QueryAnswer> ReadEngine::ReadWindow(const ReadRequest& request, const Sel
   const ObjectNameFilter objects(paths);
   // Hosts whose series a LiveSeries holds for the range are answered from it; the others, and
   // every host of a read it does not follow, from the samples.
-  std::vector<std::optional<std::vector<Series>>> live(matched.size());
+  std::vector<std::optional<LiveSeries::HostAnswer>> live(matched.size());
+  const bool suggest = matched.size() <= kMostHostsSuggestedFor;
+  const bool followed = live_ != nullptr && !request.latest_only && request.paths.size() == 1;
   std::vector<std::string> stored;
   std::vector<size_t> stored_at(matched.size(), SIZE_MAX);
   for (size_t i = 0; i < matched.size(); ++i) {
-    if (live_ != nullptr && !request.latest_only && request.paths.size() == 1) {
-      live[i] = live_->Find(matched[i], request.paths[0], request.format, from, to);
+    if (followed) {
+      live[i] = live_->Find(matched[i], request.paths[0], request.format, from, to, suggest);
     }
     if (live[i]) continue;
     stored_at[i] = stored.size();
@@ -202,7 +204,8 @@ Result<QueryAnswer> ReadEngine::ReadWindow(const ReadRequest& request, const Sel
     const std::string& name = matched[i];
     HostAnswer& host = per_host[i];
     if (live[i]) {
-      host.answer.series = std::move(*live[i]);
+      host.answer.series = std::move(live[i]->series);
+      host.answer.warnings = std::move(live[i]->warnings);
       for (Series& series : host.answer.series) {
         FinishSeries(series, options, series.raw.front().time_ns);
       }
@@ -211,6 +214,11 @@ Result<QueryAnswer> ReadEngine::ReadWindow(const ReadRequest& request, const Sel
                !s.ok()) {
       host.status = s;
       return;
+    } else if (followed && host.answer.series.empty() && !host.answer.warnings.empty()) {
+      // The path selected nothing on this host: the next reads take the reason from memory
+      // for as long as its samples go on selecting nothing.
+      live_->RememberUnselected(name, request.paths[0], request.format, from, suggest,
+                                host.answer.warnings);
     }
     if (aggregator) {
       // Folded in as each host is computed: the read never holds every host's series.

@@ -78,7 +78,7 @@ class ReadEngine {
   // Series followed as samples arrive (query/live_series.h): a read of one path it follows
   // takes each host's series from it where it holds the range, and reads the samples of the
   // others. Null: every read reads the samples.
-  void set_live_series(const LiveSeries* live) { live_ = live; }
+  void set_live_series(LiveSeries* live) { live_ = live; }
 
   // The series of every host the paths select (or their groups' aggregates), points in
   // [from_ns, to_ns], with their baselines and ranked when asked, and the warnings.
@@ -127,7 +127,7 @@ class ReadEngine {
 
   SampleReader& reader_;
   HostLabelsLookup labels_;
-  const LiveSeries* live_ = nullptr;
+  LiveSeries* live_ = nullptr;
   uint64_t max_bytes_ = QueryOptions{}.max_bytes;
 };
 

@@ -186,8 +186,13 @@ TEST(LiveSeriesTest, AnswersAsTheSamplesDoAcrossARealisticFleet) {
       if (!from_live.ok()) continue;
       ExpectSameAnswer(*from_live, *from_samples, what);
       // Hosts that have the path are answered from memory; the others from their samples, which
-      // explain why the path selected nothing there.
+      // explain why the path selected nothing there, and from memory at the next read.
       answered_live += feed.names().size() - loaded;
+      feed.reader().ClearLoaded();
+      Result<QueryAnswer> again = live.Read(request);
+      ASSERT_TRUE(again.ok()) << what;
+      ExpectSameAnswer(*again, *from_samples, what + ", again");
+      EXPECT_EQ(feed.reader().loaded().size(), 0u) << what << ": a host read from its samples";
       // And aggregated by host and by counter, at 15 s and at a minute, aligned as rules align.
       for (int64_t step : {15 * kSecond, kMinute}) {
         for (const char* by : {"host", "counter"}) {
@@ -223,10 +228,10 @@ TEST(LiveSeriesTest, RangesBeforeWhatWasFollowedAreTheStores) {
   // Reaching back before the first sample noted: not held here.
   EXPECT_FALSE(feed.live().Find(host, path, {}, followed_from - 30 * kSecond, INT64_MAX));
   // After it: held, and the read of it answers as the samples do.
-  std::optional<std::vector<Series>> held =
+  std::optional<LiveSeries::HostAnswer> held =
       feed.live().Find(host, path, {}, followed_from + 25 * kSecond, INT64_MAX);
   ASSERT_TRUE(held);
-  ASSERT_EQ(held->size(), 1u);
+  ASSERT_EQ(held->series.size(), 1u);
   ReadEngine live(feed.reader());
   live.set_live_series(&feed.live());
   ReadEngine stored(feed.reader());
