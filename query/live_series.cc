@@ -148,7 +148,11 @@ void LiveSeries::Note(const std::string& host, const HostSample* previous,
       if (first) found->second = EmptyLike(series);
       Chain(series, path.followed.format, sample, found->second);
     }
-    Trim(host_path, time_ns - path.followed.keep_ns);
+    // Trimmed a quarter of the window at a time: every sample would move every series' samples.
+    if (time_ns >= host_path.next_trim_ns) {
+      Trim(host_path, time_ns - path.followed.keep_ns);
+      host_path.next_trim_ns = time_ns + path.followed.keep_ns / 4;
+    }
   }
   noted.noted_ns.push_back(time_ns);
   while (noted.noted_ns.size() > 1 && noted.noted_ns.front() < time_ns - longest_keep) {

@@ -80,7 +80,7 @@ class LiveSeries {
                           const FormatOptions& format, int64_t from_ns, bool suggest,
                           std::vector<std::string> warnings);
 
-  // How many hosts, series and raw samples it holds (for /metrics and the benchmarks).
+  // How many hosts, series and raw samples it holds (for the benchmarks and tests).
   struct Size {
     size_t hosts = 0;
     size_t series = 0;
@@ -104,6 +104,7 @@ class LiveSeries {
     // and the store's explanations for that run, without and with suggestions.
     int64_t unselected_since_ns = INT64_MAX;
     std::map<bool, std::vector<std::string>> explained;
+    int64_t next_trim_ns = INT64_MIN;  // when Note trims it next
     std::map<std::string, std::map<std::string, Series>> by_query;
   };
   // What is held of one host.
